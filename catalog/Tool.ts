@@ -1,0 +1,92 @@
+import { JSONSchema, Schema } from "effect"
+import { ToolErrorBody } from "../src/domain/Errors.js"
+import { ProjectId } from "../src/domain/Ids.js"
+
+/** A tool's arguments: an object Schema whose fields are visible (for `P?` detection and docs). */
+export type InputSchema = Schema.Schema.AnyNoContext & { readonly fields: Schema.Struct.Fields }
+
+/**
+ * A tool is declared once: its name, description, argument and result Schemas and behaviour
+ * hints. `tools/list`, argument validation, handler types and `docs/tools.md` all come from it.
+ */
+export interface Tool<
+  Name extends string = string,
+  Input extends InputSchema = InputSchema,
+  Output extends Schema.Schema.AnyNoContext = Schema.Schema.AnyNoContext
+> {
+  readonly name: Name
+  readonly title: string
+  readonly description: string
+  readonly input: Input
+  readonly output: Output
+  readonly annotations: Annotations
+  /** `required` is SPEC's `P?`: derived from the presence of {@link ProjectIdArgument} among the arguments. */
+  readonly project: "required" | "none"
+}
+
+export interface Annotations {
+  readonly readOnly: boolean
+  readonly destructive: boolean
+  readonly idempotent: boolean
+}
+
+export type Any = Tool<string, InputSchema, Schema.Schema.AnyNoContext>
+
+export type InputOf<T extends Any> = Schema.Schema.Type<T["input"]>
+export type OutputOf<T extends Any> = Schema.Schema.Type<T["output"]>
+
+/**
+ * The `projectId` argument of a `P?` tool: optional when the connection URL carries
+ * `?project=<id>`, and then an explicit value wins. Declaring it makes the tool project-scoped.
+ */
+export const ProjectIdArgument = Schema.optional(ProjectId.annotations({
+  description: "The project's ID. Optional when the connection URL carries ?project=<id>; an explicit value wins."
+}))
+
+export const make = <
+  const Name extends string,
+  Input extends InputSchema,
+  Output extends Schema.Schema.AnyNoContext
+>(
+  name: Name,
+  options: {
+    readonly title: string
+    readonly description: string
+    readonly input: Input
+    readonly output: Output
+    readonly annotations: Annotations
+  }
+): Tool<Name, Input, Output> => ({
+  name,
+  ...options,
+  project: options.input.fields["projectId"] === ProjectIdArgument ? "required" : "none"
+})
+
+export type JsonSchemaObject = { readonly [key: string]: unknown }
+
+const toJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchemaObject => {
+  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
+  const root: JsonSchemaObject = { ...JSONSchema.fromAST(schema.ast, {
+    definitions,
+    target: "jsonSchema2020-12",
+    topLevelReferenceStrategy: "skip",
+    additionalPropertiesStrategy: "strict"
+  }) }
+  return Object.keys(definitions).length === 0 ? root : { ...root, $defs: definitions }
+}
+
+/** JSON Schema 2020-12 of a tool's arguments (always an object schema). */
+export const inputJsonSchema = (tool: Any): JsonSchemaObject => toJsonSchema(tool.input)
+
+/** What `structuredContent` holds when a call fails (`isError: true`). */
+export const ToolErrorEnvelope = Schema.Struct({ error: ToolErrorBody }).annotations({ identifier: "ToolError" })
+
+/**
+ * JSON Schema of a tool's `structuredContent`: its result or, on `isError: true`, the error
+ * envelope (clients validate both against `outputSchema`). Undefined when the result is not an
+ * object, since MCP needs one.
+ */
+export const outputJsonSchema = (tool: Any): JsonSchemaObject | undefined => {
+  if (toJsonSchema(tool.output)["type"] !== "object") return undefined
+  return { type: "object", ...toJsonSchema(Schema.Union(tool.output, ToolErrorEnvelope)) }
+}

@@ -1,0 +1,80 @@
+import { Command, Options } from "@effect/cli"
+import { HttpLayerRouter, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Config, Console, Effect, Layer, Option } from "effect"
+import * as fs from "node:fs"
+import { createServer } from "node:http"
+import * as Database from "../src/db/Database.js"
+import { MCP_PATH } from "../src/http/McpRoute.js"
+import * as Trellis from "../src/server.js"
+import { bootstrap } from "../src/services/Bootstrap.js"
+import { isLoopbackHost, rateLimitConfig } from "../src/TrellisConfig.js"
+import { credentialsPath, databaseOptions } from "./Environment.js"
+
+const host = Options.text("host").pipe(
+  Options.withDescription("Address to bind (TRELLIS_HOST)"),
+  Options.withFallbackConfig(Config.string("TRELLIS_HOST")),
+  Options.withDefault("127.0.0.1")
+)
+
+const port = Options.integer("port").pipe(
+  Options.withDescription("Port to listen on; 0 picks a free one (TRELLIS_PORT)"),
+  Options.withFallbackConfig(Config.integer("TRELLIS_PORT")),
+  Options.withDefault(7420)
+)
+
+const allowedOrigins = Config.array(Config.string(), "TRELLIS_ALLOWED_ORIGINS").pipe(Config.withDefault([]))
+
+const writeCredentials = (file: string, credentials: object) =>
+  Effect.sync(() => fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600 }))
+
+export const serve = Command.make("serve", { host, port }, (options) =>
+  Effect.gen(function* () {
+    const database = yield* databaseOptions("trellis serve")
+    const rateLimit = yield* rateLimitConfig
+    const origins = yield* allowedOrigins
+    const loopbackOnly = isLoopbackHost(options.host)
+    const publicUrl = yield* Config.string("TRELLIS_PUBLIC_URL").pipe(
+      Config.withDefault(`http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${options.port}`)
+    )
+
+    const services = Trellis.services({ publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit })
+    const http = HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(
+      Layer.provide(services),
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { host: options.host, port: options.port }))
+    )
+    const app = Layer.merge(http, services).pipe(Layer.provideMerge(Database.layer(database)))
+
+    yield* Effect.gen(function* () {
+      const address = yield* HttpServer.addressWith((address) =>
+        Effect.succeed(address._tag === "TcpAddress" ? address : undefined)
+      )
+      const base = address === undefined || options.port !== 0 ? publicUrl : `http://${options.host}:${address.port}`
+      const mcpUrl = `${base}${MCP_PATH}`
+      const file = credentialsPath(database.home)
+      const created = yield* bootstrap
+
+      yield* Console.log(`Trellis is running.`)
+      yield* Console.log(`  MCP endpoint: ${mcpUrl}`)
+      yield* Console.log(`  Database:     ${Database.describe(database)}`)
+      if (Option.isSome(created)) {
+        const { apiKey, organization, project, user } = created.value
+        yield* writeCredentials(file, {
+          url: mcpUrl,
+          apiKey,
+          organization: organization.slug,
+          userId: user.id,
+          projectId: project.id,
+          projectRef: project.ref
+        })
+        yield* Console.log(`  Credentials:  ${file} (new: an API key for ${user.email} in project ${project.ref})`)
+        yield* Console.log(``)
+        yield* Console.log(`Connect Claude Code:`)
+        yield* Console.log(`  claude mcp add --transport http trellis ${mcpUrl} --header "Authorization: Bearer ${apiKey}"`)
+      } else {
+        yield* Console.log(`  Credentials:  ${fs.existsSync(file) ? file : "(none here; create a key with: trellis admin key create)"}`)
+      }
+      return yield* Effect.never
+    }).pipe(Effect.provide(app))
+  })
+).pipe(Command.withDescription("Run the Trellis server (MCP endpoint at /api/mcp)"))

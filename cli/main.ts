@@ -1,0 +1,17 @@
+import { Command } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Effect } from "effect"
+import { SERVER_VERSION } from "../src/mcp/McpServer.js"
+import { admin } from "./Admin.js"
+import { docs } from "./Docs.js"
+import { serve } from "./Serve.js"
+
+const trellis = Command.make("trellis").pipe(
+  Command.withDescription("Trellis: work tracking for people and coding agents, over MCP"),
+  Command.withSubcommands([serve, admin, docs])
+)
+
+Command.run(trellis, { name: "trellis", version: SERVER_VERSION })(process.argv).pipe(
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain
+)

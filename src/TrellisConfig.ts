@@ -1,0 +1,54 @@
+import { Config, ConfigError, Context, Either, Layer, Option } from "effect"
+
+export interface RateLimit {
+  /** Tokens added per second. */
+  readonly perSecond: number
+  /** Bucket size: the largest burst allowed. */
+  readonly burst: number
+}
+
+export interface TrellisConfigShape {
+  /** Where the server is reached, without a trailing slash (printed URLs, credentials). */
+  readonly publicUrl: string
+  /** True when bound to a loopback address: then a non-loopback Host header is refused (DNS rebinding). */
+  readonly loopbackOnly: boolean
+  /** Extra origins allowed to call the API from a browser, such as `https://app.example.com`. */
+  readonly allowedOrigins: ReadonlyArray<string>
+  /** Tool-call rate limit per API key; none when disabled. */
+  readonly rateLimit: Option.Option<RateLimit>
+  readonly maxBodyBytes: number
+  /** How many tools one `tools/list` page holds. */
+  readonly toolsPageSize: number
+}
+
+export const defaults: TrellisConfigShape = {
+  publicUrl: "http://127.0.0.1:7420",
+  loopbackOnly: true,
+  allowedOrigins: [],
+  rateLimit: Option.some({ perSecond: 20, burst: 100 }),
+  maxBodyBytes: 4 * 1024 * 1024,
+  toolsPageSize: 100
+}
+
+export class TrellisConfig extends Context.Tag("trellis/TrellisConfig")<TrellisConfig, TrellisConfigShape>() {
+  static readonly layer = (overrides: Partial<TrellisConfigShape> = {}) =>
+    Layer.succeed(TrellisConfig, { ...defaults, ...overrides })
+}
+
+export const isLoopbackHost = (host: string): boolean =>
+  host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host)
+
+/**
+ * `TRELLIS_RATE_LIMIT`: `off`, or `<perSecond>/<burst>` (for example `20/100`).
+ */
+export const rateLimitConfig: Config.Config<Option.Option<RateLimit>> = Config.string("TRELLIS_RATE_LIMIT").pipe(
+  Config.withDefault("20/100"),
+  Config.mapOrFail((value) => {
+    if (value.trim().toLowerCase() === "off") return Either.right(Option.none())
+    const match = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+)\s*$/.exec(value)
+    if (match === null) {
+      return Either.left(ConfigError.InvalidData([], "must be `off` or `<perSecond>/<burst>`, for example 20/100"))
+    }
+    return Either.right(Option.some({ perSecond: Number(match[1]), burst: Number(match[2]) }))
+  })
+)

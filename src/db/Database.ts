@@ -1,0 +1,37 @@
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Option, type Redacted } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as DataDirLock from "./DataDirLock.js"
+import * as PgliteClient from "./PgliteClient.js"
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; none means the embedded database under `home/data`. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /** The Trellis home directory (`TRELLIS_HOME`, `./.trellis` by default). */
+  readonly home: string
+  /** Names this process in the embedded database's lock, for the error another process sees. */
+  readonly command: string
+}
+
+/** The SQL layer: PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in the home directory. */
+export const layer = (options: DatabaseOptions) =>
+  Option.match(options.databaseUrl, {
+    onSome: (url) => PgClient.layer({ url, applicationName: "trellis" }),
+    onNone: () => {
+      const dataDir = path.join(options.home, "data")
+      return Layer.unwrapScoped(
+        Effect.gen(function* () {
+          yield* Effect.sync(() => fs.mkdirSync(options.home, { recursive: true, mode: 0o700 }))
+          yield* DataDirLock.acquire(path.join(options.home, "data.lock"), dataDir, options.command)
+          return PgliteClient.layer({ dataDir })
+        })
+      )
+    }
+  })
+
+export const describe = (options: DatabaseOptions): string =>
+  Option.match(options.databaseUrl, {
+    onSome: () => "PostgreSQL (DATABASE_URL)",
+    onNone: () => `embedded PostgreSQL (PGlite) in ${path.join(options.home, "data")}`
+  })

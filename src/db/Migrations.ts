@@ -1,0 +1,15 @@
+import * as Migrator from "@effect/sql/Migrator"
+import { Layer } from "effect"
+import identity from "./migrations/0001_identity.js"
+
+/** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
+export const migrations = Migrator.fromRecord({
+  "0001_identity": identity
+})
+
+// No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.
+const run = Migrator.make({})
+
+export const runMigrations = run({ loader: migrations, table: "trellis_migrations" })
+
+export const MigrationsLive = Layer.effectDiscard(runMigrations)

@@ -1,0 +1,7 @@
+import type { SqlError } from "@effect/sql/SqlError"
+
+const pgCode = (error: SqlError): unknown =>
+  typeof error.cause === "object" && error.cause !== null && "code" in error.cause ? error.cause.code : undefined
+
+/** PostgreSQL's unique_violation (23505), on both node-postgres and PGlite errors. */
+export const isUniqueViolation = (error: SqlError): boolean => pgCode(error) === "23505"

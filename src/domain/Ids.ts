@@ -1,0 +1,31 @@
+import { Schema } from "effect"
+import { v7 as uuidv7 } from "uuid"
+
+/**
+ * A prefixed, time-sortable, random identifier (`proj_0192…`). The prefix makes an ID
+ * passed where another kind belongs fail validation with a clear message.
+ */
+const makeId = <const Prefix extends string, const Brand extends string>(prefix: Prefix, brand: Brand) => {
+  const schema = Schema.String.pipe(
+    Schema.pattern(new RegExp(`^${prefix}_[0-9a-f]{32}$`), {
+      message: () => `must be a ${brand} (${prefix}_ followed by 32 hex digits)`
+    }),
+    Schema.brand(brand),
+    Schema.annotations({ description: `${brand} (${prefix}_…)` })
+  )
+  const decode = Schema.decodeSync(schema)
+  const generate = () => decode(`${prefix}_${uuidv7().replaceAll("-", "")}`)
+  return Object.assign(schema, { prefix, generate })
+}
+
+export const OrganizationId = makeId("org", "OrganizationId")
+export type OrganizationId = typeof OrganizationId.Type
+
+export const UserId = makeId("user", "UserId")
+export type UserId = typeof UserId.Type
+
+export const ProjectId = makeId("proj", "ProjectId")
+export type ProjectId = typeof ProjectId.Type
+
+export const ApiKeyId = makeId("key", "ApiKeyId")
+export type ApiKeyId = typeof ApiKeyId.Type

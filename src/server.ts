@@ -1,0 +1,38 @@
+import { Layer } from "effect"
+import { ApiKeys } from "./auth/ApiKeys.js"
+import { MigrationsLive } from "./db/Migrations.js"
+import { HealthRoute } from "./http/HealthRoute.js"
+import { McpRoute } from "./http/McpRoute.js"
+import { McpServer } from "./mcp/McpServer.js"
+import { RateLimiter } from "./mcp/RateLimiter.js"
+import { Memberships } from "./services/Memberships.js"
+import { Organizations } from "./services/Organizations.js"
+import { Projects } from "./services/Projects.js"
+import { Users } from "./services/Users.js"
+import { ToolRunner } from "./tools/ToolRunner.js"
+import { TrellisConfig, type TrellisConfigShape } from "./TrellisConfig.js"
+
+/** Every backend service, over a migrated database. Needs a `SqlClient` (PostgreSQL or PGlite). */
+export const services = (config: Partial<TrellisConfigShape> = {}) =>
+  Layer.mergeAll(
+    ApiKeys.Default,
+    Organizations.Default,
+    Users.Default,
+    Projects.Default,
+    Memberships.Default,
+    ToolRunner.Default,
+    McpServer.Default,
+    RateLimiter.Default
+  ).pipe(
+    Layer.provideMerge(TrellisConfig.layer(config)),
+    Layer.provide(MigrationsLive)
+  )
+
+/** The HTTP routes (`/api/mcp`, `/health`), registered on an `HttpLayerRouter`. */
+export const routes = Layer.mergeAll(McpRoute, HealthRoute)
+
+/**
+ * The whole backend as one Layer: routes plus services. Provide a `SqlClient` and serve it with
+ * `HttpLayerRouter.serve`, or use its `ToolRunner` to call tools in process.
+ */
+export const layer = (config: Partial<TrellisConfigShape> = {}) => routes.pipe(Layer.provideMerge(services(config)))

@@ -1,0 +1,91 @@
+import { Context, Effect, Either, ParseResult, Schema } from "effect"
+import type * as Tool from "../../catalog/Tool.js"
+import { CurrentPrincipal, CurrentProject } from "../auth/Principal.js"
+import { InvalidArgument, type ToolError } from "../domain/Errors.js"
+import { ProjectId } from "../domain/Ids.js"
+import { Projects } from "../services/Projects.js"
+
+/** The connection's default project (`?project=` on the MCP URL), if any. */
+export class DefaultProject extends Context.Tag("trellis/DefaultProject")<DefaultProject, string | null>() {}
+
+/** A catalog tool bound to its handler: decode, resolve the project, handle, encode. */
+export interface Implementation<Name extends string = string> {
+  readonly tool: Tool.Any & { readonly name: Name }
+  readonly run: (args: unknown) => Effect.Effect<unknown, ToolError, CurrentPrincipal | DefaultProject | Projects>
+}
+
+const formatIssues = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
+    .join("; ")
+
+const decoder = <T extends Tool.Any>(tool: T) => {
+  const decode = Schema.decodeUnknown(tool.input, { errors: "all", onExcessProperty: "error" })
+  return (args: unknown): Effect.Effect<Tool.InputOf<T>, InvalidArgument> =>
+    Effect.mapError(decode(args ?? {}), (error) => new InvalidArgument({ message: `Invalid arguments: ${formatIssues(error)}` }))
+}
+
+const encoder = <T extends Tool.Any>(tool: T) => {
+  const encode = Schema.encode(tool.output)
+  // A result that does not match its declared output Schema is our bug, never the caller's.
+  return (output: Tool.OutputOf<T>) => Effect.orDie(encode(output))
+}
+
+/** Implements a tool that is not bound to one project. */
+export const unscoped = <T extends Tool.Any>(
+  tool: T,
+  handler: (input: Tool.InputOf<T>) => Effect.Effect<Tool.OutputOf<T>, ToolError, CurrentPrincipal>
+): Implementation<T["name"]> => {
+  const decode = decoder(tool)
+  const encode = encoder(tool)
+  return { tool, run: (args) => decode(args).pipe(Effect.flatMap(handler), Effect.flatMap(encode)) }
+}
+
+type ScopedTool = Tool.Any & { readonly input: { readonly Type: { readonly projectId?: ProjectId | undefined } } }
+
+const projectIdFromUrl = Schema.decodeUnknownEither(ProjectId)
+
+const resolveProject = (explicit: ProjectId | undefined) =>
+  Effect.gen(function* () {
+    const principal = yield* CurrentPrincipal
+    const projects = yield* Projects
+    if (explicit !== undefined) return yield* projects.access(principal, explicit)
+    const fallback = yield* DefaultProject
+    if (fallback === null) {
+      return yield* new InvalidArgument({
+        message: "projectId: required, because the connection URL has no ?project=<project_id>"
+      })
+    }
+    const projectId = yield* Either.mapLeft(
+      projectIdFromUrl(fallback),
+      () => new InvalidArgument({ message: `project: the URL's ?project=${fallback} is not a project ID (proj_…)` })
+    )
+    return yield* projects.access(principal, projectId)
+  })
+
+/**
+ * Implements a `P?` tool: the project comes from `projectId`, else from the connection's
+ * `?project=`; it is resolved and access-checked before the handler runs.
+ */
+export const scoped = <T extends ScopedTool>(
+  tool: T,
+  handler: (input: Tool.InputOf<T>) => Effect.Effect<Tool.OutputOf<T>, ToolError, CurrentPrincipal | CurrentProject>
+): Implementation<T["name"]> => {
+  const decode = decoder(tool)
+  const encode = encoder(tool)
+  return {
+    tool,
+    run: (args) =>
+      Effect.gen(function* () {
+        const input = yield* decode(args)
+        const project = yield* resolveProject(input.projectId)
+        const output = yield* Effect.provideService(handler(input), CurrentProject, project)
+        return yield* encode(output)
+      })
+  }
+}
+
+/** Fails to compile, naming the missing tools, unless every catalog tool is implemented. */
+export type Complete<Names extends string, Impls extends ReadonlyArray<Implementation>> =
+  [Exclude<Names, Impls[number]["tool"]["name"]>] extends [never] ? Impls
+    : { readonly missingHandlers: Exclude<Names, Impls[number]["tool"]["name"]> }

@@ -1,0 +1,39 @@
+import { Effect, Schema } from "effect"
+import { Catalog, type ToolName } from "../../catalog/index.js"
+import { Projects } from "../services/Projects.js"
+import { ProjectTools } from "./ProjectTools.js"
+import { TaskTools } from "./TaskTools.js"
+import type { CurrentPrincipal } from "../auth/Principal.js"
+import type { ToolError } from "../domain/Errors.js"
+import type { Complete, DefaultProject, Implementation } from "./ToolImplementation.js"
+
+export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", { name: Schema.String }) {
+  override get message() {
+    return `Unknown tool: ${this.name}`
+  }
+}
+
+const complete = <const Impls extends ReadonlyArray<Implementation>>(impls: Complete<ToolName, Impls>) => impls
+
+/** Runs catalog tools by name, for the MCP endpoint and for in-process callers alike. */
+export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner", {
+  effect: Effect.gen(function* () {
+    const projects = yield* Projects
+    const implementations = complete([...(yield* ProjectTools), ...(yield* TaskTools)])
+    const byName = new Map<string, Implementation>(implementations.map((impl) => [impl.tool.name, impl]))
+
+    /** Runs a tool with raw arguments; the result is the tool's encoded output. */
+    const call = (
+      name: string,
+      args: unknown
+    ): Effect.Effect<unknown, ToolError | UnknownTool, CurrentPrincipal | DefaultProject> => {
+      const implementation = byName.get(name)
+      return implementation === undefined
+        ? Effect.fail(new UnknownTool({ name }))
+        : Effect.provideService(implementation.run(args), Projects, projects)
+    }
+
+    return { tools: Catalog, call } as const
+  }),
+  dependencies: [Projects.Default]
+}) {}
