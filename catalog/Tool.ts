@@ -76,7 +76,11 @@ const toJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchemaObject => {
 }
 
 /** JSON Schema 2020-12 of a tool's arguments (always an object schema). */
-export const inputJsonSchema = (tool: Any): JsonSchemaObject => toJsonSchema(tool.input)
+export const inputJsonSchema = (tool: Any): JsonSchemaObject =>
+  Object.keys(tool.input.fields).length === 0
+    // An empty Struct is TypeScript's `{}`, which JSON Schema generation widens to object-or-array.
+    ? { type: "object", properties: {}, additionalProperties: false }
+    : toJsonSchema(tool.input)
 
 /** What `structuredContent` holds when a call fails (`isError: true`). */
 export const ToolErrorEnvelope = Schema.Struct({ error: ToolErrorBody }).annotations({ identifier: "ToolError" })

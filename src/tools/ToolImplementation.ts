@@ -21,8 +21,18 @@ const formatIssues = (error: ParseResult.ParseError): string =>
 
 const decoder = <T extends Tool.Any>(tool: T) => {
   const decode = Schema.decodeUnknown(tool.input, { errors: "all", onExcessProperty: "error" })
-  return (args: unknown): Effect.Effect<Tool.InputOf<T>, InvalidArgument> =>
-    Effect.mapError(decode(args ?? {}), (error) => new InvalidArgument({ message: `Invalid arguments: ${formatIssues(error)}` }))
+  const known = Object.keys(tool.input.fields)
+  const takes = known.length === 0 ? "this tool takes no arguments" : `this tool takes: ${known.join(", ")}`
+  return (args: unknown): Effect.Effect<Tool.InputOf<T>, InvalidArgument> => {
+    // Checked here because Schema lets any object through an empty Struct (`{}` accepts everything).
+    const unexpected = Object.keys(args ?? {}).filter((key) => !known.includes(key))
+    if (unexpected.length > 0) {
+      return new InvalidArgument({
+        message: `Invalid arguments: ${unexpected.map((key) => `${key}: is unexpected`).join("; ")} (${takes})`
+      })
+    }
+    return Effect.mapError(decode(args ?? {}), (error) => new InvalidArgument({ message: `Invalid arguments: ${formatIssues(error)}` }))
+  }
 }
 
 const encoder = <T extends Tool.Any>(tool: T) => {
