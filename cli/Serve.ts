@@ -34,9 +34,10 @@ export const serve = Command.make("serve", { host, port }, (options) =>
     const rateLimit = yield* rateLimitConfig
     const origins = yield* allowedOrigins
     const loopbackOnly = isLoopbackHost(options.host)
-    const publicUrl = yield* Config.string("TRELLIS_PUBLIC_URL").pipe(
-      Config.withDefault(`http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${options.port}`)
-    )
+    const explicitPublicUrl = yield* Config.option(Config.string("TRELLIS_PUBLIC_URL"))
+    const urlFor = (port: number) =>
+      Option.getOrElse(explicitPublicUrl, () => `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`)
+    const publicUrl = urlFor(options.port)
 
     const services = Trellis.services({ publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit })
     const http = HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(
@@ -49,14 +50,10 @@ export const serve = Command.make("serve", { host, port }, (options) =>
       const address = yield* HttpServer.addressWith((address) =>
         Effect.succeed(address._tag === "TcpAddress" ? address : undefined)
       )
-      const base = address === undefined || options.port !== 0 ? publicUrl : `http://${options.host}:${address.port}`
-      const mcpUrl = `${base}${MCP_PATH}`
+      const mcpUrl = `${urlFor(address?.port ?? options.port)}${MCP_PATH}`
       const file = credentialsPath(database.home)
       const created = yield* bootstrap
-
-      yield* Console.log(`Trellis is running.`)
-      yield* Console.log(`  MCP endpoint: ${mcpUrl}`)
-      yield* Console.log(`  Database:     ${Database.describe(database)}`)
+      // Written before anything is printed, so whoever reads the banner finds the file complete.
       if (Option.isSome(created)) {
         const { apiKey, organization, project, user } = created.value
         yield* writeCredentials(file, {
@@ -67,6 +64,13 @@ export const serve = Command.make("serve", { host, port }, (options) =>
           projectId: project.id,
           projectRef: project.ref
         })
+      }
+
+      yield* Console.log(`Trellis is running.`)
+      yield* Console.log(`  MCP endpoint: ${mcpUrl}`)
+      yield* Console.log(`  Database:     ${Database.describe(database)}`)
+      if (Option.isSome(created)) {
+        const { apiKey, project, user } = created.value
         yield* Console.log(`  Credentials:  ${file} (new: an API key for ${user.email} in project ${project.ref})`)
         yield* Console.log(``)
         yield* Console.log(`Connect Claude Code:`)
