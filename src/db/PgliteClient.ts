@@ -192,7 +192,7 @@ export const make = (
         ...(config.spanAttributes ? Object.entries(config.spanAttributes) : []),
         ["db.system.name", "postgresql"],
         ["db.namespace", "postgres"],
-        ["server.address", config.dataDir ?? "memory://"]
+        ["db.pglite.data_dir", config.dataDir ?? "memory://"]
       ],
       transformRows: config.transformResultNames
         ? Statement.defaultTransforms(config.transformResultNames).array
