@@ -1,14 +1,12 @@
 import { Command, Options } from "@effect/cli"
-import { HttpLayerRouter, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Console, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
-import { createServer } from "node:http"
 import * as Database from "../src/db/Database.js"
 import { MCP_PATH } from "../src/http/McpRoute.js"
+import { serveNode } from "../src/http/NodeServer.js"
 import * as Trellis from "../src/server.js"
 import { bootstrap } from "../src/services/Bootstrap.js"
-import { isLoopbackHost, rateLimitConfig } from "../src/TrellisConfig.js"
+import { isLoopbackHost, rateLimitConfig, TrellisConfig } from "../src/TrellisConfig.js"
 import { credentialsPath, databaseOptions } from "./Environment.js"
 
 const host = Options.text("host").pipe(
@@ -28,6 +26,13 @@ const allowedOrigins = Config.array(Config.string(), "TRELLIS_ALLOWED_ORIGINS").
 const writeCredentials = (file: string, credentials: object) =>
   Effect.sync(() => fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600 }))
 
+const fail = (error: { readonly message: string }) =>
+  Console.error(`error: ${error.message}`).pipe(
+    Effect.zipRight(Effect.sync(() => {
+      process.exitCode = 1
+    }))
+  )
+
 export const serve = Command.make("serve", { host, port }, (options) =>
   Effect.gen(function* () {
     const database = yield* databaseOptions("trellis serve")
@@ -40,17 +45,11 @@ export const serve = Command.make("serve", { host, port }, (options) =>
     const publicUrl = urlFor(options.port)
 
     const services = Trellis.services({ publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit })
-    const http = HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(
-      Layer.provide(services),
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { host: options.host, port: options.port }))
-    )
-    const app = Layer.merge(http, services).pipe(Layer.provideMerge(Database.layer(database)))
+    const app = services.pipe(Layer.provideMerge(Database.layer(database)))
 
     yield* Effect.gen(function* () {
-      const address = yield* HttpServer.addressWith((address) =>
-        Effect.succeed(address._tag === "TcpAddress" ? address : undefined)
-      )
-      const mcpUrl = `${urlFor(address?.port ?? options.port)}${MCP_PATH}`
+      const address = yield* serveNode(Trellis.routes, { host: options.host, port: options.port, maxBodyBytes: (yield* TrellisConfig).maxBodyBytes })
+      const mcpUrl = `${urlFor(address.port)}${MCP_PATH}`
       const file = credentialsPath(database.home)
       const created = yield* bootstrap
       // Written before anything is printed, so whoever reads the banner finds the file complete.
@@ -79,6 +78,14 @@ export const serve = Command.make("serve", { host, port }, (options) =>
         yield* Console.log(`  Credentials:  ${fs.existsSync(file) ? file : "(none here; create a key with: trellis admin key create)"}`)
       }
       return yield* Effect.never
-    }).pipe(Effect.provide(app))
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(app),
+      Effect.catchTags({
+        DatabaseLocked: fail,
+        ListenError: fail,
+        SqlError: (error) => fail({ message: `cannot reach the database: ${error.message}` })
+      })
+    )
   })
 ).pipe(Command.withDescription("Run the Trellis server (MCP endpoint at /api/mcp)"))

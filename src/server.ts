@@ -3,6 +3,7 @@ import { ApiKeys } from "./auth/ApiKeys.js"
 import { MigrationsLive } from "./db/Migrations.js"
 import { HealthRoute } from "./http/HealthRoute.js"
 import { McpRoute } from "./http/McpRoute.js"
+import { McpHttp } from "./mcp/McpHttp.js"
 import { McpServer } from "./mcp/McpServer.js"
 import { RateLimiter } from "./mcp/RateLimiter.js"
 import { Memberships } from "./services/Memberships.js"
@@ -22,7 +23,8 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     Memberships.Default,
     ToolRunner.Default,
     McpServer.Default,
-    RateLimiter.Default
+    RateLimiter.Default,
+    McpHttp.Default
   ).pipe(
     Layer.provideMerge(TrellisConfig.layer(config)),
     Layer.provide(MigrationsLive)

@@ -1,4 +1,3 @@
-import type { Headers } from "@effect/platform"
 import { isLoopbackHost, type TrellisConfigShape } from "../TrellisConfig.js"
 
 const hostnameOf = (host: string): string => {
@@ -12,12 +11,12 @@ const hostnameOf = (host: string): string => {
  * allowed, and when bound to loopback the `Host` must be a loopback name. Returns why a
  * request is refused, or undefined.
  */
-export const refusal = (headers: Headers.Headers, config: TrellisConfigShape): string | undefined => {
-  const host = headers["host"]
+export const refusal = (header: (name: string) => string | undefined, config: TrellisConfigShape): string | undefined => {
+  const host = header("host")
   if (config.loopbackOnly && host !== undefined && !isLoopbackHost(hostnameOf(host))) {
     return `Host ${host} is not allowed: this server only answers on loopback addresses`
   }
-  const origin = headers["origin"]
+  const origin = header("origin")
   if (origin === undefined) return undefined
   if (config.allowedOrigins.includes(origin)) return undefined
   if (!URL.canParse(origin)) return `Origin ${origin} is not allowed`

@@ -1,4 +1,4 @@
-import { Context, Effect, Either, ParseResult, Schema } from "effect"
+import { Context, Effect, Either, ParseResult, Schema, SchemaAST } from "effect"
 import type * as Tool from "../../catalog/Tool.js"
 import { CurrentPrincipal, CurrentProject } from "../auth/Principal.js"
 import { InvalidArgument, type ToolError } from "../domain/Errors.js"
@@ -8,11 +8,22 @@ import { Projects } from "../services/Projects.js"
 /** The connection's default project (`?project=` on the MCP URL), if any. */
 export class DefaultProject extends Context.Tag("trellis/DefaultProject")<DefaultProject, string | null>() {}
 
-/** A catalog tool bound to its handler: decode, resolve the project, handle, encode. */
-export interface Implementation<Name extends string = string> {
-  readonly tool: Tool.Any & { readonly name: Name }
-  readonly run: (args: unknown) => Effect.Effect<unknown, ToolError, CurrentPrincipal | DefaultProject | Projects>
-}
+/**
+ * A catalog tool bound to its handler: decode, resolve the project, handle, encode. Only `P?`
+ * tools need the Projects service, so only they are given it (providing a service per call is
+ * not free on the hot path).
+ */
+export type Implementation<Name extends string = string> =
+  | {
+    readonly _tag: "Unscoped"
+    readonly tool: Tool.Any & { readonly name: Name }
+    readonly run: (args: unknown) => Effect.Effect<unknown, ToolError, CurrentPrincipal>
+  }
+  | {
+    readonly _tag: "Scoped"
+    readonly tool: Tool.Any & { readonly name: Name }
+    readonly run: (args: unknown) => Effect.Effect<unknown, ToolError, CurrentPrincipal | DefaultProject | Projects>
+  }
 
 const formatIssues = (error: ParseResult.ParseError): string =>
   ParseResult.ArrayFormatter.formatErrorSync(error)
@@ -20,25 +31,27 @@ const formatIssues = (error: ParseResult.ParseError): string =>
     .join("; ")
 
 const decoder = <T extends Tool.Any>(tool: T) => {
-  const decode = Schema.decodeUnknown(tool.input, { errors: "all", onExcessProperty: "error" })
+  const decode = Schema.decodeUnknownEither(tool.input, { errors: "all", onExcessProperty: "error" })
   const known = Object.keys(tool.input.fields)
   const takes = known.length === 0 ? "this tool takes no arguments" : `this tool takes: ${known.join(", ")}`
-  return (args: unknown): Effect.Effect<Tool.InputOf<T>, InvalidArgument> => {
+  return (args: unknown): Either.Either<Tool.InputOf<T>, InvalidArgument> => {
     // Checked here because Schema lets any object through an empty Struct (`{}` accepts everything).
     const unexpected = Object.keys(args ?? {}).filter((key) => !known.includes(key))
     if (unexpected.length > 0) {
-      return new InvalidArgument({
+      return Either.left(new InvalidArgument({
         message: `Invalid arguments: ${unexpected.map((key) => `${key}: is unexpected`).join("; ")} (${takes})`
-      })
+      }))
     }
-    return Effect.mapError(decode(args ?? {}), (error) => new InvalidArgument({ message: `Invalid arguments: ${formatIssues(error)}` }))
+    return Either.mapLeft(decode(args ?? {}), (error) => new InvalidArgument({ message: `Invalid arguments: ${formatIssues(error)}` }))
   }
 }
 
-const encoder = <T extends Tool.Any>(tool: T) => {
-  const encode = Schema.encode(tool.output)
+const encoder = <T extends Tool.Any>(tool: T): (output: Tool.OutputOf<T>) => Effect.Effect<unknown> => {
+  // A result's type already guarantees its shape; encoding matters only where the wire form differs.
+  if (SchemaAST.encodedAST(tool.output.ast) === tool.output.ast) return Effect.succeed
+  const encode = Schema.encodeEither(tool.output)
   // A result that does not match its declared output Schema is our bug, never the caller's.
-  return (output: Tool.OutputOf<T>) => Effect.orDie(encode(output))
+  return (output) => Effect.orDie(encode(output))
 }
 
 /** Implements a tool that is not bound to one project. */
@@ -48,7 +61,7 @@ export const unscoped = <T extends Tool.Any>(
 ): Implementation<T["name"]> => {
   const decode = decoder(tool)
   const encode = encoder(tool)
-  return { tool, run: (args) => decode(args).pipe(Effect.flatMap(handler), Effect.flatMap(encode)) }
+  return { _tag: "Unscoped", tool, run: (args) => decode(args).pipe(Effect.flatMap(handler), Effect.flatMap(encode)) }
 }
 
 type ScopedTool = Tool.Any & { readonly input: { readonly Type: { readonly projectId?: ProjectId | undefined } } }
@@ -84,6 +97,7 @@ export const scoped = <T extends ScopedTool>(
   const decode = decoder(tool)
   const encode = encoder(tool)
   return {
+    _tag: "Scoped",
     tool,
     run: (args) =>
       Effect.gen(function* () {

@@ -28,8 +28,9 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
       args: unknown
     ): Effect.Effect<unknown, ToolError | UnknownTool, CurrentPrincipal | DefaultProject> => {
       const implementation = byName.get(name)
-      return implementation === undefined
-        ? Effect.fail(new UnknownTool({ name }))
+      if (implementation === undefined) return Effect.fail(new UnknownTool({ name }))
+      return implementation._tag === "Unscoped"
+        ? implementation.run(args)
         : Effect.provideService(implementation.run(args), Projects, projects)
     }
 

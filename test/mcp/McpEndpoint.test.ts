@@ -1,18 +1,19 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { rawRequest, rpc, seedOwner, TestServer } from "../support/TestServer.js"
+import { rawRequest, rpc, seedOwner, TestServer, type Transport } from "../support/TestServer.js"
 
 class Owner extends Context.Tag("test/Owner")<Owner, Effect.Effect.Success<ReturnType<typeof seedOwner>>>() {}
 
-const Env = Layer.effect(Owner, seedOwner("acme")).pipe(Layer.provideMerge(TestServer({ toolsPageSize: 1 })))
+const env = (transport: Transport) =>
+  Layer.effect(Owner, seedOwner("acme")).pipe(Layer.provideMerge(TestServer({ toolsPageSize: 1 }, transport)))
 
 const request = (method: string, params?: unknown, id: string | number = 1) =>
   params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }
 
 const withKey = <A, E, R>(f: (key: string) => Effect.Effect<A, E, R>) => Effect.flatMap(Owner, ({ key }) => f(key))
 
-describe("MCP endpoint (POST /api/mcp)", () => {
-  layer(Env)((it) => {
+describe.each<Transport>(["platform", "node"])("MCP endpoint (POST /api/mcp) on the %s transport", (transport) => {
+  layer(env(transport))((it) => {
     it.effect("initialize echoes each supported protocol version", () =>
       withKey((key) =>
         Effect.gen(function* () {

@@ -1,5 +1,6 @@
 import { HttpClient, HttpClientRequest, HttpLayerRouter } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import type { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import type { Principal } from "../../src/auth/Principal.js"
@@ -9,16 +10,32 @@ import { Memberships } from "../../src/services/Memberships.js"
 import { Organizations } from "../../src/services/Organizations.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Users } from "../../src/services/Users.js"
-import type { TrellisConfigShape } from "../../src/TrellisConfig.js"
+import { TrellisConfig, type TrellisConfigShape } from "../../src/TrellisConfig.js"
+import { serveNode } from "../../src/http/NodeServer.js"
 import { TestDatabase } from "./TestDatabase.js"
 
+/**
+ * How the routes are served: `platform` is the @effect/platform router (what embedders get);
+ * `node` is `trellis serve`'s listener, with `/api/mcp` on its own fast path.
+ */
+export type Transport = "platform" | "node"
+
+const NodeTransport = Layer.unwrapScoped(Effect.gen(function* () {
+  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0, maxBodyBytes: (yield* TrellisConfig).maxBodyBytes })
+  return Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.prependUrl(`http://127.0.0.1:${address.port}`)))
+  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+}))
+
 /** The backend served on a random local port, with an HttpClient pointed at it, on a fresh database. */
-export const TestServer = (config: Partial<TrellisConfigShape> = {}) =>
-  HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(
-    Layer.provideMerge(Trellis.services(config)),
-    Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(TestDatabase)
-  )
+export const TestServer = (config: Partial<TrellisConfigShape> = {}, transport: Transport = "platform") => {
+  const server: Layer.Layer<HttpClient.HttpClient, unknown, Layer.Layer.Success<ReturnType<typeof Trellis.services>> | SqlClient.SqlClient> =
+    transport === "platform"
+      ? HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(Layer.provideMerge(NodeHttpServer.layerTest))
+      : NodeTransport
+  return Layer.provideMerge(server, Trellis.services(config)).pipe(Layer.provideMerge(TestDatabase))
+}
 
 /** An organization with an owner, a project the owner administers, and an API key for them. */
 export const seedOwner = (slug: string) =>

@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from "node:child_process"
+import { once } from "node:events"
+import type { Server } from "node:http"
+
+/** A server child process: its output is kept (the tail) so a failure can show it. */
+export interface ServerProcess {
+  readonly name: string
+  readonly child: ChildProcess
+  /** The last few kilobytes the child wrote to stdout and stderr. */
+  readonly outputTail: () => string
+  /** True once the child has exited. */
+  readonly hasExited: () => boolean
+  /** SIGTERM, then wait for the exit (SIGKILL if it takes more than 10 s). */
+  readonly stop: () => Promise<void>
+}
+
+const OUTPUT_TAIL_CHARS = 8_000
+const STOP_GRACE_MS = 10_000
+
+export const spawnServer = (
+  name: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv }
+): ServerProcess => {
+  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] })
+  let tail = ""
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS)
+  }
+  child.stdout.on("data", keep)
+  child.stderr.on("data", keep)
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null
+
+  const stop = async () => {
+    if (hasExited()) return
+    const exited = once(child, "exit")
+    child.kill("SIGTERM")
+    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS)
+    await exited
+    clearTimeout(timer)
+  }
+
+  return { name, child, outputTail: () => tail, hasExited, stop }
+}
+
+export const describeFailure = (server: ServerProcess, problem: string): Error =>
+  new Error(`${problem}\n--- ${server.name} output (tail) ---\n${server.outputTail()}\n---`)
+
+const LISTENING = /^listening (\d+)$/m
+
+/** In a child: listen on a free loopback port and tell the parent which (see `waitForAnnouncedPort`). */
+export const listenAndAnnounce = (server: Server): void => {
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    if (address === null || typeof address === "string") throw new Error("expected a TCP address")
+    process.stdout.write(`listening ${address.port}\n`)
+  })
+}
+
+/** In the parent: the port a child announced with `listenAndAnnounce`. */
+export const waitForAnnouncedPort = (server: ServerProcess, timeoutMs: number): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const { child } = server
+    let seen = ""
+    const finish = (outcome: () => void) => {
+      clearTimeout(timer)
+      child.stdout?.off("data", onData)
+      child.off("exit", onExit)
+      outcome()
+    }
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString("utf8")
+      const port = LISTENING.exec(seen)?.[1]
+      if (port !== undefined) finish(() => resolve(Number(port)))
+    }
+    const onExit = () => finish(() => reject(describeFailure(server, `The ${server.name} server exited before listening`)))
+    const timer = setTimeout(
+      () => finish(() => reject(describeFailure(server, `The ${server.name} server did not listen within ${timeoutMs} ms`))),
+      timeoutMs
+    )
+    child.stdout?.on("data", onData)
+    child.once("exit", onExit)
+  })
+
+export const requiredEnv = (name: string): string => {
+  const value = process.env[name]
+  if (value === undefined || value === "") throw new Error(`${name} is not set`)
+  return value
+}

@@ -1,0 +1,55 @@
+import { HttpLayerRouter } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, type Layer, Schema } from "effect"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { makeMcpNodeListener } from "./McpNodeListener.js"
+import { MCP_PATH } from "./McpRoute.js"
+
+export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", { message: Schema.String }) {}
+
+const listen = (server: Server, host: string, port: number) =>
+  Effect.async<AddressInfo, ListenError>((resume) => {
+    const onError = (error: Error) =>
+      resume(Effect.fail(new ListenError({ message: `Cannot listen on ${host}:${port}: ${error.message}` })))
+    server.once("error", onError)
+    server.listen(port, host, () => {
+      server.off("error", onError)
+      const address = server.address()
+      if (address === null || typeof address === "string") {
+        return resume(Effect.fail(new ListenError({ message: `Listening on ${host}:${port} gave no TCP address` })))
+      }
+      resume(Effect.succeed(address))
+    })
+  })
+
+const close = (server: Server) =>
+  Effect.async<void>((resume) => {
+    server.close(() => resume(Effect.void))
+    server.closeIdleConnections()
+    // Clients holding keep-alive connections get a few seconds to finish, then are cut.
+    setTimeout(() => server.closeAllConnections(), 5_000).unref()
+  })
+
+const pathOf = (url: string | undefined) => {
+  const query = url?.indexOf("?") ?? -1
+  return query === -1 ? url : url?.slice(0, query)
+}
+
+/**
+ * Serves the backend on `node:http`: `/api/mcp` straight to the MCP handler (the hot path), every
+ * other route through @effect/platform's router. Closes gracefully with the scope.
+ */
+export const serveNode = <A, E, R>(
+  routes: Layer.Layer<A, E, R>,
+  options: { readonly host: string; readonly port: number; readonly maxBodyBytes: number }
+) =>
+  Effect.gen(function* () {
+    const app = yield* HttpLayerRouter.toHttpEffect(routes)
+    const platformListener = yield* NodeHttpServer.makeHandler(app)
+    const mcpListener = yield* makeMcpNodeListener(options.maxBodyBytes)
+    const server = createServer((request, response) =>
+      pathOf(request.url) === MCP_PATH ? mcpListener(request, response) : platformListener(request, response)
+    )
+    return yield* Effect.acquireRelease(listen(server, options.host, options.port), () => close(server))
+  })
