@@ -8,7 +8,9 @@ import { McpServer } from "./mcp/McpServer.js"
 import { RateLimiter } from "./mcp/RateLimiter.js"
 import { Memberships } from "./services/Memberships.js"
 import { Organizations } from "./services/Organizations.js"
+import { Labels } from "./services/Labels.js"
 import { Projects } from "./services/Projects.js"
+import { TaskLists } from "./services/TaskLists.js"
 import { Users } from "./services/Users.js"
 import { ToolRunner } from "./tools/ToolRunner.js"
 import { TrellisConfig, type TrellisConfigShape } from "./TrellisConfig.js"
@@ -20,6 +22,8 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     Organizations.Default,
     Users.Default,
     Projects.Default,
+    TaskLists.Default,
+    Labels.Default,
     Memberships.Default,
     ToolRunner.Default,
     McpServer.Default,

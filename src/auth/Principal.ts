@@ -17,3 +17,6 @@ export class CurrentProject extends Context.Tag("trellis/CurrentProject")<
   CurrentProject,
   { readonly project: ProjectRecord; readonly role: ProjectRole }
 >() {}
+
+/** A resolved project and the caller's effective role in it: what services check permissions against. */
+export type ProjectAccess = Context.Tag.Service<CurrentProject>

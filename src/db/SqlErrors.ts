@@ -5,3 +5,10 @@ const pgCode = (error: SqlError): unknown =>
 
 /** PostgreSQL's unique_violation (23505), on both node-postgres and PGlite errors. */
 export const isUniqueViolation = (error: SqlError): boolean => pgCode(error) === "23505"
+
+/** The constraint or unique index a failed statement violated, when PostgreSQL names one. */
+export const violatedConstraint = (error: SqlError): string | undefined =>
+  typeof error.cause === "object" && error.cause !== null && "constraint" in error.cause &&
+    typeof error.cause.constraint === "string"
+    ? error.cause.constraint
+    : undefined

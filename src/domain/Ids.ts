@@ -29,3 +29,9 @@ export type ProjectId = typeof ProjectId.Type
 
 export const ApiKeyId = makeId("key", "ApiKeyId")
 export type ApiKeyId = typeof ApiKeyId.Type
+
+export const TaskListId = makeId("list", "TaskListId")
+export type TaskListId = typeof TaskListId.Type
+
+export const LabelId = makeId("label", "LabelId")
+export type LabelId = typeof LabelId.Type

@@ -5,6 +5,7 @@ import { isUniqueViolation } from "../db/SqlErrors.js"
 import { Conflict, Forbidden, NotFound } from "../domain/Errors.js"
 import { OrganizationId, ProjectId } from "../domain/Ids.js"
 import { type OrganizationRole, ProjectRole } from "../domain/Roles.js"
+import { TaskLists } from "./TaskLists.js"
 
 export const ProjectRecord = Schema.Struct({
   id: ProjectId,
@@ -31,6 +32,7 @@ const effectiveRole = (orgRole: OrganizationRole | null, projectRole: ProjectRol
 export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const taskLists = yield* TaskLists
 
     const selectProject = sql`
       SELECT p.id, p.name, p.ref, p.organization_id AS "organizationId", o.slug AS "organizationSlug",
@@ -43,13 +45,17 @@ export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
       readonly ref: string
     }) {
       const id = ProjectId.generate()
-      yield* sql`INSERT INTO projects (id, organization_id, name, ref)
-        VALUES (${id}, ${input.organizationId}, ${input.name}, ${input.ref})`.pipe(
-        Effect.catchTag("SqlError", (error) =>
-          isUniqueViolation(error)
-            ? new Conflict({ message: `ref: the organization already has a project with ref ${input.ref}` })
-            : Effect.die(error))
-      )
+      // A project never exists without its system Backlog, so both are written together.
+      yield* sql.withTransaction(Effect.gen(function* () {
+        yield* sql`INSERT INTO projects (id, organization_id, name, ref)
+          VALUES (${id}, ${input.organizationId}, ${input.name}, ${input.ref})`.pipe(
+          Effect.catchTag("SqlError", (error) =>
+            isUniqueViolation(error)
+              ? new Conflict({ message: `ref: the organization already has a project with ref ${input.ref}` })
+              : Effect.die(error))
+        )
+        yield* taskLists.createBacklog(id)
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
       return yield* get(id)
     })
 
@@ -98,5 +104,6 @@ export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
     })
 
     return { create, get, listAccessible, access } as const
-  })
+  }),
+  dependencies: [TaskLists.Default]
 }) {}
