@@ -1,6 +1,10 @@
 import { Effect, Schema } from "effect"
 import { Catalog, type ToolName } from "../../catalog/index.js"
+import { Labels } from "../services/Labels.js"
 import { Projects } from "../services/Projects.js"
+import { TaskLists } from "../services/TaskLists.js"
+import { LabelTools } from "./LabelTools.js"
+import { ListTools } from "./ListTools.js"
 import { ProjectTools } from "./ProjectTools.js"
 import { TaskTools } from "./TaskTools.js"
 import type { CurrentPrincipal } from "../auth/Principal.js"
@@ -19,7 +23,12 @@ const complete = <const Impls extends ReadonlyArray<Implementation>>(impls: Comp
 export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner", {
   effect: Effect.gen(function* () {
     const projects = yield* Projects
-    const implementations = complete([...(yield* ProjectTools), ...(yield* TaskTools)])
+    const implementations = complete([
+      ...(yield* ProjectTools),
+      ...(yield* ListTools),
+      ...(yield* LabelTools),
+      ...(yield* TaskTools)
+    ])
     const byName = new Map<string, Implementation>(implementations.map((impl) => [impl.tool.name, impl]))
 
     /** Runs a tool with raw arguments; the result is the tool's encoded output. */
@@ -36,5 +45,5 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
 
     return { tools: Catalog, call } as const
   }),
-  dependencies: [Projects.Default]
+  dependencies: [Projects.Default, TaskLists.Default, Labels.Default]
 }) {}

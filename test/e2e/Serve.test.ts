@@ -12,6 +12,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { Catalog } from "../../catalog/index.js"
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 const STEP_TIMEOUT = 90_000
@@ -20,6 +21,7 @@ const STOP_TIMEOUT = 10_000
 const ADMIN_TIMEOUT = 60_000
 
 const BUILT_IN_TASK_TYPES = ["task", "bug", "feature", "epic", "investigation", "chore", "idea"]
+const TOOL_NAMES = Catalog.map((tool) => tool.name).sort()
 const KEY_PATTERN = /trellis_[A-Za-z0-9_-]+/
 
 // ---------------------------------------------------------------------------
@@ -358,10 +360,10 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
     expect((await fetch(`${current().baseUrl}/health`)).status).toBe(200)
   }, STEP_TIMEOUT)
 
-  it("the MCP SDK client connects with the bootstrap key, lists both tools with schemas, and calls them", async () => {
+  it("the MCP SDK client connects with the bootstrap key, lists the catalog's tools with schemas, and calls them", async () => {
     await withClient(current().mcpUrl, creds().apiKey, async (client) => {
       const { tools } = await client.listTools()
-      expect(tools.map((tool) => tool.name).sort()).toEqual(["list_projects", "list_task_types"])
+      expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES)
       for (const tool of tools) {
         expect(tool.inputSchema.type, tool.name).toBe("object")
         expect(tool.outputSchema?.type, tool.name).toBe("object")
@@ -438,7 +440,7 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
 
     await withClient(serve.mcpUrl, key(adminKey).apiKey, async (client) => {
       const { tools } = await client.listTools()
-      expect(tools.map((tool) => tool.name).sort()).toEqual(["list_projects", "list_task_types"])
+      expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES)
       expect([...(await listTaskTypeKeys(client))].sort()).toEqual([...BUILT_IN_TASK_TYPES].sort())
       expect((await listProjects(client)).map((project) => project.ref).sort()).toEqual(["DEMO", "OTHER"])
     })

@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { Catalog } from "../../catalog/index.js"
 import { rawRequest, rpc, seedOwner, TestServer, type Transport } from "../support/TestServer.js"
 
 class Owner extends Context.Tag("test/Owner")<Owner, Effect.Effect.Success<ReturnType<typeof seedOwner>>>() {}
@@ -66,20 +67,26 @@ describe.each<Transport>(["platform", "node"])("MCP endpoint (POST /api/mcp) on 
     it.effect("tools/list pages with an opaque cursor and describes each tool with object schemas and hints", () =>
       withKey((key) =>
         Effect.gen(function* () {
-          const first = yield* rpc(key, request("tools/list"))
-          const page1 = (first.json as { result: { tools: Array<Record<string, unknown>>; nextCursor?: string } }).result
-          expect(page1.tools).toHaveLength(1)
-          expect(page1.nextCursor).toEqual(expect.any(String))
-          const second = yield* rpc(key, request("tools/list", { cursor: page1.nextCursor }))
-          const page2 = (second.json as { result: { tools: Array<Record<string, unknown>>; nextCursor?: string } }).result
-          expect(page2.tools).toHaveLength(1)
-          expect(page2.nextCursor).toBeUndefined()
-          const names = [...page1.tools, ...page2.tools].map((tool) => tool["name"])
-          expect(names).toEqual(["list_projects", "list_task_types"])
-          for (const tool of [...page1.tools, ...page2.tools]) {
+          type Page = { result: { tools: Array<Record<string, unknown>>; nextCursor?: string } }
+          const tools: Array<Record<string, unknown>> = []
+          let cursor: string | undefined = undefined
+          do {
+            const res = yield* rpc(key, request("tools/list", cursor === undefined ? undefined : { cursor }))
+            const page: Page["result"] = (res.json as Page).result
+            expect(page.tools).toHaveLength(1)
+            tools.push(...page.tools)
+            cursor = page.nextCursor
+          } while (cursor !== undefined)
+          expect(tools.map((tool) => tool["name"])).toEqual(Catalog.map((tool) => tool.name))
+          for (const [index, tool] of tools.entries()) {
+            const hints = Catalog[index]?.annotations
             expect(tool["inputSchema"]).toMatchObject({ type: "object", additionalProperties: false })
             expect(tool["outputSchema"]).toMatchObject({ type: "object" })
-            expect(tool["annotations"]).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
+            expect(tool["annotations"]).toMatchObject({
+              readOnlyHint: hints?.readOnly,
+              destructiveHint: hints?.destructive,
+              idempotentHint: hints?.idempotent
+            })
           }
         })))
 

@@ -1,0 +1,26 @@
+import { Effect } from "effect"
+import { CreateTaskLabel, ListTaskLabels, UpdateTaskLabel } from "../../catalog/Labels.js"
+import { CurrentProject } from "../auth/Principal.js"
+import { Labels } from "../services/Labels.js"
+import * as Implement from "./ToolImplementation.js"
+
+export const LabelTools = Effect.gen(function* () {
+  const labels = yield* Labels
+  return [
+    Implement.scoped(ListTaskLabels, () =>
+      Effect.gen(function* () {
+        const rows = yield* labels.list(yield* CurrentProject)
+        return { labels: rows.map((label) => ({ _id: label.id, name: label.name, color: label.color })) }
+      })),
+    Implement.scoped(CreateTaskLabel, ({ name, color }) =>
+      Effect.gen(function* () {
+        const label = yield* labels.create(yield* CurrentProject, { name, color })
+        return { labelId: label.id }
+      })),
+    Implement.scoped(UpdateTaskLabel, ({ labelId, name, color }) =>
+      Effect.gen(function* () {
+        const label = yield* labels.update(yield* CurrentProject, labelId, { name, color })
+        return { labelId: label.id }
+      }))
+  ] as const
+})
