@@ -1,4 +1,17 @@
 import { Schema } from "effect"
+import { LabelId, ProjectId, TaskListId } from "../src/domain/Ids.js"
+import { RichTextDocument } from "../src/domain/RichText.js"
+import {
+  ExternalLink,
+  Link,
+  LinkId,
+  MAX_COMMENTS_ON_GET,
+  MAX_EXTERNAL_LINKS,
+  MAX_IDENTIFIERS_PER_CALL,
+  MAX_TASK_NAME_LENGTH,
+  Priority,
+  TASK_ADDRESS_RULE
+} from "../src/domain/Task.js"
 import * as Tool from "./Tool.js"
 
 export const BuiltInTaskTypeKey = Schema.Literal("task", "bug", "feature", "epic", "investigation", "chore", "idea")
@@ -17,4 +30,235 @@ export const ListTaskTypes = Tool.make("list_task_types", {
   input: Schema.Struct({}),
   output: Schema.Struct({ taskTypes: Schema.Array(TaskType) }),
   annotations: { readOnly: true, destructive: false, idempotent: true }
+})
+
+// ---- arguments -------------------------------------------------------------------------------
+
+const TaskAddress = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
+  description: `The task: ${TASK_ADDRESS_RULE}. A bare ref needs a project (projectId or the URL's ?project=).`
+})
+
+const TaskName = Schema.String.pipe(
+  Schema.filter((name) => name.trim().length > 0, { message: () => "must not be blank" }),
+  Schema.maxLength(MAX_TASK_NAME_LENGTH, { message: () => `must be at most ${MAX_TASK_NAME_LENGTH} characters` })
+)
+
+const Description = Schema.String.annotations({
+  description: "Markdown, plain text, or serialized ProseMirror JSON (TipTap StarterKit nodes); stored as ProseMirror JSON"
+})
+
+const Status = Schema.String.annotations({ description: "One of the project's statuses (default set: To Do, In Progress, In Review, Done, Canceled)" })
+
+const UnixTime = Schema.Number.pipe(Schema.finite({ message: () => "must be a Unix timestamp in seconds" })).annotations({
+  description: "Unix timestamp (seconds)"
+})
+
+const UserRef = Schema.String.annotations({ description: "A user ID (user_…) of a member of the project" })
+const AgentRef = Schema.String.annotations({ description: "A project agent ID (agent_…) of this project" })
+const LabelRef = Schema.String.annotations({ description: "A label ID (label_…) or exact label name, ignoring case" })
+const ListRef = Schema.String.annotations({ description: "A List ID (list_…) or bare List ref of the project (e.g. BACKLOG)" })
+
+export const NewExternalLink = Schema.extend(Schema.Struct({ id: LinkId }), Link).annotations({ identifier: "NewExternalLink" })
+
+// ---- results ---------------------------------------------------------------------------------
+
+const UserProjection = Schema.Struct({ userId: Schema.String, name: Schema.String, email: Schema.String })
+const AgentProjection = Schema.Struct({ projectAgentId: Schema.String, name: Schema.String })
+const LabelProjection = Schema.Struct({ _id: LabelId, name: Schema.String, color: Schema.String })
+const ListProjection = Schema.Struct({ listId: TaskListId, ref: Schema.String, name: Schema.String })
+
+export const TaskSummary = Schema.Struct({
+  taskId: Schema.String,
+  refId: Schema.String.annotations({ description: "The task's ref, e.g. DEMO-12" }),
+  name: Schema.String,
+  taskTypeKey: Schema.String,
+  status: Schema.String,
+  priority: Priority,
+  dueDate: Schema.NullOr(Schema.Number),
+  assignee: Schema.NullOr(UserProjection).annotations({ description: "The accountable human owner" }),
+  delegatedToAgent: Schema.NullOr(AgentProjection).annotations({ description: "The project agent executing the task" }),
+  label: Schema.NullOr(LabelProjection),
+  tags: Schema.Array(Schema.String),
+  list: Schema.NullOr(ListProjection),
+  parentId: Schema.NullOr(Schema.String),
+  subtaskCount: Schema.Number,
+  isArchived: Schema.Boolean,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  externalLinks: Schema.optional(Schema.Array(ExternalLink))
+}).annotations({ identifier: "TaskSummary" })
+
+export const TaskComment = Schema.Struct({
+  commentId: Schema.String,
+  authorId: Schema.String,
+  authorName: Schema.String,
+  content: Schema.String.annotations({ description: "Markdown" }),
+  createdAt: Schema.String
+}).annotations({ identifier: "TaskComment" })
+
+export const SubtaskSummary = Schema.Struct({
+  taskId: Schema.String,
+  refId: Schema.String,
+  name: Schema.String,
+  status: Schema.String,
+  priority: Priority,
+  subtaskCount: Schema.Number
+}).annotations({ identifier: "SubtaskSummary" })
+
+export const TaskDetails = Schema.Struct({
+  ...TaskSummary.fields,
+  projectId: ProjectId,
+  scopedRef: Schema.String.annotations({ description: "org-slug/REF-n, unique across organizations" }),
+  taskPath: Schema.NullOr(Schema.String).annotations({ description: "Path of the task in the web app; null when TRELLIS_APP_URL is not configured" }),
+  taskUrl: Schema.NullOr(Schema.String).annotations({ description: "Full URL; null when TRELLIS_APP_URL is not configured" }),
+  description: Schema.NullOr(RichTextDocument),
+  descriptionMarkdown: Schema.String,
+  externalLinks: Schema.Array(ExternalLink),
+  artifacts: Schema.Array(Schema.Struct({ artifactId: Schema.String, name: Schema.String, contentType: Schema.String, updatedAt: Schema.String })),
+  files: Schema.Array(Schema.Struct({ fileId: Schema.String, name: Schema.String, size: Schema.Number, contentType: Schema.String, downloadUrl: Schema.String })),
+  comments: Schema.Array(TaskComment).annotations({ description: `The latest comments, at most ${MAX_COMMENTS_ON_GET}, oldest first` }),
+  subtasks: Schema.Array(SubtaskSummary).annotations({ description: "Direct subtasks, in rank order" })
+}).annotations({ identifier: "TaskDetails" })
+
+const readOnly = { readOnly: true, destructive: false, idempotent: true } as const
+const writes = { readOnly: false, destructive: false, idempotent: false } as const
+
+// ---- read tools ------------------------------------------------------------------------------
+
+export const ListTasks = Tool.make("list_tasks", {
+  title: "List tasks",
+  description:
+    "Lists the project's tasks in rank order (top-level tasks and subtasks alike). `statuses` filters by status: omitted means " +
+    "every status, [] means no tasks. `listId` keeps one List's tasks. Archived tasks are left out unless `includeArchived`. " +
+    "`includeLinks` adds each task's externalLinks.",
+  input: Schema.Struct({
+    projectId: Tool.ProjectIdArgument,
+    includeArchived: Schema.optional(Schema.Boolean.annotations({ default: false })),
+    statuses: Schema.optional(Schema.Array(Status)),
+    listId: Schema.optional(ListRef),
+    includeLinks: Schema.optional(Schema.Boolean.annotations({ default: false }))
+  }),
+  output: Schema.Struct({ tasks: Schema.Array(TaskSummary) }),
+  annotations: readOnly
+})
+
+export const GetTask = Tool.make("get_task", {
+  title: "Get a task",
+  description:
+    "Returns one task with its description (ProseMirror JSON and Markdown), external links, artifact summaries, attached " +
+    `files, the latest ${MAX_COMMENTS_ON_GET} comments and its direct subtasks (each with its own subtaskCount).`,
+  input: Schema.Struct({ taskId: TaskAddress, projectId: Tool.ProjectIdForRefsArgument }),
+  output: TaskDetails,
+  annotations: readOnly
+})
+
+export const GetTasks = Tool.make("get_tasks", {
+  title: "Get several tasks",
+  description:
+    `Returns up to ${MAX_IDENTIFIERS_PER_CALL} tasks by ID or ref, in the order asked. Active tasks are matched before archived ` +
+    "ones. A task that cannot be found is reported in its place ({ identifier, error }) without failing the others.",
+  input: Schema.Struct({
+    identifiers: Schema.Array(TaskAddress).pipe(
+      Schema.minItems(1, { message: () => "must name at least one task" }),
+      Schema.maxItems(MAX_IDENTIFIERS_PER_CALL, { message: () => `must name at most ${MAX_IDENTIFIERS_PER_CALL} tasks` })
+    ),
+    projectId: Tool.ProjectIdForRefsArgument
+  }),
+  output: Schema.Struct({
+    tasks: Schema.Array(Schema.Union(
+      Schema.Struct({ identifier: Schema.String, task: TaskDetails }),
+      Schema.Struct({ identifier: Schema.String, error: Schema.Struct({ code: Schema.String, message: Schema.String }) })
+    ))
+  }),
+  annotations: readOnly
+})
+
+// ---- write tools -----------------------------------------------------------------------------
+
+export const CreateTask = Tool.make("create_task", {
+  title: "Create a task",
+  description:
+    "Creates a task (a subtask with `parentId`). Defaults: taskTypeKey task, priority None, status To Do, no List (the " +
+    "Backlog view), tags []. Delegating (`delegatedToAgentId`) a task with no owner makes the caller its owner unless " +
+    "`assigneeId: null` is passed. Returns the task's ID, ref, path and URL (path and URL are null when the app URL is not configured).",
+  input: Schema.Struct({
+    projectId: Tool.ProjectIdArgument,
+    name: TaskName,
+    description: Schema.optional(Description),
+    taskTypeKey: Schema.optional(BuiltInTaskTypeKey),
+    parentId: Schema.optional(TaskAddress.annotations({ description: "The parent task (ID or ref); makes this a subtask" })),
+    listId: Schema.optional(ListRef),
+    priority: Schema.optional(Priority),
+    status: Schema.optional(Status),
+    dueDate: Schema.optional(UnixTime),
+    assigneeId: Schema.optional(Schema.NullOr(UserRef)),
+    delegatedToAgentId: Schema.optional(Schema.NullOr(AgentRef)),
+    tags: Schema.optional(Schema.Array(Schema.String)),
+    label: Schema.optional(LabelRef),
+    externalLinks: Schema.optional(Schema.Array(NewExternalLink).pipe(
+      Schema.maxItems(MAX_EXTERNAL_LINKS, { message: () => `must hold at most ${MAX_EXTERNAL_LINKS} links` })
+    ))
+  }),
+  removedArguments: { assignee: "the `assignee` object was removed: pass `assigneeId` (a user ID, or null for no owner)" },
+  output: Schema.Struct({
+    taskId: Schema.String,
+    refId: Schema.NullOr(Schema.String),
+    taskPath: Schema.NullOr(Schema.String),
+    taskUrl: Schema.NullOr(Schema.String)
+  }),
+  annotations: writes
+})
+
+export const UpdateTask = Tool.make("update_task", {
+  title: "Update a task",
+  description:
+    "Changes the given fields; omitted fields are kept and null clears an optional field (`taskTypeKey: null` resets it to " +
+    "task; `tags` replaces the whole list). Clearing the delegation keeps the owner; changing the owner keeps the delegation; " +
+    "delegating an ownerless task makes the caller its owner unless `assigneeId: null` is passed too.",
+  input: Schema.Struct({
+    taskId: TaskAddress,
+    projectId: Tool.ProjectIdForRefsArgument,
+    name: Schema.optional(TaskName),
+    description: Schema.optional(Schema.NullOr(Description)),
+    taskTypeKey: Schema.optional(Schema.NullOr(BuiltInTaskTypeKey)),
+    priority: Schema.optional(Priority),
+    status: Schema.optional(Status),
+    dueDate: Schema.optional(Schema.NullOr(UnixTime)),
+    assigneeId: Schema.optional(Schema.NullOr(UserRef)),
+    delegatedToAgentId: Schema.optional(Schema.NullOr(AgentRef)),
+    tags: Schema.optional(Schema.Array(Schema.String)),
+    label: Schema.optional(Schema.NullOr(LabelRef))
+  }),
+  removedArguments: { assignee: "the `assignee` object was removed: pass `assigneeId` (a user ID, or null for no owner)" },
+  output: Schema.Struct({ taskId: Schema.String }),
+  annotations: { readOnly: false, destructive: false, idempotent: true }
+})
+
+export const UpdateTaskLink = Tool.make("update_task_link", {
+  title: "Add, replace or remove a task's external link",
+  description:
+    "`upsert` adds the link with this `id`, or replaces it in place (keeping its createdAt); `delete` removes it and is " +
+    `idempotent. A task holds at most ${MAX_EXTERNAL_LINKS} links. Returns the task's full list.`,
+  input: Schema.Struct({
+    taskId: TaskAddress,
+    projectId: Tool.ProjectIdForRefsArgument,
+    op: Schema.Literal("upsert", "delete"),
+    id: LinkId,
+    link: Schema.optional(Link.annotations({ description: "Required for upsert: the link, by kind" }))
+  }),
+  output: Schema.Struct({ taskId: Schema.String, externalLinks: Schema.Array(ExternalLink) }),
+  annotations: { readOnly: false, destructive: false, idempotent: true }
+})
+
+export const CreateTaskComment = Tool.make("create_task_comment", {
+  title: "Comment on a task",
+  description: "Adds a Markdown comment to a task, as the caller.",
+  input: Schema.Struct({
+    taskId: TaskAddress,
+    projectId: Tool.ProjectIdForRefsArgument,
+    content: Schema.String.pipe(Schema.filter((text) => text.trim().length > 0, { message: () => "must not be blank" }))
+      .annotations({ description: "Markdown, not blank" })
+  }),
+  output: Schema.Struct({ commentId: Schema.String, taskId: Schema.String }),
+  annotations: writes
 })

@@ -20,8 +20,13 @@ export interface Tool<
   readonly input: Input
   readonly output: Output
   readonly annotations: Annotations
-  /** `required` is SPEC's `P?`: derived from the presence of {@link ProjectIdArgument} among the arguments. */
-  readonly project: "required" | "none"
+  /**
+   * Derived from the arguments: `required` is SPEC's `P?` ({@link ProjectIdArgument}); `refs`
+   * means a project is used only to resolve bare refs ({@link ProjectIdForRefsArgument}).
+   */
+  readonly project: "required" | "refs" | "none"
+  /** Arguments that older clients may still send, each with the message telling what to use instead. */
+  readonly removedArguments: Readonly<Record<string, string>>
 }
 
 export interface Annotations {
@@ -34,6 +39,11 @@ export type Any = Tool<string, InputSchema, Schema.Schema.AnyNoContext>
 
 export type InputOf<T extends Any> = Schema.Schema.Type<T["input"]>
 export type OutputOf<T extends Any> = Schema.Schema.Type<T["output"]>
+
+/** The `projectId` of a tool that addresses tasks by ref: needed only to resolve a bare ref. */
+export const ProjectIdForRefsArgument = Schema.optional(ProjectId.annotations({
+  description: "The project's ID, needed only to resolve a bare ref (DEMO-12) when the connection URL has no ?project=<id>."
+}))
 
 /**
  * The `projectId` argument of a `P?` tool: optional when the connection URL carries
@@ -55,11 +65,17 @@ export const make = <
     readonly input: Input
     readonly output: Output
     readonly annotations: Annotations
+    readonly removedArguments?: Readonly<Record<string, string>>
   }
 ): Tool<Name, Input, Output> => ({
   name,
   ...options,
-  project: options.input.fields["projectId"] === ProjectIdArgument ? "required" : "none"
+  removedArguments: options.removedArguments ?? {},
+  project: options.input.fields["projectId"] === ProjectIdArgument
+    ? "required"
+    : options.input.fields["projectId"] === ProjectIdForRefsArgument
+    ? "refs"
+    : "none"
 })
 
 export type JsonSchemaObject = { readonly [key: string]: unknown }

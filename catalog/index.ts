@@ -1,7 +1,16 @@
 import { CreateTaskLabel, ListTaskLabels, UpdateTaskLabel } from "./Labels.js"
 import { CreateTaskList, ListTaskLists, UpdateTaskList } from "./Lists.js"
 import { ListProjects } from "./Projects.js"
-import { ListTaskTypes } from "./Tasks.js"
+import {
+  CreateTask,
+  CreateTaskComment,
+  GetTask,
+  GetTasks,
+  ListTasks,
+  ListTaskTypes,
+  UpdateTask,
+  UpdateTaskLink
+} from "./Tasks.js"
 
 export * as Tool from "./Tool.js"
 
@@ -14,7 +23,14 @@ export const Catalog = [
   ListTaskLabels,
   CreateTaskLabel,
   UpdateTaskLabel,
-  ListTaskTypes
+  ListTasks,
+  GetTask,
+  GetTasks,
+  CreateTask,
+  UpdateTask,
+  UpdateTaskLink,
+  ListTaskTypes,
+  CreateTaskComment
 ] as const
 
 export type Catalog = typeof Catalog

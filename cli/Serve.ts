@@ -44,7 +44,8 @@ export const serve = Command.make("serve", { host, port }, (options) =>
       Option.getOrElse(explicitPublicUrl, () => `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`)
     const publicUrl = urlFor(options.port)
 
-    const services = Trellis.services({ publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit })
+    const appUrl = yield* Config.option(Config.string("TRELLIS_APP_URL"))
+    const services = Trellis.services({ publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit, appUrl })
     const app = services.pipe(Layer.provideMerge(Database.layer(database)))
 
     yield* Effect.gen(function* () {

@@ -19,6 +19,8 @@ export interface TrellisConfigShape {
   readonly maxBodyBytes: number
   /** How many tools one `tools/list` page holds. */
   readonly toolsPageSize: number
+  /** The web app's base URL (`TRELLIS_APP_URL`), for task paths and URLs; none when not configured. */
+  readonly appUrl: Option.Option<string>
 }
 
 export const defaults: TrellisConfigShape = {
@@ -27,7 +29,8 @@ export const defaults: TrellisConfigShape = {
   allowedOrigins: [],
   rateLimit: Option.some({ perSecond: 20, burst: 100 }),
   maxBodyBytes: 4 * 1024 * 1024,
-  toolsPageSize: 100
+  toolsPageSize: 100,
+  appUrl: Option.none()
 }
 
 export class TrellisConfig extends Context.Tag("trellis/TrellisConfig")<TrellisConfig, TrellisConfigShape>() {

@@ -10,6 +10,7 @@ import { Memberships } from "./services/Memberships.js"
 import { Organizations } from "./services/Organizations.js"
 import { Labels } from "./services/Labels.js"
 import { Projects } from "./services/Projects.js"
+import { Tasks } from "./services/Tasks.js"
 import { TaskLists } from "./services/TaskLists.js"
 import { Users } from "./services/Users.js"
 import { ToolRunner } from "./tools/ToolRunner.js"
@@ -24,6 +25,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     Projects.Default,
     TaskLists.Default,
     Labels.Default,
+    Tasks.Default,
     Memberships.Default,
     ToolRunner.Default,
     McpServer.Default,

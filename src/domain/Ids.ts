@@ -35,3 +35,12 @@ export type TaskListId = typeof TaskListId.Type
 
 export const LabelId = makeId("label", "LabelId")
 export type LabelId = typeof LabelId.Type
+
+export const TaskId = makeId("task", "TaskId")
+export type TaskId = typeof TaskId.Type
+
+export const TaskCommentId = makeId("comment", "TaskCommentId")
+export type TaskCommentId = typeof TaskCommentId.Type
+
+export const ProjectAgentId = makeId("agent", "ProjectAgentId")
+export type ProjectAgentId = typeof ProjectAgentId.Type

@@ -1,5 +1,20 @@
-import { Effect } from "effect"
-import { type BuiltInTaskTypeKey, ListTaskTypes } from "../../catalog/Tasks.js"
+import { Effect, Either } from "effect"
+import {
+  type BuiltInTaskTypeKey,
+  CreateTask,
+  CreateTaskComment,
+  GetTask,
+  GetTasks,
+  ListTasks,
+  ListTaskTypes,
+  UpdateTask,
+  UpdateTaskLink
+} from "../../catalog/Tasks.js"
+import { CurrentPrincipal, CurrentProject } from "../auth/Principal.js"
+import { InvalidArgument } from "../domain/Errors.js"
+import * as RichText from "../domain/RichText.js"
+import type { ExternalLink } from "../domain/Task.js"
+import { type ResolvedTask, type StoredLink, type TaskRow, Tasks } from "../services/Tasks.js"
 import * as Implement from "./ToolImplementation.js"
 
 const builtInTaskTypes: ReadonlyArray<{ readonly key: BuiltInTaskTypeKey; readonly name: string }> = [
@@ -14,6 +29,133 @@ const builtInTaskTypes: ReadonlyArray<{ readonly key: BuiltInTaskTypeKey; readon
 
 const taskTypes = { taskTypes: builtInTaskTypes.map((type) => ({ ...type, builtIn: true })) }
 
-export const TaskTools = Effect.succeed([
-  Implement.unscoped(ListTaskTypes, () => Effect.succeed(taskTypes))
-] as const)
+const externalLink = (stored: StoredLink): ExternalLink => ({
+  ...stored.link,
+  id: stored.id,
+  createdAt: stored.createdAt.toISOString(),
+  updatedAt: stored.updatedAt.toISOString()
+})
+
+const summary = (row: TaskRow) => ({
+  taskId: row.id,
+  refId: row.ref,
+  name: row.name,
+  taskTypeKey: row.taskTypeKey,
+  status: row.status,
+  priority: row.priority,
+  dueDate: row.dueDate,
+  assignee: row.assigneeId === null
+    ? null
+    : { userId: row.assigneeId, name: row.assigneeName ?? "", email: row.assigneeEmail ?? "" },
+  delegatedToAgent: row.agentId === null ? null : { projectAgentId: row.agentId, name: row.agentName ?? "" },
+  label: row.labelId === null ? null : { _id: row.labelId, name: row.labelName ?? "", color: row.labelColor ?? "" },
+  tags: row.tags,
+  list: { listId: row.listId, ref: row.listRef, name: row.listName },
+  parentId: row.parentId,
+  subtaskCount: row.subtaskCount,
+  isArchived: row.archivedAt !== null,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString()
+})
+
+/** The project a ref is resolved in: the explicit projectId, else the connection's `?project=`. */
+const refProject = (projectId: string | undefined) =>
+  Effect.map(Implement.DefaultProject, (fallback) => projectId ?? fallback)
+
+export const TaskTools = Effect.gen(function* () {
+  const tasks = yield* Tasks
+
+  const resolve = (address: string, projectId: string | undefined) =>
+    Effect.gen(function* () {
+      return yield* tasks.resolve(yield* CurrentPrincipal, address, yield* refProject(projectId))
+    })
+
+  const details = (resolved: ResolvedTask) =>
+    Effect.gen(function* () {
+      const { comments, links, subtasks, task, taskPath, taskUrl } = yield* tasks.details(resolved)
+      const descriptionMarkdown = task.description === null
+        ? ""
+        : Either.getOrElse(RichText.toMarkdown(task.description), () => "")
+      return {
+        ...summary(task),
+        projectId: resolved.access.project.id,
+        scopedRef: `${resolved.access.project.organizationSlug}/${task.ref}`,
+        taskPath,
+        taskUrl,
+        description: task.description,
+        descriptionMarkdown,
+        externalLinks: links.map(externalLink),
+        artifacts: [],
+        files: [],
+        comments: comments.map((comment) => ({ ...comment, createdAt: comment.createdAt.toISOString() })),
+        subtasks: subtasks.map((subtask) => ({
+          taskId: subtask.id,
+          refId: subtask.ref,
+          name: subtask.name,
+          status: subtask.status,
+          priority: subtask.priority,
+          subtaskCount: subtask.subtaskCount
+        }))
+      }
+    })
+
+  return [
+    Implement.unscoped(ListTaskTypes, () => Effect.succeed(taskTypes)),
+
+    Implement.scoped(ListTasks, (input) =>
+      Effect.gen(function* () {
+        const access = yield* CurrentProject
+        const rows = yield* tasks.list(access, input)
+        if (input.includeLinks !== true) return { tasks: rows.map(summary) }
+        const links = yield* tasks.linksOf(rows.map((row) => row.id))
+        return {
+          tasks: rows.map((row) => ({
+            ...summary(row),
+            externalLinks: links.filter((link) => link.taskId === row.id).map(externalLink)
+          }))
+        }
+      })),
+
+    Implement.unscoped(GetTask, (input) => Effect.flatMap(resolve(input.taskId, input.projectId), details)),
+
+    Implement.unscoped(GetTasks, (input) =>
+      Effect.forEach(input.identifiers, (identifier) =>
+        resolve(identifier, input.projectId).pipe(
+          Effect.flatMap(details),
+          Effect.map((task) => ({ identifier, task })),
+          Effect.catchAll((error) => Effect.succeed({ identifier, error: { code: error.code, message: error.message } }))
+        )).pipe(Effect.map((results) => ({ tasks: results })))),
+
+    Implement.scoped(CreateTask, ({ projectId: _projectId, ...input }) =>
+      Effect.gen(function* () {
+        return yield* tasks.create(yield* CurrentPrincipal, yield* CurrentProject, input)
+      })),
+
+    Implement.unscoped(UpdateTask, ({ projectId, taskId, ...changes }) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(taskId, projectId)
+        return yield* tasks.update(yield* CurrentPrincipal, resolved, changes)
+      })),
+
+    Implement.unscoped(UpdateTaskLink, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        if (input.op === "upsert" && input.link === undefined) {
+          return yield* new InvalidArgument({ message: "link: required when op is upsert" })
+        }
+        const links = yield* tasks.updateLink(
+          resolved,
+          input.op === "upsert" && input.link !== undefined
+            ? { op: "upsert", id: input.id, link: input.link }
+            : { op: "delete", id: input.id }
+        )
+        return { taskId: resolved.task.id, externalLinks: links.map(externalLink) }
+      })),
+
+    Implement.unscoped(CreateTaskComment, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        return yield* tasks.addComment(yield* CurrentPrincipal, resolved, input.content)
+      }))
+  ] as const
+})

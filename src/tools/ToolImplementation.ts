@@ -17,7 +17,7 @@ export type Implementation<Name extends string = string> =
   | {
     readonly _tag: "Unscoped"
     readonly tool: Tool.Any & { readonly name: Name }
-    readonly run: (args: unknown) => Effect.Effect<unknown, ToolError, CurrentPrincipal>
+    readonly run: (args: unknown) => Effect.Effect<unknown, ToolError, CurrentPrincipal | DefaultProject>
   }
   | {
     readonly _tag: "Scoped"
@@ -35,8 +35,15 @@ const decoder = <T extends Tool.Any>(tool: T) => {
   const known = Object.keys(tool.input.fields)
   const takes = known.length === 0 ? "this tool takes no arguments" : `this tool takes: ${known.join(", ")}`
   return (args: unknown): Either.Either<Tool.InputOf<T>, InvalidArgument> => {
+    const given = Object.keys(args ?? {})
+    const removed = given.filter((key) => Object.hasOwn(tool.removedArguments, key))
+    if (removed.length > 0) {
+      return Either.left(new InvalidArgument({
+        message: `Invalid arguments: ${removed.map((key) => `${key}: ${tool.removedArguments[key]}`).join("; ")}`
+      }))
+    }
     // Checked here because Schema lets any object through an empty Struct (`{}` accepts everything).
-    const unexpected = Object.keys(args ?? {}).filter((key) => !known.includes(key))
+    const unexpected = given.filter((key) => !known.includes(key))
     if (unexpected.length > 0) {
       return Either.left(new InvalidArgument({
         message: `Invalid arguments: ${unexpected.map((key) => `${key}: is unexpected`).join("; ")} (${takes})`
@@ -54,10 +61,13 @@ const encoder = <T extends Tool.Any>(tool: T): (output: Tool.OutputOf<T>) => Eff
   return (output) => Effect.orDie(encode(output))
 }
 
-/** Implements a tool that is not bound to one project. */
+/**
+ * Implements a tool that is not bound to one project (it may still read the connection's
+ * `?project=` to resolve bare refs).
+ */
 export const unscoped = <T extends Tool.Any>(
   tool: T,
-  handler: (input: Tool.InputOf<T>) => Effect.Effect<Tool.OutputOf<T>, ToolError, CurrentPrincipal>
+  handler: (input: Tool.InputOf<T>) => Effect.Effect<Tool.OutputOf<T>, ToolError, CurrentPrincipal | DefaultProject>
 ): Implementation<T["name"]> => {
   const decode = decoder(tool)
   const encode = encoder(tool)

@@ -3,6 +3,7 @@ import { Catalog, type ToolName } from "../../catalog/index.js"
 import { Labels } from "../services/Labels.js"
 import { Projects } from "../services/Projects.js"
 import { TaskLists } from "../services/TaskLists.js"
+import { Tasks } from "../services/Tasks.js"
 import { LabelTools } from "./LabelTools.js"
 import { ListTools } from "./ListTools.js"
 import { ProjectTools } from "./ProjectTools.js"
@@ -45,5 +46,5 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
 
     return { tools: Catalog, call } as const
   }),
-  dependencies: [Projects.Default, TaskLists.Default, Labels.Default]
+  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default]
 }) {}
