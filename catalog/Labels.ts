@@ -63,3 +63,19 @@ export const UpdateTaskLabel = Tool.make("update_task_label", {
   output: LabelResult,
   annotations: { readOnly: false, destructive: false, idempotent: true }
 })
+
+export const DeleteTaskLabel = Tool.make("delete_task_label", {
+  title: "Delete a task label",
+  description:
+    "Deletes a label. What happens to its tasks: `clear` (default) removes the label from them; `reassign` gives them " +
+    "the label `reassignTo` (ID or exact name, required then); `archiveTasks` removes the label and archives the tasks " +
+    "that were active. One transaction. Needs project admin. Returns the IDs of the tasks that carried the label.",
+  input: Schema.Struct({
+    projectId: Tool.ProjectIdArgument,
+    labelId: LabelIdOrName,
+    resolution: Schema.optional(Schema.Literal("clear", "reassign", "archiveTasks").annotations({ default: "clear" })),
+    reassignTo: Schema.optional(LabelIdOrName.annotations({ description: "Required with `reassign`: the label the tasks get instead" }))
+  }),
+  output: Schema.Struct({ affectedTaskIds: Schema.Array(Schema.String) }),
+  annotations: { readOnly: false, destructive: true, idempotent: false }
+})

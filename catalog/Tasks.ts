@@ -262,3 +262,78 @@ export const CreateTaskComment = Tool.make("create_task_comment", {
   output: Schema.Struct({ commentId: Schema.String, taskId: Schema.String }),
   annotations: writes
 })
+
+export const SearchTasks = Tool.make("search_tasks", {
+  title: "Search tasks",
+  description:
+    "Full-text search over task names, refs and descriptions in the project, best matches first, one page at a time. " +
+    "`archiveMode` searches active (default) or archived tasks. Filters: `filters.status`, `filters.assigneeId` (null: " +
+    "tasks with no owner), `filters.delegatedToAgentId` (null: tasks not delegated), and `listId`. Pass `nextCursor` back " +
+    "as `cursor` for the next page; it is null on the last page.",
+  input: Schema.Struct({
+    projectId: Tool.ProjectIdArgument,
+    query: Schema.String.pipe(Schema.filter((text) => text.trim().length > 0, { message: () => "must not be blank" }))
+      .annotations({ description: "Words to find; quoted phrases, OR and -word are understood" }),
+    archiveMode: Schema.optional(Schema.Literal("active", "archived").annotations({ default: "active" })),
+    filters: Schema.optional(Schema.Struct({
+      status: Schema.optional(Status),
+      assigneeId: Schema.optional(Schema.NullOr(UserRef).annotations({ description: "null: tasks with no owner" })),
+      delegatedToAgentId: Schema.optional(Schema.NullOr(AgentRef).annotations({ description: "null: tasks not delegated" }))
+    })),
+    listId: Schema.optional(ListRef),
+    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 50, { message: () => "must be an integer from 1 to 50" }))
+      .annotations({ default: 20 })),
+    cursor: Schema.optional(Schema.NullOr(Schema.String).annotations({ description: "nextCursor of the previous page", default: null }))
+  }),
+  removedArguments: { "filters.assignee": "the legacy `filters.assignee` object is not accepted: pass `filters.assigneeId` (a user ID, or null for tasks with no owner)" },
+  output: Schema.Struct({
+    tasks: Schema.Array(TaskSummary),
+    nextCursor: Schema.NullOr(Schema.String).annotations({ description: "Cursor of the next page; null on the last page" })
+  }),
+  annotations: readOnly
+})
+
+export const MoveTask = Tool.make("move_task", {
+  title: "Move a task under another task or to the top level",
+  description:
+    "Makes the task a subtask of `parentId` (in the same project), or a top-level task with `parentId: null`. It goes last " +
+    "among its new siblings. A task cannot move under itself or one of its own subtasks.",
+  input: Schema.Struct({
+    taskId: TaskAddress,
+    parentId: Schema.NullOr(TaskAddress),
+    projectId: Tool.ProjectIdForRefsArgument
+  }),
+  output: Schema.Struct({ taskId: Schema.String, parentId: Schema.NullOr(Schema.String) }),
+  annotations: { readOnly: false, destructive: false, idempotent: true }
+})
+
+export const MoveTasksToList = Tool.make("move_tasks_to_list", {
+  title: "Move tasks to a List",
+  description:
+    `Moves up to ${MAX_IDENTIFIERS_PER_CALL} tasks, each with its subtasks, to an active List of their project. A task and ` +
+    "one of its own ancestors cannot be moved in the same call (the subtree already moves with its root).",
+  input: Schema.Struct({
+    taskIds: Schema.Array(TaskAddress).pipe(
+      Schema.minItems(1, { message: () => "must name at least one task" }),
+      Schema.maxItems(MAX_IDENTIFIERS_PER_CALL, { message: () => `must name at most ${MAX_IDENTIFIERS_PER_CALL} tasks` })
+    ),
+    listId: ListRef,
+    projectId: Tool.ProjectIdForRefsArgument
+  }),
+  output: Schema.Struct({ listId: TaskListId, movedTaskIds: Schema.Array(Schema.String) }),
+  annotations: { readOnly: false, destructive: false, idempotent: true }
+})
+
+export const DeleteTask = Tool.make("delete_task", {
+  title: "Delete a task",
+  description:
+    "Soft-deletes a task; it is removed for good after 30 days. `delete_all` (default) deletes its subtasks too; " +
+    "`keep_children` moves its direct subtasks up one level (to the deleted task's parent, or the top level).",
+  input: Schema.Struct({
+    taskId: TaskAddress,
+    cascadeMode: Schema.optional(Schema.Literal("delete_all", "keep_children").annotations({ default: "delete_all" })),
+    projectId: Tool.ProjectIdForRefsArgument
+  }),
+  output: Schema.Struct({ deletedTaskIds: Schema.Array(Schema.String) }),
+  annotations: { readOnly: false, destructive: true, idempotent: false }
+})

@@ -1,13 +1,17 @@
-import { CreateTaskLabel, ListTaskLabels, UpdateTaskLabel } from "./Labels.js"
+import { CreateTaskLabel, DeleteTaskLabel, ListTaskLabels, UpdateTaskLabel } from "./Labels.js"
 import { CreateTaskList, ListTaskLists, UpdateTaskList } from "./Lists.js"
 import { ListProjects } from "./Projects.js"
 import {
   CreateTask,
   CreateTaskComment,
+  DeleteTask,
   GetTask,
   GetTasks,
   ListTasks,
   ListTaskTypes,
+  MoveTask,
+  MoveTasksToList,
+  SearchTasks,
   UpdateTask,
   UpdateTaskLink
 } from "./Tasks.js"
@@ -23,12 +27,17 @@ export const Catalog = [
   ListTaskLabels,
   CreateTaskLabel,
   UpdateTaskLabel,
+  DeleteTaskLabel,
   ListTasks,
+  SearchTasks,
   GetTask,
   GetTasks,
   CreateTask,
   UpdateTask,
   UpdateTaskLink,
+  MoveTask,
+  MoveTasksToList,
+  DeleteTask,
   ListTaskTypes,
   CreateTaskComment
 ] as const

@@ -10,6 +10,7 @@ import { Memberships } from "./services/Memberships.js"
 import { Organizations } from "./services/Organizations.js"
 import { Labels } from "./services/Labels.js"
 import { Projects } from "./services/Projects.js"
+import { TaskPurgeLive } from "./services/TaskPurge.js"
 import { Tasks } from "./services/Tasks.js"
 import { TaskLists } from "./services/TaskLists.js"
 import { Users } from "./services/Users.js"
@@ -30,7 +31,8 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     ToolRunner.Default,
     McpServer.Default,
     RateLimiter.Default,
-    McpHttp.Default
+    McpHttp.Default,
+    TaskPurgeLive.pipe(Layer.provide(Tasks.Default))
   ).pipe(
     Layer.provideMerge(TrellisConfig.layer(config)),
     Layer.provide(MigrationsLive)

@@ -131,6 +131,39 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 
-    return { resolve, list, create, update } as const
+    /**
+     * Deletes a label and deals with its tasks in the same transaction: clears the label, moves
+     * them to another label, or clears it and archives the active ones.
+     */
+    const remove = Effect.fn("Labels.remove")(function* (
+      access: ProjectAccess,
+      labelIdOrName: string,
+      resolution: "clear" | "reassign" | "archiveTasks",
+      reassignTo: string | undefined
+    ) {
+      yield* requireAdmin(access)
+      if (resolution === "reassign" && reassignTo === undefined) {
+        return yield* new InvalidArgument({ message: "reassignTo: required when resolution is reassign" })
+      }
+      if (resolution !== "reassign" && reassignTo !== undefined) {
+        return yield* new InvalidArgument({ message: `reassignTo: only used when resolution is reassign (it is ${resolution})` })
+      }
+      return yield* sql.withTransaction(Effect.gen(function* () {
+        const label = yield* findRow(access, labelIdOrName, true)
+        const target = reassignTo === undefined ? null : yield* findRow(access, reassignTo, true)
+        if (target !== null && target.id === label.id) {
+          return yield* new InvalidArgument({ message: "reassignTo: must be another label than the one deleted" })
+        }
+        const tasks = yield* sql<{ id: string }>`SELECT id FROM tasks WHERE label_id = ${label.id} ORDER BY id`
+        yield* resolution === "archiveTasks"
+          ? sql`UPDATE tasks SET label_id = NULL, archived_at = coalesce(archived_at, now()), updated_at = now()
+              WHERE label_id = ${label.id}`
+          : sql`UPDATE tasks SET label_id = ${target?.id ?? null}, updated_at = now() WHERE label_id = ${label.id}`
+        yield* sql`DELETE FROM labels WHERE id = ${label.id}`
+        return tasks.map((task) => task.id)
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+    })
+
+    return { resolve, list, create, update, remove } as const
   })
 }) {}

@@ -15,6 +15,7 @@ import {
   MAX_EXTERNAL_LINKS,
   parseTaskAddress,
   Priority,
+  SOFT_DELETE_RETENTION_DAYS,
   TASK_ADDRESS_RULE
 } from "../domain/Task.js"
 import { TrellisConfig } from "../TrellisConfig.js"
@@ -92,6 +93,19 @@ export interface TaskChanges {
   readonly delegatedToAgentId?: string | null | undefined
   readonly tags?: ReadonlyArray<string> | undefined
   readonly label?: string | null | undefined
+}
+
+export interface TaskSearch {
+  readonly query: string
+  readonly archiveMode?: "active" | "archived" | undefined
+  readonly filters?: {
+    readonly status?: string | undefined
+    readonly assigneeId?: string | null | undefined
+    readonly delegatedToAgentId?: string | null | undefined
+  } | undefined
+  readonly listId?: string | undefined
+  readonly limit?: number | undefined
+  readonly cursor?: string | null | undefined
 }
 
 export interface TaskFilter {
@@ -391,7 +405,146 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
       return yield* linksOf([taskId])
     })
 
-    return { resolve, create, update, list, details, linksOf, addComment, updateLink } as const
+    const searchCursor = Schema.compose(Schema.StringFromBase64Url, Schema.parseJson(Schema.Tuple(Schema.Number, Schema.String)))
+    const decodeSearchCursor = Schema.decodeUnknownEither(searchCursor)
+    const encodeSearchCursor = Schema.encodeSync(searchCursor)
+
+    /** Full-text search, best matches first (ties by ID), paged with an opaque (score, id) cursor. */
+    const search = Effect.fn("Tasks.search")(function* (access: ProjectAccess, input: TaskSearch) {
+      const limit = input.limit ?? 20
+      const after = input.cursor == null ? undefined : decodeSearchCursor(input.cursor)
+      if (after !== undefined && Either.isLeft(after)) {
+        return yield* new InvalidArgument({ message: "cursor: not a cursor this tool returned" })
+      }
+      const listId = input.listId === undefined ? undefined : (yield* taskLists.resolve(access, input.listId)).id
+      const filters = input.filters ?? {}
+      const conditions = sql.and([
+        sql`t.project_id = ${access.project.id}`,
+        sql`t.search @@ q.query`,
+        input.archiveMode === "archived" ? sql`t.archived_at IS NOT NULL` : sql`t.archived_at IS NULL`,
+        ...(filters.status === undefined ? [] : [sql`t.status = ${filters.status}`]),
+        ...(filters.assigneeId === undefined ? [] : [filters.assigneeId === null ? sql`t.assignee_id IS NULL` : sql`t.assignee_id = ${filters.assigneeId}`]),
+        ...(filters.delegatedToAgentId === undefined
+          ? []
+          : [filters.delegatedToAgentId === null ? sql`t.delegated_to_agent_id IS NULL` : sql`t.delegated_to_agent_id = ${filters.delegatedToAgentId}`]),
+        ...(listId === undefined ? [] : [sql`t.list_id = ${listId}`])
+      ])
+      const page = yield* sql<{ id: string; score: number }>`
+        SELECT id, score FROM (
+          SELECT t.id, ts_rank(t.search, q.query)::float8 AS score
+          FROM tasks t, websearch_to_tsquery('simple', ${input.query}) AS q(query)
+          WHERE t.deleted_at IS NULL AND ${conditions}
+        ) matches
+        ${after === undefined ? sql`` : sql`WHERE (score < ${after.right[0]} OR (score = ${after.right[0]} AND id > ${after.right[1]}))`}
+        ORDER BY score DESC, id
+        LIMIT ${limit + 1}`.pipe(Effect.orDie)
+      const shown = page.slice(0, limit)
+      const rows = shown.length === 0 ? [] : yield* findRows(sql`t.id IN ${sql.in(shown.map((row) => row.id))}`)
+      const byId = new Map(rows.map((row) => [row.id, row]))
+      const last = shown.at(-1)
+      return {
+        tasks: shown.flatMap((row) => byId.get(row.id) ?? []),
+        nextCursor: page.length > limit && last !== undefined ? encodeSearchCursor([last.score, last.id]) : null
+      }
+    })
+
+    const descendants = (taskIds: ReadonlyArray<string>) =>
+      sql<{ id: string }>`
+        WITH RECURSIVE tree AS (
+          SELECT id FROM tasks WHERE id IN ${sql.in(taskIds)}
+          UNION
+          SELECT c.id FROM tasks c JOIN tree ON c.parent_id = tree.id WHERE c.deleted_at IS NULL
+        ) SELECT id FROM tree`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
+
+    const nextRank = (projectId: string, parentId: string | null) =>
+      Effect.flatMap(
+        sql<{ rank: string | null }>`SELECT max(rank) AS rank FROM tasks
+          WHERE project_id = ${projectId} AND parent_id IS NOT DISTINCT FROM ${parentId} AND deleted_at IS NULL`,
+        (rows) => rankAfter(rows[0]?.rank ?? null)
+      )
+
+    /** Moves a task under another task of its project, or to the top level; refuses cycles. */
+    const move = Effect.fn("Tasks.move")(function* (resolved: ResolvedTask, parent: ResolvedTask | null) {
+      const { access, task } = resolved
+      yield* requireWrite(access)
+      if (parent !== null && parent.access.project.id !== access.project.id) {
+        return yield* new InvalidArgument({ message: `parentId: task ${parent.task.ref} is in another project` })
+      }
+      yield* sql.withTransaction(Effect.gen(function* () {
+        // The project row's lock keeps two concurrent moves from building a cycle together.
+        yield* sql`SELECT 1 FROM projects WHERE id = ${access.project.id} FOR NO KEY UPDATE`
+        if (parent !== null && (yield* descendants([task.id])).includes(parent.task.id)) {
+          return yield* new InvalidArgument({
+            message: `parentId: ${parent.task.ref} is ${parent.task.id === task.id ? "the task itself" : `a subtask of ${task.ref}`}; a task cannot move under itself or its own subtasks`
+          })
+        }
+        const rank = yield* nextRank(access.project.id, parent?.task.id ?? null)
+        yield* sql`UPDATE tasks SET parent_id = ${parent?.task.id ?? null}, rank = ${rank}, updated_at = now() WHERE id = ${task.id}`
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      return { taskId: task.id, parentId: parent?.task.id ?? null }
+    })
+
+    /** Moves tasks, each with its subtree, to an active List of their project, in one transaction. */
+    const moveToList = Effect.fn("Tasks.moveToList")(function* (access: ProjectAccess, resolved: ReadonlyArray<ResolvedTask>, listIdOrRef: string) {
+      yield* requireWrite(access)
+      const foreign = resolved.find((item) => item.access.project.id !== access.project.id)
+      if (foreign !== undefined) {
+        return yield* new InvalidArgument({ message: `taskIds: ${foreign.task.ref} is in another project than ${resolved[0]?.task.ref}` })
+      }
+      const list = yield* taskLists.resolve(access, listIdOrRef)
+      if (list.archivedAt !== null) return yield* new InvalidArgument({ message: `listId: List ${list.ref} is archived; move tasks to an active List` })
+      const ids = resolved.map((item) => item.task.id)
+      const moved = yield* sql.withTransaction(Effect.gen(function* () {
+        for (const item of resolved) {
+          const below = (yield* descendants([item.task.id])).filter((id) => id !== item.task.id)
+          const overlap = resolved.find((other) => below.includes(other.task.id))
+          if (overlap !== undefined) {
+            return yield* new InvalidArgument({
+              message: `taskIds: ${overlap.task.ref} is a subtask of ${item.task.ref}, which already moves with its subtasks; name only one of them`
+            })
+          }
+        }
+        const all = yield* descendants(ids)
+        yield* sql`UPDATE tasks SET list_id = ${list.id}, updated_at = now() WHERE id IN ${sql.in(all)}`
+        return all
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      return { listId: list.id, movedTaskIds: moved }
+    })
+
+    /** Soft-deletes a task and its subtree, or only the task with its children moved up a level. */
+    const remove = Effect.fn("Tasks.remove")(function* (resolved: ResolvedTask, mode: "delete_all" | "keep_children") {
+      const { access, task } = resolved
+      yield* requireWrite(access)
+      return yield* sql.withTransaction(Effect.gen(function* () {
+        if (mode === "delete_all") {
+          const all = yield* descendants([task.id])
+          yield* sql`UPDATE tasks SET deleted_at = now(), updated_at = now() WHERE id IN ${sql.in(all)}`
+          return { deletedTaskIds: all }
+        }
+        const children = yield* sql<{ id: string }>`SELECT id FROM tasks WHERE parent_id = ${task.id} AND deleted_at IS NULL ORDER BY rank, id`
+        for (const child of children) {
+          const rank = yield* nextRank(access.project.id, task.parentId)
+          yield* sql`UPDATE tasks SET parent_id = ${task.parentId}, rank = ${rank}, updated_at = now() WHERE id = ${child.id}`
+        }
+        yield* sql`UPDATE tasks SET deleted_at = now(), updated_at = now() WHERE id = ${task.id}`
+        return { deletedTaskIds: [task.id] }
+      })).pipe(Effect.orDie)
+    })
+
+    /** Removes for good the tasks deleted more than the retention period ago, with their links and comments. */
+    const purgeDeleted = Effect.fn("Tasks.purgeDeleted")(function* () {
+      return yield* sql.withTransaction(Effect.gen(function* () {
+        const expired = sql`SELECT id FROM tasks WHERE deleted_at < now() - make_interval(days => ${SOFT_DELETE_RETENTION_DAYS})`
+        yield* sql`DELETE FROM task_links WHERE task_id IN (${expired})`
+        yield* sql`DELETE FROM task_comments WHERE task_id IN (${expired})`
+        // Children that stay (not yet expired) cannot point at a purged task: they move to the top level.
+        yield* sql`UPDATE tasks SET parent_id = NULL WHERE parent_id IN (${expired}) AND id NOT IN (${expired})`
+        const purged = yield* sql<{ id: string }>`DELETE FROM tasks WHERE id IN (${expired}) RETURNING id`
+        return purged.length
+      })).pipe(Effect.orDie)
+    })
+
+    return { resolve, create, update, list, details, linksOf, addComment, updateLink, search, move, moveToList, remove, purgeDeleted } as const
   }),
   dependencies: [Projects.Default, TaskLists.Default, Labels.Default]
 }) {}

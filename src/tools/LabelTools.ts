@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { CreateTaskLabel, ListTaskLabels, UpdateTaskLabel } from "../../catalog/Labels.js"
+import { CreateTaskLabel, DeleteTaskLabel, ListTaskLabels, UpdateTaskLabel } from "../../catalog/Labels.js"
 import { CurrentProject } from "../auth/Principal.js"
 import { Labels } from "../services/Labels.js"
 import * as Implement from "./ToolImplementation.js"
@@ -21,6 +21,11 @@ export const LabelTools = Effect.gen(function* () {
       Effect.gen(function* () {
         const label = yield* labels.update(yield* CurrentProject, labelId, { name, color })
         return { labelId: label.id }
+      })),
+    Implement.scoped(DeleteTaskLabel, ({ labelId, reassignTo, resolution }) =>
+      Effect.gen(function* () {
+        const affectedTaskIds = yield* labels.remove(yield* CurrentProject, labelId, resolution ?? "clear", reassignTo)
+        return { affectedTaskIds }
       }))
   ] as const
 })

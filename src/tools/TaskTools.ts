@@ -3,10 +3,14 @@ import {
   type BuiltInTaskTypeKey,
   CreateTask,
   CreateTaskComment,
+  DeleteTask,
   GetTask,
   GetTasks,
   ListTasks,
   ListTaskTypes,
+  MoveTask,
+  MoveTasksToList,
+  SearchTasks,
   UpdateTask,
   UpdateTaskLink
 } from "../../catalog/Tasks.js"
@@ -150,6 +154,35 @@ export const TaskTools = Effect.gen(function* () {
             : { op: "delete", id: input.id }
         )
         return { taskId: resolved.task.id, externalLinks: links.map(externalLink) }
+      })),
+
+    Implement.scoped(SearchTasks, ({ projectId: _projectId, ...input }) =>
+      Effect.gen(function* () {
+        const page = yield* tasks.search(yield* CurrentProject, input)
+        return { tasks: page.tasks.map(summary), nextCursor: page.nextCursor }
+      })),
+
+    Implement.unscoped(MoveTask, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        const parent = input.parentId === null
+          ? null
+          : yield* tasks.resolve(yield* CurrentPrincipal, input.parentId, input.projectId ?? resolved.access.project.id, "parentId")
+        return yield* tasks.move(resolved, parent)
+      })),
+
+    Implement.unscoped(MoveTasksToList, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* Effect.forEach(input.taskIds, (taskId) => resolve(taskId, input.projectId))
+        const first = resolved[0]
+        if (first === undefined) return yield* new InvalidArgument({ message: "taskIds: must name at least one task" })
+        return yield* tasks.moveToList(first.access, resolved, input.listId)
+      })),
+
+    Implement.unscoped(DeleteTask, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        return yield* tasks.remove(resolved, input.cascadeMode ?? "delete_all")
       })),
 
     Implement.unscoped(CreateTaskComment, (input) =>

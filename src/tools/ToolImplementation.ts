@@ -30,13 +30,21 @@ const formatIssues = (error: ParseResult.ParseError): string =>
     .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
     .join("; ")
 
+const isPresent = (value: unknown, path: ReadonlyArray<string>): boolean => {
+  const [key, ...rest] = path
+  if (key === undefined) return true
+  if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return false
+  const next: unknown = Reflect.get(value, key)
+  return isPresent(next, rest)
+}
+
 const decoder = <T extends Tool.Any>(tool: T) => {
   const decode = Schema.decodeUnknownEither(tool.input, { errors: "all", onExcessProperty: "error" })
   const known = Object.keys(tool.input.fields)
   const takes = known.length === 0 ? "this tool takes no arguments" : `this tool takes: ${known.join(", ")}`
   return (args: unknown): Either.Either<Tool.InputOf<T>, InvalidArgument> => {
     const given = Object.keys(args ?? {})
-    const removed = given.filter((key) => Object.hasOwn(tool.removedArguments, key))
+    const removed = Object.keys(tool.removedArguments).filter((path) => isPresent(args, path.split(".")))
     if (removed.length > 0) {
       return Either.left(new InvalidArgument({
         message: `Invalid arguments: ${removed.map((key) => `${key}: ${tool.removedArguments[key]}`).join("; ")}`
