@@ -25,10 +25,31 @@ export type Implementation<Name extends string = string> =
     readonly run: (args: unknown) => Effect.Effect<unknown, ToolError, CurrentPrincipal | DefaultProject | Projects>
   }
 
-const formatIssues = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
-    .join("; ")
+const LITERAL_MISMATCH = /^Expected ("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null), actual (.*)$/s
+
+/**
+ * One line per argument: an optional argument's "Expected undefined" alternative is dropped (it
+ * says nothing), and the alternatives of an enum are folded into "must be one of …".
+ */
+const formatIssues = (error: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({ key: issue.path.join("."), message: issue.message }))
+  const useful = issues.filter((issue) =>
+    !(issue.message.startsWith("Expected undefined") &&
+      issues.some((other) => other !== issue && (other.key === issue.key || other.key.startsWith(`${issue.key}.`))))
+  )
+  const keys = [...new Set(useful.map((issue) => issue.key))]
+  return keys.map((key) => {
+    const messages = useful.filter((issue) => issue.key === key).map((issue) => issue.message)
+    const literals = messages.flatMap((message) => {
+      const match = LITERAL_MISMATCH.exec(message)
+      return match === null ? [] : [{ expected: match[1]!, actual: match[2]! }]
+    })
+    const text = literals.length > 1 && literals.length === messages.length
+      ? `must be one of ${literals.map((literal) => literal.expected).join(", ")}; got ${literals[0]!.actual}`
+      : messages.join("; ")
+    return key === "" ? text : `${key}: ${text}`
+  }).join("; ")
+}
 
 const isPresent = (value: unknown, path: ReadonlyArray<string>): boolean => {
   const [key, ...rest] = path
