@@ -97,7 +97,7 @@ const encoder = <T extends Tool.Any>(tool: T): (output: Tool.OutputOf<T>) => Eff
 export const unscoped = <T extends Tool.Any>(
   tool: T,
   handler: (input: Tool.InputOf<T>) => Effect.Effect<Tool.OutputOf<T>, ToolError, CurrentPrincipal | DefaultProject>
-): Implementation<T["name"]> => {
+): Extract<Implementation<T["name"]>, { readonly _tag: "Unscoped" }> => {
   const decode = decoder(tool)
   const encode = encoder(tool)
   return { _tag: "Unscoped", tool, run: (args) => decode(args).pipe(Effect.flatMap(handler), Effect.flatMap(encode)) }
