@@ -5,7 +5,8 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Either, Option, Schema } from "effect"
 import { canWrite } from "../auth/Permissions.js"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
-import { Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../domain/Errors.js"
+import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../domain/Errors.js"
+import { isForeignKeyViolation } from "../db/SqlErrors.js"
 import { LabelId, ProjectId, TaskCommentId, TaskId, TaskListId } from "../domain/Ids.js"
 import { rankAfter } from "../domain/Rank.js"
 import * as RichText from "../domain/RichText.js"
@@ -124,6 +125,12 @@ const requireWrite = (access: ProjectAccess) =>
   canWrite(access.role)
     ? Effect.void
     : new Forbidden({ message: `changing tasks in project ${access.project.ref} requires the project role member or admin; the caller is ${access.role}` })
+
+/** Checked references can vanish before the write commits (a label deleted meanwhile): the call is refused whole. */
+const concurrentChange = (error: SqlError) =>
+  isForeignKeyViolation(error)
+    ? new Conflict({ message: "a List, label, agent, user or parent task named in this call was removed meanwhile; nothing was written, retry" })
+    : Effect.die(error)
 
 const decodeTags = Schema.decodeUnknownOption(Schema.Array(Schema.String))
 
@@ -256,7 +263,9 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
     const create = Effect.fn("Tasks.create")(function* (principal: Principal, access: ProjectAccess, input: NewTask) {
       yield* requireWrite(access)
       const description = input.description === undefined ? undefined : yield* normalizeDescription(input.description)
-      const status = yield* checkStatus(access, input.status ?? (yield* statusesOf(access))[0] ?? "To Do")
+      const status = input.status === undefined
+        ? (yield* statusesOf(access))[0] ?? "To Do"
+        : yield* checkStatus(access, input.status)
       const parent = input.parentId === undefined
         ? undefined
         : yield* resolve(principal, input.parentId, access.project.id, "parentId")
@@ -299,7 +308,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
             ${pg.json(input.tags ?? [])}, ${label?.id ?? null}, ${rank}, ${principal.userId})`
         yield* insertLinks(id, links)
         return ref
-      })).pipe(Effect.orDie)
+      })).pipe(Effect.catchTag("SqlError", concurrentChange))
       return { taskId: id, refId: ref, ...paths(access, ref) }
     })
 
@@ -332,7 +341,9 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         sets.push(sql`assignee_id = ${principal.userId}`)
       }
       if (sets.length === 0) return { taskId: task.id }
-      yield* sql`UPDATE tasks SET ${sql.csv(sets)}, updated_at = now() WHERE id = ${task.id}`.pipe(Effect.orDie)
+      yield* sql`UPDATE tasks SET ${sql.csv(sets)}, updated_at = now() WHERE id = ${task.id}`.pipe(
+        Effect.catchTag("SqlError", concurrentChange)
+      )
       return { taskId: task.id }
     })
 
