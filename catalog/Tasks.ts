@@ -49,9 +49,10 @@ const Description = Schema.String.annotations({
 
 const Status = Schema.String.annotations({ description: "One of the project's statuses (default set: To Do, In Progress, In Review, Done, Canceled)" })
 
-const UnixTime = Schema.Number.pipe(Schema.finite({ message: () => "must be a Unix timestamp in seconds" })).annotations({
-  description: "Unix timestamp (seconds)"
-})
+// Years 1 to 9999: what both JavaScript dates and PostgreSQL timestamps hold.
+const UnixTime = Schema.Number.pipe(
+  Schema.between(-62135596800, 253402300799, { message: () => "must be a Unix timestamp in seconds, between years 1 and 9999" })
+).annotations({ description: "Unix timestamp (seconds)" })
 
 const UserRef = Schema.String.annotations({ description: "A user ID (user_…) of a member of the project" })
 const AgentRef = Schema.String.annotations({ description: "A project agent ID (agent_…) of this project" })

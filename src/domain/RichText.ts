@@ -123,20 +123,40 @@ const toNode = (json: unknown, field: string): Either.Either<ProseMirrorNode, In
       })
   })
 
-const looksLikeDocument = (text: string): boolean => /^\s*\{\s*"type"\s*:\s*"doc"/.test(text)
+/** Text that means to be ProseMirror JSON: an object with `"type": "doc"` somewhere in it, in any key order. */
+const looksLikeDocument = (text: string): boolean => /^\s*\{[\s\S]*"type"\s*:\s*"doc"/.test(text)
+
+const parseDocument = (text: string, field: string): Either.Either<unknown, InvalidArgument> =>
+  Either.try({
+    try: (): unknown => JSON.parse(text),
+    catch: () => new InvalidArgument({ message: `${field}: looks like ProseMirror JSON but does not parse as JSON` })
+  })
+
+const SAFE_HREF = /^(https?:|mailto:|#|\/)/i
+
+const checkLinks = (node: ProseMirrorNode, field: string): Either.Either<ProseMirrorNode, InvalidArgument> => {
+  let unsafe: unknown = undefined
+  node.descendants((child) => {
+    for (const mark of child.marks) {
+      const href: unknown = mark.attrs["href"]
+      if (mark.type.name === "link" && (typeof href !== "string" || !SAFE_HREF.test(href.trim()))) unsafe = href
+    }
+  })
+  return unsafe === undefined
+    ? Either.right(node)
+    : Either.left(new InvalidArgument({ message: `${field}: link ${JSON.stringify(unsafe)} must be an http(s), mailto, relative or #anchor URL` }))
+}
 
 /**
- * A description as given: serialized ProseMirror JSON (checked against the schema) or
- * Markdown / plain text (converted). Returns the document to store.
+ * A description as given: serialized ProseMirror JSON (an object whose `type` is `doc`, checked
+ * against the schema) or Markdown / plain text (converted). Returns the document to store.
  */
 export const normalize = (input: string, field: string): Either.Either<RichTextDocument, InvalidArgument> =>
   looksLikeDocument(input)
-    ? Either.flatMap(
-      Either.try({
-        try: (): unknown => JSON.parse(input),
-        catch: () => new InvalidArgument({ message: `${field}: looks like ProseMirror JSON but does not parse as JSON` })
-      }),
-      (json) => Either.map(toNode(json, field), asDocument)
+    ? parseDocument(input, field).pipe(
+      Either.flatMap((json) => toNode(json, field)),
+      Either.flatMap((node) => checkLinks(node, field)),
+      Either.map(asDocument)
     )
     : Either.right(fromMarkdown(input))
 

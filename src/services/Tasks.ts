@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Either, Option, Schema } from "effect"
 import { canWrite } from "../auth/Permissions.js"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
@@ -137,7 +136,8 @@ const decodeTags = Schema.decodeUnknownOption(Schema.Array(Schema.String))
 export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    // Passed as JSON text: node-postgres would turn a JS array parameter into a PostgreSQL array literal.
+    const jsonb = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`
     const projects = yield* Projects
     const taskLists = yield* TaskLists
     const labels = yield* Labels
@@ -165,7 +165,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         Effect.orDie
       )
 
-    const notFound = (address: string) => new NotFound({ message: `taskId: task ${address} not found` })
+    const notFound = (address: string, field: string) => new NotFound({ message: `${field}: task ${address} not found` })
 
     /** Finds a task by ID, bare ref (in the given or default project) or scoped ref, for this caller. */
     const resolve = Effect.fn("Tasks.resolve")(function* (
@@ -189,13 +189,13 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
           : Effect.succeed([{ projectId: project }])
       const projectRow = yield* lookup.pipe(Effect.catchTag("SqlError", Effect.die))
       const projectId = projectRow[0]?.projectId
-      if (projectId === undefined) return yield* notFound(address)
+      if (projectId === undefined) return yield* notFound(address, field)
       const decodedProject = Schema.decodeUnknownOption(ProjectId)(projectId)
       if (Option.isNone(decodedProject)) {
         return yield* new InvalidArgument({ message: `projectId: ${projectId} is not a project ID (proj_…)` })
       }
       const access = yield* projects.access(principal, decodedProject.value).pipe(
-        Effect.catchTag("NotFound", () => parsed._tag === "BareRef" ? Effect.fail(new NotFound({ message: `projectId: project ${projectId} not found` })) : notFound(address))
+        Effect.catchTag("NotFound", () => parsed._tag === "BareRef" ? Effect.fail(new NotFound({ message: `projectId: project ${projectId} not found` })) : notFound(address, field))
       )
       const condition = parsed._tag === "Id"
         ? sql`t.id = ${parsed.id}`
@@ -203,7 +203,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         ? sql`false`
         : sql`t.project_id = ${access.project.id} AND t.number = ${parsed.number}`
       const [task] = yield* findRows(condition)
-      if (task === undefined) return yield* notFound(address)
+      if (task === undefined) return yield* notFound(address, field)
       return { task, access } satisfies ResolvedTask
     })
 
@@ -242,6 +242,11 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         return agentId
       })
 
+    const resolveLabel = (access: ProjectAccess, label: string) =>
+      labels.resolve(access, label).pipe(
+        Effect.catchTag("NotFound", () => new NotFound({ message: `label: label ${label} not found in project ${access.project.ref}` }))
+      )
+
     const normalizeDescription = (description: string) =>
       Either.map(RichText.normalize(description, "description"), (document) => ({
         document,
@@ -258,7 +263,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
 
     const insertLinks = (taskId: string, links: ReadonlyArray<{ readonly id: string } & Link>) =>
       Effect.forEach(links, ({ id, ...link }, position) =>
-        sql`INSERT INTO task_links (task_id, id, position, link) VALUES (${taskId}, ${id}, ${position}, ${pg.json(link)})`, { discard: true })
+        sql`INSERT INTO task_links (task_id, id, position, link) VALUES (${taskId}, ${id}, ${position}, ${jsonb(link)})`, { discard: true })
 
     const create = Effect.fn("Tasks.create")(function* (principal: Principal, access: ProjectAccess, input: NewTask) {
       yield* requireWrite(access)
@@ -281,7 +286,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
       const assigneeId = input.assigneeId !== undefined
         ? input.assigneeId === null ? null : yield* checkAssignee(access, input.assigneeId)
         : agentId !== null ? principal.userId : null
-      const label = input.label === undefined ? null : yield* labels.resolve(access, input.label)
+      const label = input.label === undefined ? null : yield* resolveLabel(access, input.label)
       const links = input.externalLinks ?? []
       if (links.length > MAX_EXTERNAL_LINKS) {
         return yield* new LimitExceeded({ message: `externalLinks: a task holds at most ${MAX_EXTERNAL_LINKS} links` })
@@ -302,10 +307,10 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         yield* sql`INSERT INTO tasks (id, project_id, number, ref, parent_id, list_id, name, description, description_text,
             task_type_key, priority, status, due_at, assignee_id, delegated_to_agent_id, tags, label_id, rank, created_by)
           VALUES (${id}, ${access.project.id}, ${counter.n}, ${ref}, ${parent?.task.id ?? null}, ${list.id}, ${input.name.trim()},
-            ${description === undefined ? null : pg.json(description.document)}, ${description?.text ?? ""},
+            ${description === undefined ? null : jsonb(description.document)}, ${description?.text ?? ""},
             ${input.taskTypeKey ?? "task"}, ${input.priority ?? "None"}, ${status},
             ${input.dueDate === undefined ? null : new Date(input.dueDate * 1000)}, ${assigneeId}, ${agentId},
-            ${pg.json(input.tags ?? [])}, ${label?.id ?? null}, ${rank}, ${principal.userId})`
+            ${jsonb(input.tags ?? [])}, ${label?.id ?? null}, ${rank}, ${principal.userId})`
         yield* insertLinks(id, links)
         return ref
       })).pipe(Effect.catchTag("SqlError", concurrentChange))
@@ -321,16 +326,16 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         if (changes.description === null) sets.push(sql`description = NULL, description_text = ''`)
         else {
           const description = yield* normalizeDescription(changes.description)
-          sets.push(sql`description = ${pg.json(description.document)}, description_text = ${description.text}`)
+          sets.push(sql`description = ${jsonb(description.document)}, description_text = ${description.text}`)
         }
       }
       if (changes.taskTypeKey !== undefined) sets.push(sql`task_type_key = ${changes.taskTypeKey ?? "task"}`)
       if (changes.priority !== undefined) sets.push(sql`priority = ${changes.priority}`)
       if (changes.status !== undefined) sets.push(sql`status = ${yield* checkStatus(access, changes.status)}`)
       if (changes.dueDate !== undefined) sets.push(sql`due_at = ${changes.dueDate === null ? null : new Date(changes.dueDate * 1000)}`)
-      if (changes.tags !== undefined) sets.push(sql`tags = ${pg.json(changes.tags)}`)
+      if (changes.tags !== undefined) sets.push(sql`tags = ${jsonb(changes.tags)}`)
       if (changes.label !== undefined) {
-        sets.push(sql`label_id = ${changes.label === null ? null : (yield* labels.resolve(access, changes.label)).id}`)
+        sets.push(sql`label_id = ${changes.label === null ? null : (yield* resolveLabel(access, changes.label)).id}`)
       }
       const agentId = changes.delegatedToAgentId == null ? changes.delegatedToAgentId : yield* checkAgent(access, changes.delegatedToAgentId)
       if (agentId !== undefined) sets.push(sql`delegated_to_agent_id = ${agentId}`)
@@ -402,7 +407,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
           yield* sql`DELETE FROM task_links WHERE task_id = ${taskId} AND id = ${change.id}`
           return
         }
-        const updated = yield* sql`UPDATE task_links SET link = ${pg.json(change.link)}, updated_at = now()
+        const updated = yield* sql`UPDATE task_links SET link = ${jsonb(change.link)}, updated_at = now()
           WHERE task_id = ${taskId} AND id = ${change.id} RETURNING id`
         if (updated.length > 0) return
         const [count] = yield* sql<{ n: number; next: number }>`SELECT count(*)::int AS n, coalesce(max(position) + 1, 0)::int AS next
@@ -410,7 +415,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         if ((count?.n ?? 0) >= MAX_EXTERNAL_LINKS) {
           return yield* new LimitExceeded({ message: `externalLinks: task ${resolved.task.ref} already has ${MAX_EXTERNAL_LINKS} links, the most a task holds` })
         }
-        yield* sql`INSERT INTO task_links (task_id, id, position, link) VALUES (${taskId}, ${change.id}, ${count?.next ?? 0}, ${pg.json(change.link)})`
+        yield* sql`INSERT INTO task_links (task_id, id, position, link) VALUES (${taskId}, ${change.id}, ${count?.next ?? 0}, ${jsonb(change.link)})`
       })).pipe(Effect.catchTag("SqlError", Effect.die))
       yield* sql`UPDATE tasks SET updated_at = now() WHERE id = ${taskId}`.pipe(Effect.orDie)
       return yield* linksOf([taskId])

@@ -1087,6 +1087,59 @@ describe("task tools over MCP", () => {
       }))
   })
 
+  layer(TestServer(noRateLimit))((it) => {
+    it.effect("tags are stored and read back as a JSON array", () =>
+      Effect.gen(function* () {
+        const { key, project } = yield* seedOwner("bug-tags")
+        const { taskId } = yield* createTask(key, project.id, { tags: ["backend", "urgent"] })
+        expect((yield* getTask(key, taskId)).tags).toEqual(["backend", "urgent"])
+        const plain = yield* createTask(key, project.id)
+        expect((yield* getTask(key, plain.taskId)).tags).toEqual([])
+        yield* ok(key, "update_task", { taskId: plain.taskId, tags: ["x"] })
+        expect((yield* getTask(key, plain.taskId)).tags).toEqual(["x"])
+      }))
+
+    it.effect("an unrepresentable dueDate is invalid_argument naming dueDate", () =>
+      Effect.gen(function* () {
+        const { key, project } = yield* seedOwner("bug-due")
+        const { taskId } = yield* createTask(key, project.id)
+        for (const dueDate of [1e13, -8e12]) {
+          expect(yield* fails(key, "create_task", { name: "X", dueDate }, scopedTo(project.id)))
+            .toMatchObject({ code: "invalid_argument", message: expect.stringContaining("dueDate") })
+          expect(yield* fails(key, "update_task", { taskId, dueDate }))
+            .toMatchObject({ code: "invalid_argument", message: expect.stringContaining("dueDate") })
+        }
+      }))
+
+    it.effect("a ProseMirror JSON description is recognised whatever its key order", () =>
+      Effect.gen(function* () {
+        const { key, project } = yield* seedOwner("bug-json")
+        const description = JSON.stringify({ content: [paragraph("hi")], type: "doc" })
+        const { taskId } = yield* createTask(key, project.id, { description })
+        expect(yield* getTask(key, taskId)).toMatchObject({ description: doc(paragraph("hi")), descriptionMarkdown: "hi" })
+      }))
+
+    it.effect("a ProseMirror link to a javascript: URL is refused naming description", () =>
+      Effect.gen(function* () {
+        const { key, project } = yield* seedOwner("bug-href")
+        const description = JSON.stringify(doc({
+          type: "paragraph",
+          content: [{ type: "text", text: "x", marks: [{ type: "link", attrs: { href: "javascript:alert(1)" } }] }]
+        }))
+        expect(yield* fails(key, "create_task", { name: "X", description }, scopedTo(project.id)))
+          .toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^description: /) })
+      }))
+
+    it.effect("a missing parent or label is reported under its own argument's name", () =>
+      Effect.gen(function* () {
+        const { key, project } = yield* seedOwner("bug-fields")
+        expect(yield* fails(key, "create_task", { name: "X", parentId: "MAIN-9" }, scopedTo(project.id)))
+          .toMatchObject({ code: "not_found", message: expect.stringMatching(/^parentId: /) })
+        expect(yield* fails(key, "create_task", { name: "X", label: "nope" }, scopedTo(project.id)))
+          .toMatchObject({ code: "not_found", message: expect.stringMatching(/^label: /) })
+      }))
+  })
+
   layer(TestServer({ ...noRateLimit, appUrl: Option.some("https://app.example.com/") }))((it) => {
     it.effect("with TRELLIS_APP_URL, create_task and get_task give the task's path and full URL", () =>
       Effect.gen(function* () {
