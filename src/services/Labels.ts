@@ -150,15 +150,20 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
       }
       return yield* sql.withTransaction(Effect.gen(function* () {
         const label = yield* findRow(access, labelIdOrName, true)
-        const target = reassignTo === undefined ? null : yield* findRow(access, reassignTo, true)
+        const target = reassignTo === undefined ? null : yield* findRow(access, reassignTo, true).pipe(
+          Effect.catchTag("NotFound", () =>
+            new NotFound({ message: `reassignTo: label ${reassignTo} not found in project ${access.project.ref}` }))
+        )
         if (target !== null && target.id === label.id) {
           return yield* new InvalidArgument({ message: "reassignTo: must be another label than the one deleted" })
         }
-        const tasks = yield* sql<{ id: string }>`SELECT id FROM tasks WHERE label_id = ${label.id} ORDER BY id`
+        // Deleted tasks are not "its tasks" any more: they only lose the label, so the row can go.
+        const tasks = yield* sql<{ id: string }>`SELECT id FROM tasks WHERE label_id = ${label.id} AND deleted_at IS NULL ORDER BY id`
         yield* resolution === "archiveTasks"
           ? sql`UPDATE tasks SET label_id = NULL, archived_at = coalesce(archived_at, now()), updated_at = now()
-              WHERE label_id = ${label.id}`
-          : sql`UPDATE tasks SET label_id = ${target?.id ?? null}, updated_at = now() WHERE label_id = ${label.id}`
+              WHERE label_id = ${label.id} AND deleted_at IS NULL`
+          : sql`UPDATE tasks SET label_id = ${target?.id ?? null}, updated_at = now() WHERE label_id = ${label.id} AND deleted_at IS NULL`
+        yield* sql`UPDATE tasks SET label_id = NULL WHERE label_id = ${label.id} AND deleted_at IS NOT NULL`
         yield* sql`DELETE FROM labels WHERE id = ${label.id}`
         return tasks.map((task) => task.id)
       })).pipe(Effect.catchTag("SqlError", Effect.die))

@@ -434,9 +434,11 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
       }
       const listId = input.listId === undefined ? undefined : (yield* taskLists.resolve(access, input.listId)).id
       const filters = input.filters ?? {}
+      // A query that is a task ref finds that task first; refs are not in the text index.
+      const refQuery = input.query.trim().toUpperCase()
       const conditions = sql.and([
         sql`t.project_id = ${access.project.id}`,
-        sql`t.search @@ q.query`,
+        sql`(t.search @@ q.query OR t.ref = ${refQuery})`,
         input.archiveMode === "archived" ? sql`t.archived_at IS NOT NULL` : sql`t.archived_at IS NULL`,
         ...(filters.status === undefined ? [] : [sql`t.status = ${filters.status}`]),
         ...(filters.assigneeId === undefined ? [] : [filters.assigneeId === null ? sql`t.assignee_id IS NULL` : sql`t.assignee_id = ${filters.assigneeId}`]),
@@ -447,7 +449,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
       ])
       const page = yield* sql<{ id: string; score: number }>`
         SELECT id, score FROM (
-          SELECT t.id, ts_rank(t.search, q.query)::float8 AS score
+          SELECT t.id, CASE WHEN t.ref = ${refQuery} THEN 1e6 ELSE ts_rank(t.search, q.query) END::float8 AS score
           FROM tasks t, websearch_to_tsquery('simple', ${input.query}) AS q(query)
           WHERE t.deleted_at IS NULL AND ${conditions}
         ) matches
@@ -532,6 +534,11 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
       const { access, task } = resolved
       yield* requireWrite(access)
       return yield* sql.withTransaction(Effect.gen(function* () {
+        // Serialized with moves on the project row, and the parent re-read under it, so a move
+        // committed since the task was resolved cannot turn the reparenting into a cycle.
+        yield* sql`SELECT 1 FROM projects WHERE id = ${access.project.id} FOR NO KEY UPDATE`
+        const [current] = yield* sql<{ parentId: string | null }>`SELECT parent_id AS "parentId" FROM tasks WHERE id = ${task.id}`
+        const parentId = current?.parentId ?? null
         if (mode === "delete_all") {
           const all = yield* descendants([task.id])
           yield* sql`UPDATE tasks SET deleted_at = now(), updated_at = now() WHERE id IN ${sql.in(all)}`
@@ -539,8 +546,8 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         }
         const children = yield* sql<{ id: string }>`SELECT id FROM tasks WHERE parent_id = ${task.id} AND deleted_at IS NULL ORDER BY rank, id`
         for (const child of children) {
-          const rank = yield* nextRank(access.project.id, task.parentId)
-          yield* sql`UPDATE tasks SET parent_id = ${task.parentId}, rank = ${rank}, updated_at = now() WHERE id = ${child.id}`
+          const rank = yield* nextRank(access.project.id, parentId)
+          yield* sql`UPDATE tasks SET parent_id = ${parentId}, rank = ${rank}, updated_at = now() WHERE id = ${child.id}`
         }
         yield* sql`UPDATE tasks SET deleted_at = now(), updated_at = now() WHERE id = ${task.id}`
         return { deletedTaskIds: [task.id] }

@@ -173,7 +173,9 @@ export const TaskTools = Effect.gen(function* () {
 
     Implement.unscoped(MoveTasksToList, (input) =>
       Effect.gen(function* () {
-        const resolved = yield* Effect.forEach(input.taskIds, (taskId) => resolve(taskId, input.projectId))
+        const principal = yield* CurrentPrincipal
+        const project = yield* refProject(input.projectId)
+        const resolved = yield* Effect.forEach(input.taskIds, (taskId) => tasks.resolve(principal, taskId, project, "taskIds"))
         const first = resolved[0]
         if (first === undefined) return yield* new InvalidArgument({ message: "taskIds: must name at least one task" })
         return yield* tasks.moveToList(first.access, resolved, input.listId)

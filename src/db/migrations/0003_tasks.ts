@@ -45,7 +45,7 @@ export default Effect.gen(function* () {
       archived_at timestamptz,
       deleted_at timestamptz,
       search tsvector GENERATED ALWAYS AS (
-        setweight(to_tsvector('simple', ref || ' ' || name), 'A') || setweight(to_tsvector('simple', description_text), 'B')
+        setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', description_text), 'B')
       ) STORED,
       UNIQUE (project_id, number)
     )`
@@ -54,6 +54,8 @@ export default Effect.gen(function* () {
   yield* sql`CREATE INDEX tasks_list_idx ON tasks (list_id) WHERE deleted_at IS NULL`
   yield* sql`CREATE INDEX tasks_label_idx ON tasks (label_id) WHERE label_id IS NOT NULL`
   yield* sql`CREATE INDEX tasks_search_idx ON tasks USING gin (search)`
+  // Refs are matched whole (see Tasks.search): in the text index "DEMO-3" would also yield "demo", matching every task.
+  yield* sql`CREATE INDEX tasks_project_ref_idx ON tasks (project_id, ref)`
   yield* sql`CREATE INDEX tasks_deleted_idx ON tasks (deleted_at) WHERE deleted_at IS NOT NULL`
 
   yield* sql`
