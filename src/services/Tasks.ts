@@ -143,14 +143,14 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
     const labels = yield* Labels
     const config = yield* TrellisConfig
 
-    const selectTasks = sql`
+    const selectTasks = (description: Fragment) => sql`
       SELECT t.id, t.project_id AS "projectId", t.ref, t.name, t.task_type_key AS "taskTypeKey", t.status, t.priority,
         extract(epoch FROM t.due_at)::float8 AS "dueDate",
         t.assignee_id AS "assigneeId", u.name AS "assigneeName", u.email AS "assigneeEmail",
         t.delegated_to_agent_id AS "agentId", a.name AS "agentName",
         t.label_id AS "labelId", lb.name AS "labelName", lb.color AS "labelColor",
         t.list_id AS "listId", l.ref AS "listRef", l.name AS "listName",
-        t.parent_id AS "parentId", t.tags, t.description,
+        t.parent_id AS "parentId", t.tags, ${description},
         (SELECT count(*)::int FROM tasks c WHERE c.parent_id = t.id AND c.deleted_at IS NULL) AS "subtaskCount",
         t.archived_at AS "archivedAt", t.created_at AS "createdAt", t.updated_at AS "updatedAt"
       FROM tasks t
@@ -159,8 +159,9 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
       LEFT JOIN project_agents a ON a.id = t.delegated_to_agent_id
       LEFT JOIN labels lb ON lb.id = t.label_id`
 
-    const findRows = (condition: Fragment) =>
-      sql`${selectTasks} WHERE t.deleted_at IS NULL AND ${condition} ORDER BY t.rank, t.id`.pipe(
+    /** Tasks matching a condition, in rank order; descriptions only when asked (lists do not show them). */
+    const findRows = (condition: Fragment, withDescription = false) =>
+      sql`${selectTasks(withDescription ? sql`t.description` : sql`NULL::jsonb AS description`)} WHERE t.deleted_at IS NULL AND ${condition} ORDER BY t.rank, t.id`.pipe(
         Effect.flatMap(decodeRows),
         Effect.orDie
       )
@@ -202,7 +203,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         : parsed.projectRef !== access.project.ref
         ? sql`false`
         : sql`t.project_id = ${access.project.id} AND t.number = ${parsed.number}`
-      const [task] = yield* findRows(condition)
+      const [task] = yield* findRows(condition, true)
       if (task === undefined) return yield* notFound(address, field)
       return { task, access } satisfies ResolvedTask
     })
