@@ -57,8 +57,11 @@ export const listenAndAnnounce = (server: Server): void => {
   })
 }
 
-/** In the parent: the port a child announced with `listenAndAnnounce`. */
-export const waitForAnnouncedPort = (server: ServerProcess, timeoutMs: number): Promise<number> =>
+/**
+ * In the parent: the first capture of `pattern` in the child's stdout, once it appears; fails
+ * (showing the child's output) if the child exits first or `timeoutMs` passes.
+ */
+export const waitForOutput = (server: ServerProcess, pattern: RegExp, timeoutMs: number): Promise<string> =>
   new Promise((resolve, reject) => {
     const { child } = server
     let seen = ""
@@ -70,17 +73,31 @@ export const waitForAnnouncedPort = (server: ServerProcess, timeoutMs: number): 
     }
     const onData = (chunk: Buffer) => {
       seen += chunk.toString("utf8")
-      const port = LISTENING.exec(seen)?.[1]
-      if (port !== undefined) finish(() => resolve(Number(port)))
+      const match = pattern.exec(seen)?.[1]
+      if (match !== undefined) finish(() => resolve(match))
     }
-    const onExit = () => finish(() => reject(describeFailure(server, `The ${server.name} server exited before listening`)))
+    const onExit = () =>
+      finish(() => reject(describeFailure(server, `The ${server.name} server exited during startup (code ${child.exitCode})`)))
     const timer = setTimeout(
-      () => finish(() => reject(describeFailure(server, `The ${server.name} server did not listen within ${timeoutMs} ms`))),
+      () => finish(() => reject(describeFailure(server, `The ${server.name} server did not start within ${timeoutMs} ms`))),
       timeoutMs
     )
     child.stdout?.on("data", onData)
     child.once("exit", onExit)
   })
+
+/** In the parent: the port a child announced with `listenAndAnnounce`. */
+export const waitForAnnouncedPort = (server: ServerProcess, timeoutMs: number): Promise<number> =>
+  waitForOutput(server, LISTENING, timeoutMs).then(Number)
+
+/** An integer setting from the environment, with a default and a lower bound. */
+export const intEnv = (name: string, fallback: number, min: number): number => {
+  const raw = process.env[name]
+  if (raw === undefined || raw === "") return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`)
+  return value
+}
 
 export const requiredEnv = (name: string): string => {
   const value = process.env[name]

@@ -4,7 +4,7 @@
  * Progress goes to stderr, the report to stdout. A MISS on a target is reported, not an error.
  */
 import { fileURLToPath } from "node:url"
-import { spawnServer, waitForAnnouncedPort } from "./ChildProcess.js"
+import { intEnv, spawnServer, waitForAnnouncedPort } from "./ChildProcess.js"
 import { measure, type LoadSettings, type Measurement } from "./Load.js"
 import { report } from "./Report.js"
 import { endpoint, requestHeaders, verify, type ServerName, type Target } from "./Request.js"
@@ -12,14 +12,6 @@ import { startTrellis } from "./Trellis.js"
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 const ANNOUNCE_TIMEOUT_MS = 30_000
-
-const intEnv = (name: string, fallback: number, min: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`)
-  return value
-}
 
 const readSettings = () => ({
   load: {

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { describeFailure, spawnServer, type ServerProcess } from "../mcp-overhead/ChildProcess.js"
+import { spawnServer, type ServerProcess, waitForOutput } from "../mcp-overhead/ChildProcess.js"
 import { requestHeaders } from "../mcp-overhead/Request.js"
 import type { McpTarget } from "./Mcp.js"
 
@@ -34,29 +34,7 @@ const serverEnv = (home: string, databaseUrl: string | undefined): NodeJS.Proces
   }
 }
 
-const waitForEndpoint = (server: ServerProcess): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const { child } = server
-    let seen = ""
-    const finish = (outcome: () => void) => {
-      clearTimeout(timer)
-      child.stdout?.off("data", onData)
-      child.off("exit", onExit)
-      outcome()
-    }
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString("utf8")
-      const url = BANNER.exec(seen)?.[1]
-      if (url !== undefined) finish(() => resolve(url))
-    }
-    const onExit = () => finish(() => reject(describeFailure(server, `trellis serve exited during startup (code ${child.exitCode})`)))
-    const timer = setTimeout(
-      () => finish(() => reject(describeFailure(server, `trellis serve did not start within ${READY_TIMEOUT_MS / 1000} s`))),
-      READY_TIMEOUT_MS
-    )
-    child.stdout?.on("data", onData)
-    child.once("exit", onExit)
-  })
+const waitForEndpoint = (server: ServerProcess): Promise<string> => waitForOutput(server, BANNER, READY_TIMEOUT_MS)
 
 export const readCredentials = async (home: string): Promise<Credentials> => {
   const parsed: unknown = JSON.parse(await readFile(join(home, "credentials.json"), "utf8"))

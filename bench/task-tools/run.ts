@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { isDeepStrictEqual } from "node:util"
+import { intEnv } from "../mcp-overhead/ChildProcess.js"
 import type { LoadSettings, Measurement } from "../mcp-overhead/Load.js"
 import { makeCorpus } from "./Corpus.js"
 import { runInProcess } from "./InProcess.js"
@@ -22,14 +23,6 @@ import { measureTool } from "./ToolLoad.js"
 import { rotationRefs, toolCalls, TOOL_NAMES, type ToolName, type Workload } from "./Workload.js"
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
-
-const intEnv = (name: string, fallback: number, min: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`)
-  return value
-}
 
 const readSettings = () => ({
   load: {
