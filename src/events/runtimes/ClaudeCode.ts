@@ -1,0 +1,282 @@
+import { bundle } from "../Bundles.js"
+import type { NormalizedEvent } from "../NormalizedEvent.js"
+
+/**
+ * Runtime A: Claude Code, `claude -p --output-format stream-json --verbose`
+ * (optionally `--include-partial-messages`, `--input-format stream-json`).
+ * Pure and total: every (type, data) pair gives exactly one event, never a throw.
+ */
+
+type Json = Record<string, unknown>
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+const num = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) ? value : undefined
+
+/** Copies only the defined entries, so optional fields stay absent (exactOptionalPropertyTypes). */
+const defined = <T extends Json>(fields: T): { [K in keyof T]: Exclude<T[K], undefined> } =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as never
+
+const stringify = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? "null"
+  } catch {
+    return "null"
+  }
+}
+
+class Unexpected {
+  constructor(readonly reason: string) {}
+}
+
+export const normalizeClaudeChunk = (type: string, data: string): NormalizedEvent => {
+  const unknown = (reason: string): NormalizedEvent => ({ kind: "unknown", reason, rawType: type, rawData: data })
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(data)
+  } catch {
+    return unknown("json-parse-error")
+  }
+  if (!isObject(parsed)) return unknown("unexpected-shape")
+  try {
+    const events = normalizeLine(type, parsed)
+    if (events === "ignored") return unknown("ignored")
+    if (events.length === 0) return unknown("unexpected-shape")
+    return bundle(events)
+  } catch (e) {
+    return unknown(e instanceof Unexpected ? e.reason : "unexpected-shape")
+  }
+}
+
+const unexpected = (): never => {
+  throw new Unexpected("unexpected-shape")
+}
+
+const normalizeLine = (type: string, line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
+  switch (type) {
+    case "system":
+      return system(line)
+    case "assistant":
+      return assistant(line)
+    case "user":
+      return user(line)
+    case "result":
+      return result(line)
+    case "stream_event":
+      return streamEvent(line)
+    case "control_request":
+      return controlRequest(line)
+    case "control_response":
+      return controlResponse(line)
+    default:
+      throw new Unexpected("unrecognized-type")
+  }
+}
+
+const system = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
+  switch (line["subtype"]) {
+    case "init":
+      return [defined({ kind: "metadata" as const, sessionId: str(line["session_id"]), model: str(line["model"]) })]
+    case "api_retry": {
+      const error = str(line["error"]) ?? "error"
+      const status = num(line["error_status"])
+      const attempt = num(line["attempt"])
+      const max = num(line["max_retries"])
+      const delayMs = num(line["retry_delay_ms"])
+      const message = `API ${error}${status === undefined ? "" : ` (${status})`}, retry ${attempt ?? "?"}${
+        max === undefined ? "" : ` of ${max}`
+      }`
+      return [
+        defined({
+          kind: "runtime-notice" as const,
+          message,
+          attempt,
+          delayMs: delayMs === undefined ? undefined : Math.round(delayMs),
+          status
+        })
+      ]
+    }
+    case "compact_boundary": {
+      const meta = isObject(line["compact_metadata"]) ? line["compact_metadata"] : {}
+      return [
+        defined({ kind: "context-compaction" as const, trigger: str(meta["trigger"]), preTokens: num(meta["pre_tokens"]) })
+      ]
+    }
+    case "status": {
+      const mode = str(line["permissionMode"])
+      if (mode !== undefined) {
+        return [{ kind: "metadata", otherJson: stringify({ permissionMode: mode }) }]
+      }
+      const status = str(line["status"])
+      if (status === "compacting") return [{ kind: "runtime-notice", message: "Compacting context" }]
+      const compactResult = str(line["compact_result"])
+      if (compactResult !== undefined) return [{ kind: "runtime-notice", message: `Compaction ${compactResult}` }]
+      // `requesting` precedes every API request (partial-message mode): no information for a reader.
+      return "ignored"
+    }
+    case "thinking_tokens":
+      return "ignored"
+    default:
+      return unexpected()
+  }
+}
+
+const message = (line: Json): Json => (isObject(line["message"]) ? line["message"] : unexpected())
+
+const assistant = (line: Json): ReadonlyArray<NormalizedEvent> => {
+  const msg = message(line)
+  const content = Array.isArray(msg["content"]) ? msg["content"] : unexpected()
+  // One block per line in practice; the line's uuid (else the message id) names the item.
+  const base = str(line["uuid"]) ?? str(msg["id"])
+  const itemId = (i: number): string | undefined =>
+    base === undefined ? undefined : content.length === 1 ? base : `${base}:${i}`
+  return content.flatMap((block, i): ReadonlyArray<NormalizedEvent> => {
+    if (!isObject(block)) return unexpected()
+    switch (block["type"]) {
+      case "text":
+        return [defined({ kind: "text" as const, text: str(block["text"]) ?? unexpected(), itemId: itemId(i) })]
+      case "thinking":
+        return [defined({ kind: "reasoning" as const, text: str(block["thinking"]) ?? unexpected(), itemId: itemId(i) })]
+      case "redacted_thinking":
+        return []
+      case "tool_use":
+        return [
+          {
+            kind: "tool-input",
+            toolCallId: str(block["id"]) ?? unexpected(),
+            toolName: str(block["name"]) ?? unexpected(),
+            inputJson: stringify(block["input"] ?? {})
+          }
+        ]
+      default:
+        return unexpected()
+    }
+  })
+}
+
+const toolResultText = (content: unknown): string => {
+  if (typeof content === "string") return content
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (isObject(part) && typeof part["text"] === "string" ? part["text"] : stringify(part)))
+      .join("\n")
+  }
+  return stringify(content)
+}
+
+const user = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
+  const content = message(line)["content"]
+  if (typeof content === "string") {
+    // Slash-command output (e.g. `/compact` → "Compacted"); other string content is a replayed
+    // user turn or the compaction summary, already reported by `compact_boundary`.
+    const stdout = /^<local-command-stdout>([\s\S]*)<\/local-command-stdout>$/.exec(content)
+    return stdout ? [{ kind: "runtime-notice", message: (stdout[1] ?? "").trim() }] : "ignored"
+  }
+  if (!Array.isArray(content)) return unexpected()
+  const events = content.flatMap((block): ReadonlyArray<NormalizedEvent> => {
+    if (!isObject(block) || block["type"] !== "tool_result") return []
+    const toolCallId = str(block["tool_use_id"]) ?? unexpected()
+    return block["is_error"] === true
+      ? [{ kind: "tool-error", toolCallId, message: toolResultText(block["content"]) }]
+      : [{ kind: "tool-output", toolCallId, outputJson: stringify(block["content"] ?? null) }]
+  })
+  // A user turn of plain text/image blocks (e.g. replayed input) carries nothing to show.
+  return events.length === 0 ? "ignored" : events
+}
+
+const usageWindow = (usage: Json, limitTokens: number | undefined): NormalizedEvent => {
+  const inputTokens = num(usage["input_tokens"])
+  const outputTokens = num(usage["output_tokens"])
+  const cacheReadTokens = num(usage["cache_read_input_tokens"])
+  const cacheCreationTokens = num(usage["cache_creation_input_tokens"])
+  return defined({
+    kind: "context-window" as const,
+    usedTokens: (inputTokens ?? 0) + (outputTokens ?? 0) + (cacheReadTokens ?? 0) + (cacheCreationTokens ?? 0),
+    limitTokens,
+    inputTokens,
+    outputTokens,
+    cacheReadTokens,
+    cacheCreationTokens
+  })
+}
+
+const result = (line: Json): ReadonlyArray<NormalizedEvent> => {
+  const events: Array<NormalizedEvent> = [
+    defined({
+      kind: "metadata" as const,
+      sessionId: str(line["session_id"]),
+      costUsd: num(line["total_cost_usd"]),
+      durationMs: num(line["duration_ms"]),
+      numTurns: num(line["num_turns"])
+    })
+  ]
+  if (isObject(line["usage"])) {
+    const models = isObject(line["modelUsage"]) ? Object.values(line["modelUsage"]) : []
+    const windows = models.flatMap((m) => {
+      const w = isObject(m) ? num(m["contextWindow"]) : undefined
+      return w === undefined ? [] : [w]
+    })
+    events.push(usageWindow(line["usage"], windows.length === 0 ? undefined : Math.max(...windows)))
+  }
+  // `subtype` may say "success" while `is_error` is true (e.g. HTTP 400): key off is_error.
+  if (line["is_error"] === true) {
+    const status = num(line["api_error_status"])
+    const text = str(line["result"]) || str(line["subtype"]) || "error"
+    events.push({ kind: "warning", message: status === undefined ? text : `API error ${status}: ${text}` })
+  }
+  return events
+}
+
+const streamEvent = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
+  const event = isObject(line["event"]) ? line["event"] : unexpected()
+  switch (event["type"]) {
+    case "message_start": {
+      const msg = isObject(event["message"]) ? event["message"] : unexpected()
+      return isObject(msg["usage"]) ? [usageWindow(msg["usage"], undefined)] : "ignored"
+    }
+    case "content_block_delta": {
+      const index = num(event["index"]) ?? unexpected()
+      const delta = isObject(event["delta"]) ? event["delta"] : unexpected()
+      // Deltas carry no message id: the item is the content block index within the streaming message.
+      const itemId = `block:${index}`
+      switch (delta["type"]) {
+        case "text_delta":
+          return [{ kind: "text", text: str(delta["text"]) ?? unexpected(), itemId }]
+        case "thinking_delta":
+          return [{ kind: "reasoning", text: str(delta["thinking"]) ?? unexpected(), itemId }]
+        default:
+          // signature_delta, input_json_delta (the full tool_use arrives in the `assistant` line).
+          return "ignored"
+      }
+    }
+    case "content_block_start":
+    case "content_block_stop":
+    case "message_delta":
+    case "message_stop":
+    case "ping":
+      return "ignored"
+    default:
+      return unexpected()
+  }
+}
+
+const controlRequest = (line: Json): ReadonlyArray<NormalizedEvent> => {
+  const request = isObject(line["request"]) ? line["request"] : unexpected()
+  const subtype = str(request["subtype"]) ?? unexpected()
+  const tool = str(request["tool_name"])
+  return [
+    {
+      kind: "runtime-notice",
+      message: subtype === "can_use_tool" && tool !== undefined ? `Permission requested: ${tool}` : `Control request: ${subtype}`
+    }
+  ]
+}
+
+const controlResponse = (line: Json): ReadonlyArray<NormalizedEvent> => {
+  const response = isObject(line["response"]) ? line["response"] : unexpected()
+  const subtype = str(response["subtype"]) ?? unexpected()
+  const error = str(response["error"])
+  return [{ kind: "runtime-notice", message: error === undefined ? `Control response: ${subtype}` : `Control response: ${subtype}: ${error}` }]
+}
