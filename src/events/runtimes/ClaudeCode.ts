@@ -1,5 +1,6 @@
+import { Either, Schema } from "effect"
 import { bundle } from "../Bundles.js"
-import type { NormalizedEvent } from "../NormalizedEvent.js"
+import { NormalizedEvent } from "../NormalizedEvent.js"
 
 /**
  * Runtime A: Claude Code, `claude -p --output-format stream-json --verbose`
@@ -16,8 +17,10 @@ const num = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) ? value : undefined
 
 /** Copies only the defined entries, so optional fields stay absent (exactOptionalPropertyTypes). */
-const defined = <T extends Json>(fields: T): { [K in keyof T]: Exclude<T[K], undefined> } =>
-  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as never
+const defined = (fields: Json): Json => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
+
+/** Every event the module builds is checked against the Schema; one that does not fit is a shape we misread. */
+const decodeEvent = Schema.decodeUnknownEither(NormalizedEvent)
 
 const stringify = (value: unknown): string => {
   try {
@@ -44,7 +47,8 @@ export const normalizeClaudeChunk = (type: string, data: string): NormalizedEven
     const events = normalizeLine(type, parsed)
     if (events === "ignored") return unknown("ignored")
     if (events.length === 0) return unknown("unexpected-shape")
-    return bundle(events)
+    const decoded = Either.all(events.map((event) => decodeEvent(event)))
+    return Either.isRight(decoded) ? bundle(decoded.right) : unknown("unexpected-shape")
   } catch (e) {
     return unknown(e instanceof Unexpected ? e.reason : "unexpected-shape")
   }
@@ -54,7 +58,7 @@ const unexpected = (): never => {
   throw new Unexpected("unexpected-shape")
 }
 
-const normalizeLine = (type: string, line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
+const normalizeLine = (type: string, line: Json): ReadonlyArray<Json> | "ignored" => {
   switch (type) {
     case "system":
       return system(line)
@@ -75,7 +79,7 @@ const normalizeLine = (type: string, line: Json): ReadonlyArray<NormalizedEvent>
   }
 }
 
-const system = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
+const system = (line: Json): ReadonlyArray<Json> | "ignored" => {
   switch (line["subtype"]) {
     case "init":
       return [defined({ kind: "metadata" as const, sessionId: str(line["session_id"]), model: str(line["model"]) })]
@@ -125,14 +129,14 @@ const system = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
 
 const message = (line: Json): Json => (isObject(line["message"]) ? line["message"] : unexpected())
 
-const assistant = (line: Json): ReadonlyArray<NormalizedEvent> => {
+const assistant = (line: Json): ReadonlyArray<Json> => {
   const msg = message(line)
   const content = Array.isArray(msg["content"]) ? msg["content"] : unexpected()
   // One block per line in practice; the line's uuid (else the message id) names the item.
   const base = str(line["uuid"]) ?? str(msg["id"])
   const itemId = (i: number): string | undefined =>
     base === undefined ? undefined : content.length === 1 ? base : `${base}:${i}`
-  return content.flatMap((block, i): ReadonlyArray<NormalizedEvent> => {
+  return content.flatMap((block, i): ReadonlyArray<Json> => {
     if (!isObject(block)) return unexpected()
     switch (block["type"]) {
       case "text":
@@ -166,7 +170,7 @@ const toolResultText = (content: unknown): string => {
   return stringify(content)
 }
 
-const user = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
+const user = (line: Json): ReadonlyArray<Json> | "ignored" => {
   const content = message(line)["content"]
   if (typeof content === "string") {
     // Slash-command output (e.g. `/compact` → "Compacted"); other string content is a replayed
@@ -175,7 +179,7 @@ const user = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
     return stdout ? [{ kind: "runtime-notice", message: (stdout[1] ?? "").trim() }] : "ignored"
   }
   if (!Array.isArray(content)) return unexpected()
-  const events = content.flatMap((block): ReadonlyArray<NormalizedEvent> => {
+  const events = content.flatMap((block): ReadonlyArray<Json> => {
     if (!isObject(block) || block["type"] !== "tool_result") return []
     const toolCallId = str(block["tool_use_id"]) ?? unexpected()
     return block["is_error"] === true
@@ -186,7 +190,7 @@ const user = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
   return events.length === 0 ? "ignored" : events
 }
 
-const usageWindow = (usage: Json, limitTokens: number | undefined): NormalizedEvent => {
+const usageWindow = (usage: Json, limitTokens: number | undefined): Json => {
   const inputTokens = num(usage["input_tokens"])
   const outputTokens = num(usage["output_tokens"])
   const cacheReadTokens = num(usage["cache_read_input_tokens"])
@@ -202,8 +206,8 @@ const usageWindow = (usage: Json, limitTokens: number | undefined): NormalizedEv
   })
 }
 
-const result = (line: Json): ReadonlyArray<NormalizedEvent> => {
-  const events: Array<NormalizedEvent> = [
+const result = (line: Json): ReadonlyArray<Json> => {
+  const events: Array<Json> = [
     defined({
       kind: "metadata" as const,
       sessionId: str(line["session_id"]),
@@ -229,7 +233,7 @@ const result = (line: Json): ReadonlyArray<NormalizedEvent> => {
   return events
 }
 
-const streamEvent = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => {
+const streamEvent = (line: Json): ReadonlyArray<Json> | "ignored" => {
   const event = isObject(line["event"]) ? line["event"] : unexpected()
   switch (event["type"]) {
     case "message_start": {
@@ -262,7 +266,7 @@ const streamEvent = (line: Json): ReadonlyArray<NormalizedEvent> | "ignored" => 
   }
 }
 
-const controlRequest = (line: Json): ReadonlyArray<NormalizedEvent> => {
+const controlRequest = (line: Json): ReadonlyArray<Json> => {
   const request = isObject(line["request"]) ? line["request"] : unexpected()
   const subtype = str(request["subtype"]) ?? unexpected()
   const tool = str(request["tool_name"])
@@ -274,7 +278,7 @@ const controlRequest = (line: Json): ReadonlyArray<NormalizedEvent> => {
   ]
 }
 
-const controlResponse = (line: Json): ReadonlyArray<NormalizedEvent> => {
+const controlResponse = (line: Json): ReadonlyArray<Json> => {
   const response = isObject(line["response"]) ? line["response"] : unexpected()
   const subtype = str(response["subtype"]) ?? unexpected()
   const error = str(response["error"])
