@@ -22,43 +22,29 @@ const defined = (fields: Json): Json => Object.fromEntries(Object.entries(fields
 /** Every event the module builds is checked against the Schema; one that does not fit is a shape we misread. */
 const decodeEvent = Schema.decodeUnknownEither(NormalizedEvent)
 
-const stringify = (value: unknown): string => {
-  try {
-    return JSON.stringify(value) ?? "null"
-  } catch {
-    return "null"
-  }
-}
+// JSON.stringify throws on cycles and BigInt, which parsed JSON never holds; the fallback keeps the module total regardless.
+const stringify = (value: unknown): string =>
+  Either.getOrElse(Either.try((): string => JSON.stringify(value) ?? "null"), () => "null")
 
-class Unexpected {
-  constructor(readonly reason: string) {}
-}
+/**
+ * A stand-in for a block or line whose shape we did not expect: it fails the Schema, so the
+ * whole chunk is reported as `unknown` (unexpected-shape) instead of being half-read.
+ */
+const misread: Json = { kind: "misread" }
 
 export const normalizeClaudeChunk = (type: string, data: string): NormalizedEvent => {
   const unknown = (reason: string): NormalizedEvent => ({ kind: "unknown", reason, rawType: type, rawData: data })
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(data)
-  } catch {
-    return unknown("json-parse-error")
-  }
-  if (!isObject(parsed)) return unknown("unexpected-shape")
-  try {
-    const events = normalizeLine(type, parsed)
-    if (events === "ignored") return unknown("ignored")
-    if (events.length === 0) return unknown("unexpected-shape")
-    const decoded = Either.all(events.map((event) => decodeEvent(event)))
-    return Either.isRight(decoded) ? bundle(decoded.right) : unknown("unexpected-shape")
-  } catch (e) {
-    return unknown(e instanceof Unexpected ? e.reason : "unexpected-shape")
-  }
+  const parsed = Either.try((): unknown => JSON.parse(data))
+  if (Either.isLeft(parsed)) return unknown("json-parse-error")
+  if (!isObject(parsed.right)) return unknown("unexpected-shape")
+  const events = normalizeLine(type, parsed.right)
+  if (events === "ignored" || events === "unrecognized-type") return unknown(events)
+  if (events.length === 0) return unknown("unexpected-shape")
+  const decoded = Either.all(events.map((event) => decodeEvent(event)))
+  return Either.isRight(decoded) ? bundle(decoded.right) : unknown("unexpected-shape")
 }
 
-const unexpected = (): never => {
-  throw new Unexpected("unexpected-shape")
-}
-
-const normalizeLine = (type: string, line: Json): ReadonlyArray<Json> | "ignored" => {
+const normalizeLine = (type: string, line: Json): ReadonlyArray<Json> | "ignored" | "unrecognized-type" => {
   switch (type) {
     case "system":
       return system(line)
@@ -75,7 +61,7 @@ const normalizeLine = (type: string, line: Json): ReadonlyArray<Json> | "ignored
     case "control_response":
       return controlResponse(line)
     default:
-      throw new Unexpected("unrecognized-type")
+      return "unrecognized-type"
   }
 }
 
@@ -123,39 +109,39 @@ const system = (line: Json): ReadonlyArray<Json> | "ignored" => {
     case "thinking_tokens":
       return "ignored"
     default:
-      return unexpected()
+      return [misread]
   }
 }
 
-const message = (line: Json): Json => (isObject(line["message"]) ? line["message"] : unexpected())
+const message = (line: Json): Json => (isObject(line["message"]) ? line["message"] : {})
 
 const assistant = (line: Json): ReadonlyArray<Json> => {
   const msg = message(line)
-  const content = Array.isArray(msg["content"]) ? msg["content"] : unexpected()
+  const content = Array.isArray(msg["content"]) ? msg["content"] : [misread]
   // One block per line in practice; the line's uuid (else the message id) names the item.
   const base = str(line["uuid"]) ?? str(msg["id"])
   const itemId = (i: number): string | undefined =>
     base === undefined ? undefined : content.length === 1 ? base : `${base}:${i}`
   return content.flatMap((block, i): ReadonlyArray<Json> => {
-    if (!isObject(block)) return unexpected()
+    if (!isObject(block)) return [misread]
     switch (block["type"]) {
       case "text":
-        return [defined({ kind: "text" as const, text: str(block["text"]) ?? unexpected(), itemId: itemId(i) })]
+        return [defined({ kind: "text" as const, text: str(block["text"]), itemId: itemId(i) })]
       case "thinking":
-        return [defined({ kind: "reasoning" as const, text: str(block["thinking"]) ?? unexpected(), itemId: itemId(i) })]
+        return [defined({ kind: "reasoning" as const, text: str(block["thinking"]), itemId: itemId(i) })]
       case "redacted_thinking":
         return []
       case "tool_use":
         return [
           {
             kind: "tool-input",
-            toolCallId: str(block["id"]) ?? unexpected(),
-            toolName: str(block["name"]) ?? unexpected(),
+            toolCallId: str(block["id"]),
+            toolName: str(block["name"]),
             inputJson: stringify(block["input"] ?? {})
           }
         ]
       default:
-        return unexpected()
+        return [misread]
     }
   })
 }
@@ -178,10 +164,10 @@ const user = (line: Json): ReadonlyArray<Json> | "ignored" => {
     const stdout = /^<local-command-stdout>([\s\S]*)<\/local-command-stdout>$/.exec(content)
     return stdout ? [{ kind: "runtime-notice", message: (stdout[1] ?? "").trim() }] : "ignored"
   }
-  if (!Array.isArray(content)) return unexpected()
+  if (!Array.isArray(content)) return [misread]
   const events = content.flatMap((block): ReadonlyArray<Json> => {
     if (!isObject(block) || block["type"] !== "tool_result") return []
-    const toolCallId = str(block["tool_use_id"]) ?? unexpected()
+    const toolCallId = str(block["tool_use_id"])
     return block["is_error"] === true
       ? [{ kind: "tool-error", toolCallId, message: toolResultText(block["content"]) }]
       : [{ kind: "tool-output", toolCallId, outputJson: stringify(block["content"] ?? null) }]
@@ -234,22 +220,23 @@ const result = (line: Json): ReadonlyArray<Json> => {
 }
 
 const streamEvent = (line: Json): ReadonlyArray<Json> | "ignored" => {
-  const event = isObject(line["event"]) ? line["event"] : unexpected()
+  const event = isObject(line["event"]) ? line["event"] : {}
   switch (event["type"]) {
     case "message_start": {
-      const msg = isObject(event["message"]) ? event["message"] : unexpected()
+      const msg = isObject(event["message"]) ? event["message"] : {}
       return isObject(msg["usage"]) ? [usageWindow(msg["usage"], undefined)] : "ignored"
     }
     case "content_block_delta": {
-      const index = num(event["index"]) ?? unexpected()
-      const delta = isObject(event["delta"]) ? event["delta"] : unexpected()
+      const index = num(event["index"])
+      const delta = isObject(event["delta"]) ? event["delta"] : {}
+      if (index === undefined) return [misread]
       // Deltas carry no message id: the item is the content block index within the streaming message.
       const itemId = `block:${index}`
       switch (delta["type"]) {
         case "text_delta":
-          return [{ kind: "text", text: str(delta["text"]) ?? unexpected(), itemId }]
+          return [{ kind: "text", text: str(delta["text"]), itemId }]
         case "thinking_delta":
-          return [{ kind: "reasoning", text: str(delta["thinking"]) ?? unexpected(), itemId }]
+          return [{ kind: "reasoning", text: str(delta["thinking"]), itemId }]
         default:
           // signature_delta, input_json_delta (the full tool_use arrives in the `assistant` line).
           return "ignored"
@@ -262,14 +249,15 @@ const streamEvent = (line: Json): ReadonlyArray<Json> | "ignored" => {
     case "ping":
       return "ignored"
     default:
-      return unexpected()
+      return [misread]
   }
 }
 
 const controlRequest = (line: Json): ReadonlyArray<Json> => {
-  const request = isObject(line["request"]) ? line["request"] : unexpected()
-  const subtype = str(request["subtype"]) ?? unexpected()
+  const request = isObject(line["request"]) ? line["request"] : {}
+  const subtype = str(request["subtype"])
   const tool = str(request["tool_name"])
+  if (subtype === undefined) return [misread]
   return [
     {
       kind: "runtime-notice",
@@ -279,8 +267,9 @@ const controlRequest = (line: Json): ReadonlyArray<Json> => {
 }
 
 const controlResponse = (line: Json): ReadonlyArray<Json> => {
-  const response = isObject(line["response"]) ? line["response"] : unexpected()
-  const subtype = str(response["subtype"]) ?? unexpected()
+  const response = isObject(line["response"]) ? line["response"] : {}
+  const subtype = str(response["subtype"])
   const error = str(response["error"])
+  if (subtype === undefined) return [misread]
   return [{ kind: "runtime-notice", message: error === undefined ? `Control response: ${subtype}` : `Control response: ${subtype}: ${error}` }]
 }
