@@ -1,6 +1,15 @@
-import { Either, Schema } from "effect"
-import { bundle } from "../Bundles.js"
-import { NormalizedEvent } from "../NormalizedEvent.js"
+import {
+  type ChunkNormalizer,
+  defined,
+  isObject,
+  type Json,
+  type LineResult,
+  lineNormalizer,
+  misread,
+  num,
+  str,
+  stringify
+} from "../LineNormalizer.js"
 
 /**
  * Runtime A: Claude Code, `claude -p --output-format stream-json --verbose`
@@ -8,43 +17,9 @@ import { NormalizedEvent } from "../NormalizedEvent.js"
  * Pure and total: every (type, data) pair gives exactly one event, never a throw.
  */
 
-type Json = Record<string, unknown>
+export const normalizeClaudeChunk: ChunkNormalizer = lineNormalizer((type, line) => normalizeLine(type, line))
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
-const num = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isFinite(value) ? value : undefined
-
-/** Copies only the defined entries, so optional fields stay absent (exactOptionalPropertyTypes). */
-const defined = (fields: Json): Json => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
-
-/** Every event the module builds is checked against the Schema; one that does not fit is a shape we misread. */
-const decodeEvent = Schema.decodeUnknownEither(NormalizedEvent)
-
-// JSON.stringify throws on cycles and BigInt, which parsed JSON never holds; the fallback keeps the module total regardless.
-const stringify = (value: unknown): string =>
-  Either.getOrElse(Either.try((): string => JSON.stringify(value) ?? "null"), () => "null")
-
-/**
- * A stand-in for a block or line whose shape we did not expect: it fails the Schema, so the
- * whole chunk is reported as `unknown` (unexpected-shape) instead of being half-read.
- */
-const misread: Json = { kind: "misread" }
-
-export const normalizeClaudeChunk = (type: string, data: string): NormalizedEvent => {
-  const unknown = (reason: string): NormalizedEvent => ({ kind: "unknown", reason, rawType: type, rawData: data })
-  const parsed = Either.try((): unknown => JSON.parse(data))
-  if (Either.isLeft(parsed)) return unknown("json-parse-error")
-  if (!isObject(parsed.right)) return unknown("unexpected-shape")
-  const events = normalizeLine(type, parsed.right)
-  if (events === "ignored" || events === "unrecognized-type") return unknown(events)
-  if (events.length === 0) return unknown("unexpected-shape")
-  const decoded = Either.all(events.map((event) => decodeEvent(event)))
-  return Either.isRight(decoded) ? bundle(decoded.right) : unknown("unexpected-shape")
-}
-
-const normalizeLine = (type: string, line: Json): ReadonlyArray<Json> | "ignored" | "unrecognized-type" => {
+const normalizeLine = (type: string, line: Json): LineResult => {
   switch (type) {
     case "system":
       return system(line)
@@ -234,9 +209,9 @@ const streamEvent = (line: Json): ReadonlyArray<Json> | "ignored" => {
       const itemId = `block:${index}`
       switch (delta["type"]) {
         case "text_delta":
-          return [{ kind: "text", text: str(delta["text"]), itemId }]
+          return [{ kind: "text", text: str(delta["text"]), itemId, delta: true }]
         case "thinking_delta":
-          return [{ kind: "reasoning", text: str(delta["thinking"]), itemId }]
+          return [{ kind: "reasoning", text: str(delta["thinking"]), itemId, delta: true }]
         default:
           // signature_delta, input_json_delta (the full tool_use arrives in the `assistant` line).
           return "ignored"

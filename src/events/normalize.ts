@@ -1,0 +1,36 @@
+import type { CliType, RuntimeTransport } from "../domain/CliType.js"
+import type { ChunkNormalizer } from "./LineNormalizer.js"
+import type { NormalizedEvent } from "./NormalizedEvent.js"
+import { normalizeClaudeChunk } from "./runtimes/ClaudeCode.js"
+import { normalizeCodexAppServerChunk } from "./runtimes/CodexAppServer.js"
+import { normalizeCodexExecChunk } from "./runtimes/CodexExec.js"
+import { normalizeGeminiChunk } from "./runtimes/Gemini.js"
+import { normalizeOpenCodeRunChunk, normalizeOpenCodeServerChunk } from "./runtimes/OpenCode.js"
+
+/** Where a thread's chunks come from: its runtime, and the transport when the runtime has several. */
+export interface ChunkSource {
+  readonly cliType: CliType
+  readonly transport?: RuntimeTransport | undefined
+}
+
+const unsupported: ChunkNormalizer = (type, data) => ({ kind: "unknown", reason: "unsupported-runtime", rawType: type, rawData: data })
+
+/** The generic side knows runtimes and transports only; each module owns its stream's format. */
+export const normalizerFor = (source: ChunkSource): ChunkNormalizer => {
+  switch (source.cliType) {
+    case "claude":
+      return normalizeClaudeChunk
+    case "codex":
+      return source.transport === "exec" ? normalizeCodexExecChunk : normalizeCodexAppServerChunk
+    case "opencode":
+      return source.transport === "run" ? normalizeOpenCodeRunChunk : normalizeOpenCodeServerChunk
+    case "gemini":
+      return normalizeGeminiChunk
+    default:
+      return unsupported
+  }
+}
+
+/** Normalizes one raw chunk at insert time: pure, total, one event (possibly a bundle). */
+export const normalizeChunk = (source: ChunkSource, type: string, data: string): NormalizedEvent =>
+  normalizerFor(source)(type, data)
