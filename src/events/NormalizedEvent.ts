@@ -36,19 +36,19 @@ export const ReasoningEvent = Schema.Struct({
 
 export const ContextWindowEvent = Schema.Struct({
   kind: Schema.Literal("context-window"),
-  usedTokens: req(Schema.Number, "Tokens in the context window now: the sum of the classes below that the runtime reports."),
-  limitTokens: opt(Schema.Number, "Size of the model's context window, when the runtime reports it."),
-  inputTokens: opt(Schema.Number, "Uncached input tokens."),
-  outputTokens: opt(Schema.Number, "Output tokens (reasoning included where the runtime counts it there)."),
-  reasoningTokens: opt(Schema.Number, "Reasoning output tokens, when reported separately."),
-  cacheReadTokens: opt(Schema.Number, "Input tokens read from the prompt cache."),
-  cacheCreationTokens: opt(Schema.Number, "Input tokens written to the prompt cache.")
+  usedTokens: req(Schema.Finite, "Tokens in the context window now: the sum of the classes below that the runtime reports."),
+  limitTokens: opt(Schema.Finite, "Size of the model's context window, when the runtime reports it."),
+  inputTokens: opt(Schema.Finite, "Uncached input tokens."),
+  outputTokens: opt(Schema.Finite, "Output tokens (reasoning included where the runtime counts it there)."),
+  reasoningTokens: opt(Schema.Finite, "Reasoning output tokens, when reported separately."),
+  cacheReadTokens: opt(Schema.Finite, "Input tokens read from the prompt cache."),
+  cacheCreationTokens: opt(Schema.Finite, "Input tokens written to the prompt cache.")
 }).annotations({ identifier: "context-window", description: "Token usage / context window meter." })
 
 export const ContextCompactionEvent = Schema.Struct({
   kind: Schema.Literal("context-compaction"),
   trigger: opt(Schema.String, "`manual` (a /compact command) or `auto`."),
-  preTokens: opt(Schema.Number, "Tokens in the context before compaction.")
+  preTokens: opt(Schema.Finite, "Tokens in the context before compaction.")
 }).annotations({ identifier: "context-compaction", description: "The runtime compacted its context." })
 
 export const ToolInputEvent = Schema.Struct({
@@ -74,9 +74,9 @@ export const MetadataEvent = Schema.Struct({
   kind: Schema.Literal("metadata"),
   sessionId: opt(Schema.String, "The runtime's session id (what a later run resumes)."),
   model: opt(Schema.String, "The model the runtime uses."),
-  costUsd: opt(Schema.Number, "Cost of the run in US dollars, as the runtime reports it."),
-  durationMs: opt(Schema.Number, "Duration of the run or turn in milliseconds."),
-  numTurns: opt(Schema.Number, "Number of model turns in the run."),
+  costUsd: opt(Schema.Finite, "Cost of the run in US dollars, as the runtime reports it."),
+  durationMs: opt(Schema.Finite, "Duration of the run or turn in milliseconds."),
+  numTurns: opt(Schema.Finite, "Number of model turns in the run."),
   otherJson: opt(
     Schema.String,
     "Anything else as a JSON string (for example `{\"turnStatus\":\"failed\"}`); a bundle holds `{ \"events\": [...] }` here and nothing else."
@@ -86,9 +86,9 @@ export const MetadataEvent = Schema.Struct({
 export const RuntimeNoticeEvent = Schema.Struct({
   kind: Schema.Literal("runtime-notice"),
   message: req(Schema.String, "What happened, for a reader."),
-  attempt: opt(Schema.Number, "Retry attempt number, for a retry."),
-  delayMs: opt(Schema.Number, "Delay before the retry, in milliseconds."),
-  status: opt(Schema.Number, "Upstream HTTP status (for example 529 or 503 on an API retry).")
+  attempt: opt(Schema.Finite, "Retry attempt number, for a retry."),
+  delayMs: opt(Schema.Finite, "Delay before the retry, in milliseconds."),
+  status: opt(Schema.Finite, "Upstream HTTP status (for example 529 or 503 on an API retry).")
 }).annotations({ identifier: "runtime-notice", description: "Runtime-level notice: an API retry, a permission request, a status change." })
 
 export const WarningEvent = Schema.Struct({

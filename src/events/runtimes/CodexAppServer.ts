@@ -199,9 +199,10 @@ const tokenUsage = (usage: Json): Json => {
   const output = num(last["outputTokens"])
   return defined({
     kind: "context-window",
-    usedTokens: num(last["totalTokens"]) ?? (input ?? 0) + (output ?? 0),
+    // num(): a sum or difference of huge figures overflows to Infinity, which JSON cannot carry.
+    usedTokens: num(last["totalTokens"]) ?? num((input ?? 0) + (output ?? 0)),
     limitTokens: num(usage["modelContextWindow"]),
-    inputTokens: input === undefined ? undefined : input - (cached ?? 0),
+    inputTokens: input === undefined ? undefined : num(input - (cached ?? 0)),
     outputTokens: output,
     reasoningTokens: num(last["reasoningOutputTokens"]),
     cacheReadTokens: cached,
@@ -211,7 +212,7 @@ const tokenUsage = (usage: Json): Json => {
 
 const threadStatus = (status: Json): LineResult => {
   const flags = Array.isArray(status["activeFlags"]) ? status["activeFlags"] : []
-  if (status["type"] === "systemError") return [{ kind: "warning", message: "Codex reported a system error" }]
+  if (status["type"] === "systemError") return [{ kind: "runtime-notice", message: "Codex reported a system error" }]
   if (flags.includes("waitingOnApproval")) return [{ kind: "runtime-notice", message: "Waiting for approval" }]
   if (flags.includes("waitingOnUserInput")) return [{ kind: "runtime-notice", message: "Waiting for user input" }]
   return "ignored"
@@ -237,7 +238,7 @@ const error = (params: Json): LineResult => {
   const attempt = /(\d+)\/\d+/.exec(message)
   const info = obj(err["codexErrorInfo"])
   const status = Object.values(info).map((v) => num(obj(v)["httpStatusCode"])).find((s) => s !== undefined)
-  return [defined({ kind: "runtime-notice", message, attempt: attempt ? Number(attempt[1]) : undefined, status })]
+  return [defined({ kind: "runtime-notice", message, attempt: attempt ? num(Number(attempt[1])) : undefined, status })]
 }
 
 const serverRequest = (method: string, params: Json): LineResult => {

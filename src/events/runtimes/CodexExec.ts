@@ -120,8 +120,9 @@ const usageWindow = (usage: Json): Json => {
   const output = num(usage["output_tokens"])
   return defined({
     kind: "context-window",
-    usedTokens: (input ?? 0) + (output ?? 0),
-    inputTokens: input === undefined ? undefined : input - (cached ?? 0),
+    // num(): a sum or difference of huge figures overflows to Infinity, which JSON cannot carry.
+    usedTokens: num((input ?? 0) + (output ?? 0)),
+    inputTokens: input === undefined ? undefined : num(input - (cached ?? 0)),
     outputTokens: output,
     reasoningTokens: num(usage["reasoning_output_tokens"]),
     cacheReadTokens: cached,

@@ -53,7 +53,8 @@ const result = (line: Json): LineResult => {
     defined({ kind: "metadata", durationMs: num(stats["duration_ms"]) }),
     defined({
       kind: "context-window",
-      usedTokens: num(stats["total_tokens"]) ?? (input ?? 0) + (output ?? 0),
+      // num(): a sum of huge figures overflows to Infinity, which JSON cannot carry.
+      usedTokens: num(stats["total_tokens"]) ?? num((input ?? 0) + (output ?? 0)),
       inputTokens: input,
       outputTokens: output
     })

@@ -94,8 +94,11 @@ const runLine = (type: string, line: Json): LineResult => {
     case "tool_use":
     case "step_finish":
       return part(obj(line["part"]), "run")
-    case "step_start":
-      return "ignored"
+    case "step_start": {
+      // Run has no session event: the step's `sessionID` is what `-s` resumes.
+      const sessionId = str(line["sessionID"])
+      return sessionId === undefined ? "ignored" : [{ kind: "metadata", sessionId }]
+    }
     case "error":
       return [{ kind: "warning", message: errorText(line["error"]) }]
     default:
@@ -192,7 +195,8 @@ const stepTokens = (tokens: Json): Json => {
   const cacheWrite = num(cache["write"])
   return defined({
     kind: "context-window",
-    usedTokens: num(tokens["total"]) ?? [input, output, reasoning, cacheRead, cacheWrite].reduce<number>((a, b) => a + (b ?? 0), 0),
+    // num(): a sum of huge figures overflows to Infinity, which JSON cannot carry.
+    usedTokens: num(tokens["total"]) ?? num([input, output, reasoning, cacheRead, cacheWrite].reduce<number>((a, b) => a + (b ?? 0), 0)),
     inputTokens: input,
     outputTokens: output,
     reasoningTokens: reasoning,
@@ -209,7 +213,7 @@ const message = (info: Json): LineResult => {
       kind: "metadata",
       model: modelName({ id: info["modelID"], providerID: info["providerID"] }),
       costUsd: num(info["cost"]),
-      durationMs: completed - (num(obj(info["time"])["created"]) ?? completed)
+      durationMs: num(completed - (num(obj(info["time"])["created"]) ?? completed))
     })
   ]
 }
