@@ -6,7 +6,7 @@ export type Rounds = Readonly<Record<ServerName, ReadonlyArray<Measurement>>>
 /** The median of each figure over the rounds; non-2xx and errors are summed, since any is worth seeing. */
 export type Summary = Measurement
 
-const median = (values: ReadonlyArray<number>): number => {
+export const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = Math.floor(sorted.length / 2)
   const upper = sorted[middle] ?? Number.NaN

@@ -1,5 +1,6 @@
 import type { Method } from "./Measure.js"
 import type { Workload } from "./Streams.js"
+import { median } from "../mcp-overhead/Report.js"
 
 /** The issue's target: normalizing at least half as many lines per second as bare JSON.parse. */
 export const MIN_RATIO = 0.5
@@ -16,14 +17,6 @@ export interface RunDescription {
   readonly rounds: number
   readonly warmup: number
   readonly sink: number
-}
-
-// bench/mcp-overhead/Report.ts keeps its median private and over Measurements; this one is over numbers.
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  const upper = sorted[middle] ?? Number.NaN
-  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? Number.NaN) + upper) / 2
 }
 
 const row = (cells: ReadonlyArray<string>): string =>
@@ -50,7 +43,7 @@ export const report = (run: RunDescription, results: ReadonlyArray<WorkloadResul
     "",
     row(["stream", "bytes", "floor l/s", "normalize l/s", "norm/floor", `≥ ${MIN_RATIO}×`]),
     ...figures.map(({ result, floor, normalize, ratio }) =>
-      row([result.workload.name, result.averageBytes.toFixed(0), perSecond(floor), perSecond(normalize), ratio.toFixed(2),
+      row([result.workload.name, result.averageBytes.toFixed(0), perSecond(floor), perSecond(normalize), ratio.toFixed(3),
         ratio >= MIN_RATIO ? "PASS" : "MISS"])),
     "",
     "bytes: average bytes per line. What the lines became (unknown:ignored = a known line with nothing to show):",

@@ -1,6 +1,6 @@
-import { Either, Schema } from "effect"
 import { bundle } from "./Bundles.js"
-import { NormalizedEvent } from "./NormalizedEvent.js"
+import { checkEvent } from "./EventCheck.js"
+import type { NormalizedEvent } from "./NormalizedEvent.js"
 
 /**
  * The frame every runtime module shares: parse the chunk's JSON, let the module map the line,
@@ -30,12 +30,31 @@ export const num = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) ? value : undefined
 
 /** Copies only the defined entries, so optional fields stay absent (exactOptionalPropertyTypes). */
-export const defined = (fields: Json): Json =>
-  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
+export const defined = (fields: Json): Json => {
+  const copy: Json = {}
+  for (const key in fields) if (fields[key] !== undefined) copy[key] = fields[key]
+  return copy
+}
 
 // JSON.stringify throws on cycles and BigInt, which parsed JSON never holds; the fallback keeps modules total regardless.
-export const stringify = (value: unknown): string =>
-  Either.getOrElse(Either.try((): string => JSON.stringify(value) ?? "null"), () => "null")
+export const stringify = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? "null"
+  } catch {
+    return "null"
+  }
+}
+
+const notJson = Symbol("notJson")
+
+/** JSON.parse without the exception: malformed input is a value, the normalizer's first outcome. */
+const parseJson = (data: string): unknown => {
+  try {
+    return JSON.parse(data)
+  } catch {
+    return notJson
+  }
+}
 
 /**
  * A stand-in for a block or line whose shape we did not expect: it fails the Schema, so the
@@ -43,18 +62,22 @@ export const stringify = (value: unknown): string =>
  */
 export const misread: Json = { kind: "misread" }
 
-const decodeEvent = Schema.decodeUnknownEither(NormalizedEvent)
+const unknown = (reason: string, type: string, data: string): NormalizedEvent => ({ kind: "unknown", reason, rawType: type, rawData: data })
 
 export const lineNormalizer =
   (mapLine: LineMapper): ChunkNormalizer =>
   (type, data) => {
-    const unknown = (reason: string): NormalizedEvent => ({ kind: "unknown", reason, rawType: type, rawData: data })
-    const parsed = Either.try((): unknown => JSON.parse(data))
-    if (Either.isLeft(parsed)) return unknown("json-parse-error")
-    if (!isObject(parsed.right)) return unknown("unexpected-shape")
-    const events = mapLine(type, parsed.right)
-    if (events === "ignored" || events === "unrecognized-type") return unknown(events)
-    if (events.length === 0) return unknown("unexpected-shape")
-    const decoded = Either.all(events.map((event) => decodeEvent(event)))
-    return Either.isRight(decoded) ? bundle(decoded.right) : unknown("unexpected-shape")
+    const parsed = parseJson(data)
+    if (parsed === notJson) return unknown("json-parse-error", type, data)
+    if (!isObject(parsed)) return unknown("unexpected-shape", type, data)
+    const lines = mapLine(type, parsed)
+    if (lines === "ignored" || lines === "unrecognized-type") return unknown(lines, type, data)
+    if (lines.length === 0) return unknown("unexpected-shape", type, data)
+    const events: Array<NormalizedEvent> = []
+    for (const line of lines) {
+      const event = checkEvent(line)
+      if (event === undefined) return unknown("unexpected-shape", type, data)
+      events.push(event)
+    }
+    return bundle(events)
   }
