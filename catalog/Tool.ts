@@ -1,4 +1,4 @@
-import { JSONSchema, Schema } from "effect"
+import { JSONSchema, Schema, SchemaAST } from "effect"
 import { ToolErrorBody } from "../src/domain/Errors.js"
 import { ProjectId } from "../src/domain/Ids.js"
 
@@ -98,6 +98,22 @@ export const inputJsonSchema = (tool: Any): JsonSchemaObject =>
     ? { type: "object", properties: {}, additionalProperties: false }
     : toJsonSchema(tool.input)
 
+/** A struct, or a union of structs (a thread or a thread group): always a JSON object. */
+const isObjectSchema = (ast: SchemaAST.AST): boolean => {
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return ast.propertySignatures.length > 0 || ast.indexSignatures.length > 0
+    case "Union":
+      return ast.types.every(isObjectSchema)
+    case "Refinement":
+      return isObjectSchema(ast.from)
+    case "Transformation":
+      return isObjectSchema(ast.to)
+    default:
+      return false
+  }
+}
+
 /** What `structuredContent` holds when a call fails (`isError: true`). */
 export const ToolErrorEnvelope = Schema.Struct({ error: ToolErrorBody }).annotations({ identifier: "ToolError" })
 
@@ -107,6 +123,6 @@ export const ToolErrorEnvelope = Schema.Struct({ error: ToolErrorBody }).annotat
  * object, since MCP needs one.
  */
 export const outputJsonSchema = (tool: Any): JsonSchemaObject | undefined => {
-  if (toJsonSchema(tool.output)["type"] !== "object") return undefined
+  if (!isObjectSchema(tool.output.ast)) return undefined
   return { type: "object", ...toJsonSchema(Schema.Union(tool.output, ToolErrorEnvelope)) }
 }

@@ -15,6 +15,7 @@ import {
   UpdateTask,
   UpdateTaskLink
 } from "./Tasks.js"
+import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "./Threads.js"
 
 export * as Tool from "./Tool.js"
 
@@ -39,7 +40,13 @@ export const Catalog = [
   MoveTasksToList,
   DeleteTask,
   ListTaskTypes,
-  CreateTaskComment
+  CreateTaskComment,
+  ListCliProfiles,
+  GetThread,
+  ListThreads,
+  ListThreadMessages,
+  CreateThread,
+  SendThreadMessage
 ] as const
 
 export type Catalog = typeof Catalog

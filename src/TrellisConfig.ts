@@ -21,6 +21,18 @@ export interface TrellisConfigShape {
   readonly toolsPageSize: number
   /** The web app's base URL (`TRELLIS_APP_URL`), for task paths and URLs; none when not configured. */
   readonly appUrl: Option.Option<string>
+  /** CLI bridge timings: SPEC fixes the 30 s heartbeat and 60 s expiry; tests shorten them. */
+  readonly bridge: BridgeTimings
+}
+
+export interface BridgeTimings {
+  readonly heartbeatIntervalMs: number
+  /** A session silent this long has expired. */
+  readonly sessionTtlMs: number
+  /** How long a claim holds without renewal. */
+  readonly claimLeaseMs: number
+  /** How often the sweeper expires sessions and releases stale leases. */
+  readonly sweepIntervalMs: number
 }
 
 export const defaults: TrellisConfigShape = {
@@ -30,7 +42,8 @@ export const defaults: TrellisConfigShape = {
   rateLimit: Option.some({ perSecond: 20, burst: 100 }),
   maxBodyBytes: 4 * 1024 * 1024,
   toolsPageSize: 100,
-  appUrl: Option.none()
+  appUrl: Option.none(),
+  bridge: { heartbeatIntervalMs: 30_000, sessionTtlMs: 60_000, claimLeaseMs: 60_000, sweepIntervalMs: 5_000 }
 }
 
 export class TrellisConfig extends Context.Tag("trellis/TrellisConfig")<TrellisConfig, TrellisConfigShape>() {

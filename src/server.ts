@@ -1,6 +1,12 @@
 import { Layer } from "effect"
 import { ApiKeys } from "./auth/ApiKeys.js"
 import { MigrationsLive } from "./db/Migrations.js"
+import { AgentSessions } from "./bridge/AgentSessions.js"
+import { AgentRoutes } from "./bridge/AgentHttp.js"
+import { BridgeSweeperLive } from "./bridge/BridgeSweeper.js"
+import { CliProfiles } from "./bridge/CliProfiles.js"
+import { LiveEvents } from "./bridge/LiveEvents.js"
+import { ThreadQueue } from "./bridge/ThreadQueue.js"
 import { HealthRoute } from "./http/HealthRoute.js"
 import { McpRoute } from "./http/McpRoute.js"
 import { McpHttp } from "./mcp/McpHttp.js"
@@ -13,6 +19,7 @@ import { Projects } from "./services/Projects.js"
 import { TaskPurgeLive } from "./services/TaskPurge.js"
 import { Tasks } from "./services/Tasks.js"
 import { TaskLists } from "./services/TaskLists.js"
+import { Threads } from "./services/Threads.js"
 import { Users } from "./services/Users.js"
 import { ToolRunner } from "./tools/ToolRunner.js"
 import { TrellisConfig, type TrellisConfigShape } from "./TrellisConfig.js"
@@ -32,14 +39,20 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     McpServer.Default,
     RateLimiter.Default,
     McpHttp.Default,
-    TaskPurgeLive.pipe(Layer.provide(Tasks.Default))
+    LiveEvents.Default,
+    CliProfiles.Default,
+    ThreadQueue.Default,
+    AgentSessions.Default,
+    Threads.Default,
+    TaskPurgeLive.pipe(Layer.provide(Tasks.Default)),
+    BridgeSweeperLive.pipe(Layer.provide([AgentSessions.Default, ThreadQueue.Default]))
   ).pipe(
     Layer.provideMerge(TrellisConfig.layer(config)),
     Layer.provide(MigrationsLive)
   )
 
-/** The HTTP routes (`/api/mcp`, `/health`), registered on an `HttpLayerRouter`. */
-export const routes = Layer.mergeAll(McpRoute, HealthRoute)
+/** The HTTP routes (`/api/mcp`, the CLI bridge and thread endpoints, `/health`), registered on an `HttpLayerRouter`. */
+export const routes = Layer.mergeAll(McpRoute, AgentRoutes, HealthRoute)
 
 /**
  * The whole backend as one Layer: routes plus services. Provide a `SqlClient` and serve it with

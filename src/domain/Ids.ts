@@ -44,3 +44,21 @@ export type TaskCommentId = typeof TaskCommentId.Type
 
 export const ProjectAgentId = makeId("agent", "ProjectAgentId")
 export type ProjectAgentId = typeof ProjectAgentId.Type
+
+export const CliProfileId = makeId("profile", "CliProfileId")
+export type CliProfileId = typeof CliProfileId.Type
+
+export const CliPathId = makeId("path", "CliPathId")
+export type CliPathId = typeof CliPathId.Type
+
+export const AgentSessionId = makeId("session", "AgentSessionId")
+export type AgentSessionId = typeof AgentSessionId.Type
+
+export const ThreadId = makeId("thread", "ThreadId")
+export type ThreadId = typeof ThreadId.Type
+
+export const ThreadMessageId = makeId("msg", "ThreadMessageId")
+export type ThreadMessageId = typeof ThreadMessageId.Type
+
+export const InteractionId = makeId("interaction", "InteractionId")
+export type InteractionId = typeof InteractionId.Type

@@ -1,6 +1,6 @@
-import { HttpLayerRouter } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, type Layer, Schema } from "effect"
+import { Etag, HttpLayerRouter } from "@effect/platform"
+import { NodeContext, NodeHttpPlatform, NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Schema } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { makeMcpNodeListener } from "./McpNodeListener.js"
@@ -45,7 +45,9 @@ export const serveNode = <A, E, R>(
   options: { readonly host: string; readonly port: number; readonly maxBodyBytes: number }
 ) =>
   Effect.gen(function* () {
-    const app = yield* HttpLayerRouter.toHttpEffect(routes)
+    // The HttpApi routes serve files (OpenAPI) through the platform's services.
+    const platform = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeContext.layer)
+    const app = yield* HttpLayerRouter.toHttpEffect(routes.pipe(Layer.provide(platform)))
     const platformListener = yield* NodeHttpServer.makeHandler(app)
     const mcpListener = yield* makeMcpNodeListener(options.maxBodyBytes)
     const server = createServer((request, response) =>

@@ -4,10 +4,13 @@ import { Labels } from "../services/Labels.js"
 import { Projects } from "../services/Projects.js"
 import { TaskLists } from "../services/TaskLists.js"
 import { Tasks } from "../services/Tasks.js"
+import { Threads } from "../services/Threads.js"
+import { CliProfiles } from "../bridge/CliProfiles.js"
 import { LabelTools } from "./LabelTools.js"
 import { ListTools } from "./ListTools.js"
 import { ProjectTools } from "./ProjectTools.js"
 import { TaskTools } from "./TaskTools.js"
+import { ThreadTools } from "./ThreadTools.js"
 import type { CurrentPrincipal } from "../auth/Principal.js"
 import type { ToolError } from "../domain/Errors.js"
 import type { Complete, DefaultProject, Implementation } from "./ToolImplementation.js"
@@ -28,7 +31,8 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
       ...(yield* ProjectTools),
       ...(yield* ListTools),
       ...(yield* LabelTools),
-      ...(yield* TaskTools)
+      ...(yield* TaskTools),
+      ...(yield* ThreadTools)
     ])
     const byName = new Map<string, Implementation>(implementations.map((impl) => [impl.tool.name, impl]))
 
@@ -46,5 +50,5 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
 
     return { tools: Catalog, call } as const
   }),
-  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default]
+  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default, Threads.Default, CliProfiles.Default]
 }) {}

@@ -1,0 +1,222 @@
+import { HttpApi, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "@effect/platform"
+import { Schema } from "effect"
+import { Thread } from "../../catalog/Threads.js"
+import { CurrentPrincipal } from "../auth/Principal.js"
+import { AvailableCli, CliProfile } from "../domain/CliProfile.js"
+import { CliType, RuntimeTransport } from "../domain/CliType.js"
+import { Conflict, Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
+import { AgentSessionId, CliProfileId, ProjectId } from "../domain/Ids.js"
+import { ClaimLost, SessionConflict, SessionExpired } from "./BridgeErrors.js"
+
+/**
+ * The CLI bridge over HTTP (SPEC "CLI bridge HTTP endpoints", DESIGN §6): the contract both the
+ * backend and the CLI's typed client are built from. OpenAPI is served at `/api/openapi.json`.
+ */
+
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("trellis/Authentication", {
+  failure: HttpApiError.Unauthorized,
+  provides: CurrentPrincipal,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+const threadIdParam = HttpApiSchema.param("threadId", Schema.String)
+
+const Epoch = Schema.Int.pipe(Schema.nonNegative()).annotations({
+  description: "The claim epoch the thread was claimed under; a write under an older epoch is refused (fencing)"
+})
+
+const SessionRef = Schema.Struct({ sessionId: AgentSessionId })
+const ClaimRef = Schema.Struct({ sessionId: AgentSessionId, epoch: Epoch })
+
+export const RegisterPayload = Schema.Struct({
+  profileId: Schema.optional(CliProfileId).annotations({
+    description: "The profile this CLI registered before; omitted on first registration"
+  }),
+  projectId: ProjectId,
+  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(80)),
+  hostname: Schema.String.pipe(Schema.maxLength(255)),
+  appVersion: Schema.String.pipe(Schema.maxLength(64)),
+  availableClis: Schema.Array(AvailableCli).pipe(Schema.maxItems(20)),
+  paths: Schema.Array(Schema.Struct({
+    path: Schema.String.pipe(Schema.startsWith("/", { message: () => "must be an absolute path" })),
+    label: Schema.optional(Schema.String),
+    gitRemoteUrl: Schema.optional(Schema.NullOr(Schema.String)),
+    branch: Schema.optional(Schema.NullOr(Schema.String))
+  })).pipe(Schema.maxItems(200)),
+  force: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
+    description: "End the profile's other live session (and release its claims) instead of failing with 409"
+  })
+})
+
+export const Timings = Schema.Struct({
+  heartbeatIntervalMs: Schema.Number,
+  sessionTtlMs: Schema.Number,
+  claimLeaseMs: Schema.Number
+})
+
+export const ClaimedThread = Schema.Struct({
+  threadId: Schema.String,
+  title: Schema.String,
+  epoch: Epoch,
+  leaseExpiresAt: Schema.String,
+  cliType: CliType,
+  cliModel: Schema.NullOr(Schema.String),
+  cliEffort: Schema.NullOr(Schema.String),
+  cliMode: Schema.NullOr(Schema.String),
+  pathId: Schema.NullOr(Schema.String),
+  path: Schema.NullOr(Schema.String),
+  worktree: Schema.NullOr(Schema.Unknown),
+  runtimeSessionId: Schema.NullOr(Schema.String),
+  agentPrompt: Schema.NullOr(Schema.String)
+})
+
+export const BatchUserMessage = Schema.Struct({
+  messageId: Schema.String,
+  content: Schema.String,
+  runtimeCommand: Schema.Boolean,
+  sentByThreadId: Schema.NullOr(Schema.String),
+  createdAt: Schema.String
+})
+
+export const BatchResponse = Schema.Union(
+  Schema.Struct({ drained: Schema.Literal(true) }),
+  Schema.Struct({
+    drained: Schema.Literal(false),
+    assistantMessageId: Schema.String,
+    messages: Schema.Array(BatchUserMessage),
+    runtimeSessionId: Schema.NullOr(Schema.String)
+  })
+)
+
+export const MAX_CHUNKS_PER_UPLOAD = 1000
+
+export const ChunkUpload = Schema.Struct({
+  sessionId: AgentSessionId,
+  epoch: Epoch,
+  messageId: Schema.String,
+  chunks: Schema.Array(Schema.Struct({
+    seq: Schema.Int.pipe(Schema.nonNegative()),
+    type: Schema.String.pipe(Schema.maxLength(200)),
+    data: Schema.String
+  })).pipe(Schema.maxItems(MAX_CHUNKS_PER_UPLOAD)),
+  runtimeSessionId: Schema.optional(Schema.String)
+})
+
+
+export class AgentGroup extends HttpApiGroup.make("agent")
+  .add(
+    HttpApiEndpoint.post("register", "/register")
+      .setPayload(RegisterPayload)
+      .addSuccess(Schema.Struct({ sessionId: AgentSessionId, profile: CliProfile, timings: Timings }))
+      .addError(SessionConflict, { status: 409 })
+  )
+  .add(
+    HttpApiEndpoint.post("heartbeat", "/heartbeat")
+      .setPayload(SessionRef)
+      .addSuccess(Timings)
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(HttpApiEndpoint.post("disconnect", "/disconnect").setPayload(SessionRef).addSuccess(HttpApiSchema.NoContent))
+  .add(
+    HttpApiEndpoint.post("claim", "/claim")
+      .setPayload(Schema.Struct({ sessionId: AgentSessionId, threadId: Schema.optional(Schema.String) }))
+      .addSuccess(Schema.Struct({ thread: Schema.NullOr(ClaimedThread) }))
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(
+    HttpApiEndpoint.post("renew")`/threads/${threadIdParam}/renew`
+      .setPayload(ClaimRef)
+      .addSuccess(Schema.Struct({ leaseExpiresAt: Schema.String }))
+      .addError(ClaimLost, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(
+    HttpApiEndpoint.post("startBatch")`/threads/${threadIdParam}/batch`
+      .setPayload(Schema.Struct({ sessionId: AgentSessionId, epoch: Epoch, transport: Schema.optional(RuntimeTransport) }))
+      .addSuccess(BatchResponse)
+      .addError(ClaimLost, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(
+    HttpApiEndpoint.post("uploadChunks")`/threads/${threadIdParam}/chunks`
+      .setPayload(ChunkUpload)
+      .addSuccess(Schema.Struct({ accepted: Schema.Number, duplicates: Schema.Number }))
+      .addError(ClaimLost, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(
+    HttpApiEndpoint.post("complete")`/threads/${threadIdParam}/complete`
+      .setPayload(Schema.Struct({
+        sessionId: AgentSessionId,
+        epoch: Epoch,
+        messageId: Schema.String,
+        runtimeSessionId: Schema.optional(Schema.String)
+      }))
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(ClaimLost, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(
+    HttpApiEndpoint.post("fail")`/threads/${threadIdParam}/fail`
+      .setPayload(Schema.Struct({
+        sessionId: AgentSessionId,
+        epoch: Epoch,
+        messageId: Schema.String,
+        errorMessage: Schema.String.pipe(Schema.maxLength(10_000)),
+        runtimeSessionId: Schema.optional(Schema.String)
+      }))
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(ClaimLost, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(
+    HttpApiEndpoint.post("release")`/threads/${threadIdParam}/release`
+      .setPayload(ClaimRef)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(ClaimLost, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+  )
+  .addError(NotFound, { status: 404 })
+  .addError(Forbidden, { status: 403 })
+  .addError(InvalidArgument, { status: 400 })
+  .prefix("/api/agent")
+  .middleware(Authentication)
+{}
+
+/** What a client beside MCP needs (the web UI of SPEC's architecture). */
+export class ThreadsGroup extends HttpApiGroup.make("threads")
+  .add(HttpApiEndpoint.post("retry")`/${threadIdParam}/retry`.addSuccess(Thread).addError(Conflict, { status: 409 }))
+  .add(
+    HttpApiEndpoint.post("setDone")`/${threadIdParam}/done`
+      .setPayload(Schema.Struct({ done: Schema.Boolean }))
+      .addSuccess(Thread)
+  )
+  .add(
+    HttpApiEndpoint.post("setPinned")`/${threadIdParam}/pin`
+      .setPayload(Schema.Struct({ pinned: Schema.Boolean }))
+      .addSuccess(Thread)
+  )
+  .add(
+    HttpApiEndpoint.post("setShared")`/${threadIdParam}/share`
+      .setPayload(Schema.Struct({ shared: Schema.Boolean }))
+      .addSuccess(Thread)
+  )
+  .add(
+    HttpApiEndpoint.post("setQueueHeld")`/${threadIdParam}/queue`
+      .setPayload(Schema.Struct({ held: Schema.Boolean }))
+      .addSuccess(Thread)
+  )
+  .add(
+    HttpApiEndpoint.post("createWorkflowRun", "/workflow-runs")
+      .setPayload(Schema.Struct({ projectId: ProjectId, title: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(80)) }))
+      .addSuccess(Thread)
+  )
+  .addError(NotFound, { status: 404 })
+  .addError(Forbidden, { status: 403 })
+  .addError(InvalidArgument, { status: 400 })
+  .prefix("/api/threads")
+  .middleware(Authentication)
+{}
+
+export class TrellisApi extends HttpApi.make("trellis").add(AgentGroup).add(ThreadsGroup) {}
+

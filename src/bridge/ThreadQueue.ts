@@ -1,0 +1,388 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Schema } from "effect"
+import type { Principal } from "../auth/Principal.js"
+import { CliType, RuntimeTransport } from "../domain/CliType.js"
+import { InvalidArgument, NotFound } from "../domain/Errors.js"
+import { AgentSessionId, ThreadMessageId } from "../domain/Ids.js"
+import { messageText } from "../events/compose.js"
+import { normalizeChunk } from "../events/normalize.js"
+import { NormalizedEvent } from "../events/NormalizedEvent.js"
+import { TrellisConfig } from "../TrellisConfig.js"
+import { ClaimLost, SessionExpired } from "./BridgeErrors.js"
+import { LiveEvents } from "./LiveEvents.js"
+
+/**
+ * The claim queue of SPEC's "Thread and message lifecycle in the CLI bridge". A claim is a
+ * thread-level lease held by one session, fenced by `claim_epoch`: every write a CLI makes
+ * names the epoch it claimed under and is refused, changing nothing, once a newer claim exists.
+ */
+
+export interface RawChunk {
+  readonly seq: number
+  readonly type: string
+  readonly data: string
+}
+
+const ThreadTarget = Schema.Struct({
+  threadId: Schema.String,
+  title: Schema.String,
+  epoch: Schema.Number,
+  leaseExpiresAt: Schema.DateFromSelf,
+  cliType: CliType,
+  cliModel: Schema.NullOr(Schema.String),
+  cliEffort: Schema.NullOr(Schema.String),
+  cliMode: Schema.NullOr(Schema.String),
+  pathId: Schema.NullOr(Schema.String),
+  path: Schema.NullOr(Schema.String),
+  worktree: Schema.NullOr(Schema.Unknown),
+  runtimeSessionId: Schema.NullOr(Schema.String),
+  agentPrompt: Schema.NullOr(Schema.String)
+})
+export type ClaimedThread = typeof ThreadTarget.Type
+const decodeTargets = Schema.decodeUnknown(Schema.Array(ThreadTarget))
+
+const BatchMessage = Schema.Struct({
+  messageId: ThreadMessageId,
+  content: Schema.String,
+  runtimeCommand: Schema.Boolean,
+  sentByThreadId: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf
+})
+export type BatchMessage = typeof BatchMessage.Type
+const decodeBatchMessages = Schema.decodeUnknown(Schema.Array(BatchMessage))
+
+const FenceRow = Schema.Struct({
+  claimedBySessionId: Schema.NullOr(Schema.String),
+  claimEpoch: Schema.Number,
+  activeAssistantMessageId: Schema.NullOr(Schema.String),
+  cliType: Schema.NullOr(CliType),
+  transport: Schema.NullOr(RuntimeTransport)
+})
+const decodeFence = Schema.decodeUnknown(Schema.Array(FenceRow))
+const decodeEvents = Schema.decodeUnknown(Schema.Array(NormalizedEvent))
+
+export type Batch =
+  | { readonly _tag: "Drained" }
+  | {
+    readonly _tag: "Batch"
+    readonly assistantMessageId: ThreadMessageId
+    readonly messages: ReadonlyArray<BatchMessage>
+    readonly runtimeSessionId: string | null
+  }
+
+export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQueue", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* TrellisConfig
+    const live = yield* LiveEvents
+    const leaseSeconds = config.bridge.claimLeaseMs / 1000
+    const ttlSeconds = config.bridge.sessionTtlMs / 1000
+
+    const transaction = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** The caller's live session and the profile it serves; an ended or silent one must register again. */
+    const liveSession = Effect.fn("ThreadQueue.liveSession")(function* (principal: Principal, sessionId: AgentSessionId) {
+      const rows = yield* sql<{ profileId: string; live: boolean }>`
+        SELECT s.profile_id AS "profileId",
+          (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
+        FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
+        WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`
+      const row = rows[0]
+      if (row === undefined) return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
+      if (!row.live) {
+        return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
+      }
+      return row.profileId
+    })
+
+    /** Locks the thread and checks that this session's claim under `epoch` is the current one. */
+    const fence = Effect.fn("ThreadQueue.fence")(function* (threadId: string, sessionId: string, epoch: number) {
+      const rows = yield* sql`
+        SELECT t.claimed_by_session_id AS "claimedBySessionId", t.claim_epoch::float8 AS "claimEpoch",
+          t.active_assistant_message_id AS "activeAssistantMessageId", t.cli_type AS "cliType", m.transport
+        FROM threads t LEFT JOIN thread_messages m ON m.id = t.active_assistant_message_id
+        WHERE t.id = ${threadId} AND t.kind = 'thread' AND t.deleted_at IS NULL
+        FOR UPDATE OF t`.pipe(Effect.flatMap(decodeFence), Effect.orDie)
+      const row = rows[0]
+      if (row === undefined) return yield* new NotFound({ message: `threadId: thread ${threadId} not found` })
+      if (row.claimedBySessionId !== sessionId || row.claimEpoch !== epoch) {
+        return yield* new ClaimLost({
+          message: `Thread ${threadId} is no longer claimed by this session under epoch ${epoch}; stop working on it`,
+          threadId,
+          currentEpoch: row.claimEpoch
+        })
+      }
+      return row
+    })
+
+    /** Whether a user message is waiting: one probe of the partial pending index, never a count. */
+    const pendingExists = (threadId: string) =>
+      sql`EXISTS (SELECT 1 FROM thread_messages WHERE thread_id = ${threadId} AND role = 'user' AND status = 'pending')`
+
+    /** Status once nothing streams: failed while the newest assistant answer is a failure. */
+    const restingStatus = (threadId: string) =>
+      sql`CASE WHEN (SELECT status FROM thread_messages WHERE thread_id = ${threadId} AND role = 'assistant'
+          ORDER BY created_at DESC, id DESC LIMIT 1) = 'failed' THEN 'failed' ELSE 'idle' END`
+
+    const assistantText = (messageId: string) =>
+      sql<{ event: unknown }>`
+        SELECT normalized_event AS event FROM thread_chunks WHERE message_id = ${messageId} ORDER BY seq`.pipe(
+        Effect.flatMap((rows) => decodeEvents(rows.map((r) => r.event))),
+        Effect.map((events) => messageText(events)),
+        Effect.orDie
+      )
+
+    /** Ends a streaming batch as failed: the answer keeps what arrived, its user messages become retryable. */
+    const failBatch = (assistantMessageId: string, errorMessage: string) =>
+      Effect.gen(function* () {
+        const text = yield* assistantText(assistantMessageId)
+        yield* sql`
+          UPDATE thread_messages SET status = 'failed', error_message = ${errorMessage}, text = ${text.text},
+            truncated = ${text.truncated === true}, completed_at = now()
+          WHERE id = ${assistantMessageId} AND status = 'streaming'`
+        yield* sql`UPDATE thread_messages SET status = 'failed' WHERE batch_message_id = ${assistantMessageId} AND status = 'streaming'`
+      })
+
+    /** Lets go of a claim, abandoning any batch in flight; the thread is claimable again if work waits. */
+    const releaseClaim = (threadId: string, activeAssistantMessageId: string | null, reason: string) =>
+      Effect.gen(function* () {
+        if (activeAssistantMessageId !== null) yield* failBatch(activeAssistantMessageId, reason)
+        yield* sql`
+          UPDATE threads SET claimed_by_session_id = NULL, claimed_at = NULL, claim_lease_expires_at = NULL,
+            active_assistant_message_id = NULL,
+            has_pending_user_messages = ${pendingExists(threadId)},
+            processing_state = CASE WHEN ${pendingExists(threadId)} THEN 'pending' ELSE 'idle' END,
+            status = CASE WHEN ${pendingExists(threadId)} THEN 'pending' ELSE ${restingStatus(threadId)} END,
+            last_activity_at = now()
+          WHERE id = ${threadId}`
+      })
+
+    /** Claims the given pending thread, or the profile's longest-waiting one; none when nothing waits. */
+    const claim = Effect.fn("ThreadQueue.claim")(function* (
+      principal: Principal,
+      sessionId: AgentSessionId,
+      threadId?: string
+    ) {
+      const profileId = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const claimed = yield* sql`
+        UPDATE threads t SET processing_state = 'claimed', status = 'running', claimed_by_session_id = ${sessionId},
+          claimed_at = now(), claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
+          claim_epoch = t.claim_epoch + 1
+        FROM (
+          SELECT id FROM threads
+          WHERE profile_id = ${profileId} AND processing_state = 'pending' AND claimed_by_session_id IS NULL
+            AND queue_held_at IS NULL AND deleted_at IS NULL AND kind = 'thread'
+            ${threadId === undefined ? sql`` : sql`AND id = ${threadId}`}
+          ORDER BY last_activity_at, id LIMIT 1
+          FOR UPDATE SKIP LOCKED
+        ) next
+        WHERE t.id = next.id
+        RETURNING t.id AS "threadId", t.title, t.claim_epoch::float8 AS epoch, t.claim_lease_expires_at AS "leaseExpiresAt",
+          t.cli_type AS "cliType", t.cli_model AS "cliModel", t.cli_effort AS "cliEffort", t.cli_mode AS "cliMode",
+          t.path_id AS "pathId", (SELECT path FROM cli_paths WHERE id = t.path_id) AS path, t.worktree,
+          t.runtime_session_id AS "runtimeSessionId", t.agent_prompt AS "agentPrompt"`.pipe(
+        Effect.flatMap(decodeTargets),
+        Effect.orDie
+      )
+      const thread = claimed[0]
+      if (thread !== undefined) yield* live.threadChanged(thread.threadId, profileId)
+      return thread
+    })
+
+    const renew = Effect.fn("ThreadQueue.renew")(function* (
+      principal: Principal,
+      sessionId: AgentSessionId,
+      threadId: string,
+      epoch: number
+    ) {
+      return yield* transaction(Effect.gen(function* () {
+        yield* liveSession(principal, sessionId)
+        yield* fence(threadId, sessionId, epoch)
+        const rows = yield* sql<{ leaseExpiresAt: Date }>`
+          UPDATE threads SET claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
+          WHERE id = ${threadId} RETURNING claim_lease_expires_at AS "leaseExpiresAt"`
+        return rows[0]?.leaseExpiresAt ?? new Date()
+      }))
+    })
+
+    /**
+     * Takes every unprocessed user message into one batch under a new assistant envelope, or, with
+     * none left, makes the thread idle and releases the claim ("drained").
+     */
+    const startBatch = Effect.fn("ThreadQueue.startBatch")(function* (
+      principal: Principal,
+      sessionId: AgentSessionId,
+      threadId: string,
+      epoch: number,
+      transport: RuntimeTransport | undefined
+    ) {
+      const profileId = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const batch = yield* transaction(Effect.gen(function* () {
+        const fenced = yield* fence(threadId, sessionId, epoch)
+        if (fenced.activeAssistantMessageId !== null) {
+          yield* failBatch(fenced.activeAssistantMessageId, "The CLI started a new batch without finishing this one")
+        }
+        const messages = yield* sql`
+          SELECT id AS "messageId", content, runtime_command AS "runtimeCommand", sent_by_thread_id AS "sentByThreadId",
+            created_at AS "createdAt"
+          FROM thread_messages WHERE thread_id = ${threadId} AND role = 'user' AND status = 'pending'
+          ORDER BY created_at, id FOR UPDATE`.pipe(Effect.flatMap(decodeBatchMessages), Effect.orDie)
+        if (messages.length === 0) {
+          yield* releaseClaim(threadId, null, "")
+          return { _tag: "Drained" } satisfies Batch
+        }
+        const assistantMessageId = ThreadMessageId.generate()
+        yield* sql`
+          INSERT INTO thread_messages (id, thread_id, role, status, transport)
+          VALUES (${assistantMessageId}, ${threadId}, 'assistant', 'streaming', ${transport ?? null})`
+        yield* sql`
+          UPDATE thread_messages SET status = 'streaming', batch_message_id = ${assistantMessageId}
+          WHERE ${sql.in("id", messages.map((m) => m.messageId))}`
+        const updated = yield* sql<{ runtimeSessionId: string | null }>`
+          UPDATE threads SET processing_state = 'streaming', status = 'running',
+            active_assistant_message_id = ${assistantMessageId}, has_pending_user_messages = false,
+            claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), last_activity_at = now()
+          WHERE id = ${threadId} RETURNING runtime_session_id AS "runtimeSessionId"`
+        return {
+          _tag: "Batch",
+          assistantMessageId,
+          messages,
+          runtimeSessionId: updated[0]?.runtimeSessionId ?? null
+        } satisfies Batch
+      }))
+      yield* live.threadChanged(threadId, profileId)
+      return batch
+    })
+
+    /** Stores raw chunks with their normalized events; a chunk already stored (same message and seq) is skipped. */
+    const uploadChunks = Effect.fn("ThreadQueue.uploadChunks")(function* (
+      principal: Principal,
+      sessionId: AgentSessionId,
+      threadId: string,
+      epoch: number,
+      input: { readonly messageId: string; readonly chunks: ReadonlyArray<RawChunk>; readonly runtimeSessionId?: string | undefined }
+    ) {
+      yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const result = yield* transaction(Effect.gen(function* () {
+        const fenced = yield* fence(threadId, sessionId, epoch)
+        if (fenced.activeAssistantMessageId !== input.messageId) {
+          return yield* new InvalidArgument({
+            message: `messageId: ${input.messageId} is not the message streaming on thread ${threadId}`
+          })
+        }
+        const source = { cliType: fenced.cliType ?? "other", transport: fenced.transport ?? undefined } as const
+        const rows = input.chunks.map((chunk) => ({
+          thread_id: threadId,
+          message_id: input.messageId,
+          seq: chunk.seq,
+          type: chunk.type,
+          data: chunk.data,
+          normalized_event: JSON.stringify(normalizeChunk(source, chunk.type, chunk.data))
+        }))
+        const inserted = rows.length === 0 ? [] : yield* sql<{ id: string }>`
+          INSERT INTO thread_chunks ${sql.insert(rows)} ON CONFLICT (message_id, seq) DO NOTHING RETURNING id::text`
+        yield* sql`
+          UPDATE threads SET claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), last_activity_at = now()
+            ${input.runtimeSessionId === undefined ? sql`` : sql`, runtime_session_id = ${input.runtimeSessionId}`}
+          WHERE id = ${threadId}`
+        return { accepted: inserted.length, duplicates: rows.length - inserted.length }
+      }))
+      if (result.accepted > 0) yield* live.chunksAdded(threadId)
+      return result
+    })
+
+    /** Ends the streaming batch: completed, or failed (retryable) with the error the runtime gave. */
+    const finishBatch = Effect.fn("ThreadQueue.finishBatch")(function* (
+      principal: Principal,
+      sessionId: AgentSessionId,
+      threadId: string,
+      epoch: number,
+      input: {
+        readonly messageId: string
+        readonly outcome: { readonly _tag: "Completed" } | { readonly _tag: "Failed"; readonly errorMessage: string }
+        readonly runtimeSessionId?: string | undefined
+      }
+    ) {
+      const profileId = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      yield* transaction(Effect.gen(function* () {
+        const fenced = yield* fence(threadId, sessionId, epoch)
+        if (fenced.activeAssistantMessageId !== input.messageId) {
+          return yield* new InvalidArgument({
+            message: `messageId: ${input.messageId} is not the message streaming on thread ${threadId}`
+          })
+        }
+        if (input.outcome._tag === "Failed") {
+          yield* failBatch(input.messageId, input.outcome.errorMessage)
+        } else {
+          const text = yield* assistantText(input.messageId)
+          yield* sql`
+            UPDATE thread_messages SET status = 'completed', text = ${text.text}, truncated = ${text.truncated === true},
+              completed_at = now()
+            WHERE id = ${input.messageId}`
+          yield* sql`UPDATE thread_messages SET status = 'completed' WHERE batch_message_id = ${input.messageId}`
+        }
+        yield* sql`
+          UPDATE threads SET processing_state = 'claimed', active_assistant_message_id = NULL,
+            status = ${input.outcome._tag === "Failed" ? "failed" : "running"},
+            claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), last_activity_at = now()
+            ${input.runtimeSessionId === undefined ? sql`` : sql`, runtime_session_id = ${input.runtimeSessionId}`}
+          WHERE id = ${threadId}`
+      }))
+      yield* live.threadChanged(threadId, profileId)
+    })
+
+    const release = Effect.fn("ThreadQueue.release")(function* (
+      principal: Principal,
+      sessionId: AgentSessionId,
+      threadId: string,
+      epoch: number
+    ) {
+      const profileId = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      yield* transaction(Effect.gen(function* () {
+        const fenced = yield* fence(threadId, sessionId, epoch)
+        yield* releaseClaim(threadId, fenced.activeAssistantMessageId, "The CLI released the thread mid-run")
+      }))
+      yield* live.threadChanged(threadId, profileId)
+    })
+
+    /** Releases every claim a session holds (it ended, or another session replaced it). */
+    const releaseSessionClaims = Effect.fn("ThreadQueue.releaseSessionClaims")(function* (sessionId: string, reason: string) {
+      const threads = yield* sql<{ id: string; active: string | null; profileId: string }>`
+        SELECT id, active_assistant_message_id AS active, profile_id AS "profileId"
+        FROM threads WHERE claimed_by_session_id = ${sessionId} FOR UPDATE`.pipe(Effect.orDie)
+      for (const thread of threads) yield* releaseClaim(thread.id, thread.active, reason).pipe(Effect.orDie)
+      return threads
+    })
+
+    /** The sweeper's half: leases nobody renewed in time are released, so another session can claim. */
+    const releaseStaleClaims = Effect.fn("ThreadQueue.releaseStaleClaims")(function* () {
+      const released = yield* transaction(Effect.gen(function* () {
+        const stale = yield* sql<{ id: string; active: string | null; profileId: string }>`
+          SELECT id, active_assistant_message_id AS active, profile_id AS "profileId"
+          FROM threads WHERE claimed_by_session_id IS NOT NULL AND claim_lease_expires_at < now()
+          FOR UPDATE SKIP LOCKED`
+        for (const thread of stale) {
+          yield* releaseClaim(thread.id, thread.active, "The claim lease expired: the CLI stopped renewing it")
+        }
+        return stale
+      }))
+      for (const thread of released) yield* live.threadChanged(thread.id, thread.profileId)
+      return released.length
+    })
+
+    return {
+      claim,
+      renew,
+      startBatch,
+      uploadChunks,
+      finishBatch,
+      release,
+      releaseSessionClaims,
+      releaseStaleClaims,
+      assistantText
+    } as const
+  }),
+  dependencies: [LiveEvents.Default]
+}) {}
