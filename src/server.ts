@@ -5,6 +5,7 @@ import { AgentSessions } from "./bridge/AgentSessions.js"
 import { AgentRoutes } from "./bridge/AgentHttp.js"
 import { BridgeSweeperLive } from "./bridge/BridgeSweeper.js"
 import { CliProfiles } from "./bridge/CliProfiles.js"
+import { EventStreams } from "./bridge/EventStreams.js"
 import { LiveEvents } from "./bridge/LiveEvents.js"
 import { ThreadQueue } from "./bridge/ThreadQueue.js"
 import { HealthRoute } from "./http/HealthRoute.js"
@@ -44,6 +45,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     ThreadQueue.Default,
     AgentSessions.Default,
     Threads.Default,
+    EventStreams.Default,
     TaskPurgeLive.pipe(Layer.provide(Tasks.Default)),
     BridgeSweeperLive.pipe(Layer.provide([AgentSessions.Default, ThreadQueue.Default]))
   ).pipe(

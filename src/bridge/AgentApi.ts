@@ -26,6 +26,9 @@ const Epoch = Schema.Int.pipe(Schema.nonNegative()).annotations({
 })
 
 const SessionRef = Schema.Struct({ sessionId: AgentSessionId })
+
+/** Server-sent events: `event: event` frames carry `{id, messageId, seq, event}`; `event: pending` frames `{threadIds}`. */
+const EventStream = HttpApiSchema.Text({ contentType: "text/event-stream" })
 const ClaimRef = Schema.Struct({ sessionId: AgentSessionId, epoch: Epoch })
 
 export const RegisterPayload = Schema.Struct({
@@ -118,6 +121,11 @@ export class AgentGroup extends HttpApiGroup.make("agent")
   )
   .add(HttpApiEndpoint.post("disconnect", "/disconnect").setPayload(SessionRef).addSuccess(HttpApiSchema.NoContent))
   .add(
+    HttpApiEndpoint.get("pendingThreads")`/sessions/${HttpApiSchema.param("sessionId", AgentSessionId)}/pending`
+      .addSuccess(EventStream)
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(
     HttpApiEndpoint.post("claim", "/claim")
       .setPayload(Schema.Struct({ sessionId: AgentSessionId, threadId: Schema.optional(Schema.String) }))
       .addSuccess(Schema.Struct({ thread: Schema.NullOr(ClaimedThread) }))
@@ -185,6 +193,15 @@ export class AgentGroup extends HttpApiGroup.make("agent")
 
 /** What a client beside MCP needs (the web UI of SPEC's architecture). */
 export class ThreadsGroup extends HttpApiGroup.make("threads")
+  .add(
+    HttpApiEndpoint.get("events")`/${threadIdParam}/events`
+      .setUrlParams(Schema.Struct({
+        after: Schema.optional(Schema.String).annotations({
+          description: "Resume after this event id (the SSE `Last-Event-ID` header does the same)"
+        })
+      }))
+      .addSuccess(EventStream)
+  )
   .add(HttpApiEndpoint.post("retry")`/${threadIdParam}/retry`.addSuccess(Thread).addError(Conflict, { status: 409 }))
   .add(
     HttpApiEndpoint.post("setDone")`/${threadIdParam}/done`

@@ -1,5 +1,5 @@
-import { HttpApiBuilder, HttpApiError, HttpLayerRouter } from "@effect/platform"
-import { Effect, Layer, Redacted } from "effect"
+import { HttpApiBuilder, HttpApiError, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Redacted, Stream } from "effect"
 import { ApiKeys } from "../auth/ApiKeys.js"
 import { CurrentPrincipal } from "../auth/Principal.js"
 import { Projects } from "../services/Projects.js"
@@ -8,6 +8,7 @@ import { threadView } from "../tools/ThreadTools.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { AgentSessions } from "./AgentSessions.js"
 import { Authentication, TrellisApi } from "./AgentApi.js"
+import { EventStreams, parseCursor } from "./EventStreams.js"
 import { ThreadQueue } from "./ThreadQueue.js"
 
 /** The Bearer API key, checked like `/api/mcp`'s: the principal is what every handler acts as. */
@@ -23,6 +24,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
   Effect.gen(function* () {
     const sessions = yield* AgentSessions
     const queue = yield* ThreadQueue
+    const streams = yield* EventStreams
     const { bridge } = yield* TrellisConfig
     const timings = { heartbeatIntervalMs: bridge.heartbeatIntervalMs, sessionTtlMs: bridge.sessionTtlMs, claimLeaseMs: bridge.claimLeaseMs }
     return handlers
@@ -35,6 +37,11 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
         Effect.flatMap(CurrentPrincipal, (principal) => sessions.heartbeat(principal, payload.sessionId)).pipe(Effect.as(timings)))
       .handle("disconnect", ({ payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => sessions.disconnect(principal, payload.sessionId)))
+      .handleRaw("pendingThreads", ({ path }) =>
+        Effect.gen(function* () {
+          const stream = yield* streams.pendingThreads(yield* CurrentPrincipal, path.sessionId)
+          return sseResponse(stream)
+        }))
       .handle("claim", ({ payload }) =>
         Effect.gen(function* () {
           const thread = yield* queue.claim(yield* CurrentPrincipal, payload.sessionId, payload.threadId)
@@ -82,7 +89,14 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
   Effect.gen(function* () {
     const threads = yield* Threads
     const projects = yield* Projects
+    const streams = yield* EventStreams
     return handlers
+      .handleRaw("events", ({ path, request, urlParams }) =>
+        Effect.gen(function* () {
+          const after = parseCursor(urlParams.after ?? request.headers["last-event-id"])
+          const stream = yield* streams.threadEvents(yield* CurrentPrincipal, path.threadId, after)
+          return sseResponse(stream)
+        }))
       .handle("retry", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => threads.retry(principal, path.threadId)).pipe(Effect.map(threadView)))
       .handle("setDone", ({ path, payload }) =>
@@ -109,6 +123,12 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
         }))
   })
 )
+
+const sseResponse = <E>(stream: Stream.Stream<string, E>) =>
+  HttpServerResponse.stream(stream.pipe(Stream.encodeText), {
+    contentType: "text/event-stream",
+    headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+  })
 
 export const OPENAPI_PATH = "/api/openapi.json"
 

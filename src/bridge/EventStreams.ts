@@ -1,0 +1,119 @@
+import { SqlClient } from "@effect/sql"
+import { Chunk, Duration, Effect, Option, Ref, Schedule, Schema, Stream } from "effect"
+import type { Principal } from "../auth/Principal.js"
+import { NotFound } from "../domain/Errors.js"
+import type { AgentSessionId } from "../domain/Ids.js"
+import { NormalizedEvent } from "../events/NormalizedEvent.js"
+import { Threads } from "../services/Threads.js"
+import { TrellisConfig } from "../TrellisConfig.js"
+import { SessionExpired } from "./BridgeErrors.js"
+import { LiveEvents } from "./LiveEvents.js"
+
+/**
+ * Server-sent event streams: a thread's normalized events as bootstrap plus deltas after a
+ * cursor (resumable with `Last-Event-ID`), and a CLI session's pending-thread queue. Each stream
+ * subscribes to change signals first, then reads from its cursor on every signal, so nothing
+ * written between the bootstrap and the first signal is missed, and a merged signal costs nothing.
+ */
+
+const ChunkEvent = Schema.Struct({
+  id: Schema.String,
+  messageId: Schema.String,
+  seq: Schema.Number,
+  event: NormalizedEvent
+})
+export type ChunkEvent = typeof ChunkEvent.Type
+const decodeChunkEvents = Schema.decodeUnknown(Schema.Array(ChunkEvent))
+
+const PAGE = 500
+const KEEP_ALIVE = Duration.seconds(15)
+
+/** One SSE frame. Data is one line of JSON, so no field needs escaping. */
+export const sseFrame = (frame: { readonly id?: string; readonly event: string; readonly data: unknown }): string =>
+  `${frame.id === undefined ? "" : `id: ${frame.id}\n`}event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`
+
+const keepAlive = Stream.fromSchedule(Schedule.spaced(KEEP_ALIVE)).pipe(Stream.as(": keep-alive\n\n"))
+
+/** A cursor is the id of the last chunk seen: a decimal integer. */
+export const parseCursor = (value: string | undefined): bigint => {
+  if (value === undefined || !/^\d{1,19}$/.test(value.trim())) return 0n
+  return BigInt(value.trim())
+}
+
+export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventStreams", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const threads = yield* Threads
+    const live = yield* LiveEvents
+    const { bridge } = yield* TrellisConfig
+    const ttlSeconds = bridge.sessionTtlMs / 1000
+
+    const eventsAfter = (threadId: string, cursor: bigint) =>
+      sql`
+        SELECT id::text AS id, message_id AS "messageId", seq, normalized_event AS event
+        FROM thread_chunks WHERE thread_id = ${threadId} AND id > ${cursor.toString()}::bigint
+        ORDER BY id LIMIT ${PAGE}`.pipe(Effect.flatMap(decodeChunkEvents), Effect.orDie)
+
+    /** Everything after the cursor, page by page, advancing it. */
+    const drain = (threadId: string, cursor: Ref.Ref<bigint>) =>
+      Stream.paginateChunkEffect(undefined, () =>
+        Effect.gen(function* () {
+          const rows = yield* eventsAfter(threadId, yield* Ref.get(cursor))
+          const last = rows.at(-1)
+          if (last !== undefined) yield* Ref.set(cursor, BigInt(last.id))
+          return [Chunk.fromIterable(rows), rows.length === PAGE ? Option.some(undefined) : Option.none()] as const
+        }))
+
+    /** The thread's events after `after` (0: from the start), then each new one as it is stored. */
+    const threadEvents = Effect.fn("EventStreams.threadEvents")(function* (principal: Principal, threadId: string, after: bigint) {
+      const thread = yield* threads.get(principal, threadId)
+      if (thread.kind !== "thread") {
+        return yield* new NotFound({ message: `threadId: ${threadId} is a thread group; stream its members' events instead` })
+      }
+      return Stream.unwrapScoped(Effect.gen(function* () {
+        const signals = yield* live.threadSignals(threadId)
+        const cursor = yield* Ref.make(after)
+        const frames = Stream.concat(Stream.make(undefined), signals).pipe(
+          Stream.flatMap(() => drain(threadId, cursor), { switch: false }),
+          Stream.map((row) => sseFrame({ id: row.id, event: "event", data: row }))
+        )
+        return Stream.merge(frames, keepAlive, { haltStrategy: "left" })
+      }))
+    })
+
+    const pendingOf = (profileId: string) =>
+      sql<{ threadId: string }>`
+        SELECT id AS "threadId" FROM threads
+        WHERE profile_id = ${profileId} AND processing_state = 'pending' AND claimed_by_session_id IS NULL
+          AND queue_held_at IS NULL AND deleted_at IS NULL AND kind = 'thread'
+        ORDER BY last_activity_at, id LIMIT 1000`.pipe(Effect.orDie, Effect.map((rows) => rows.map((r) => r.threadId)))
+
+    /** A session's queue: the profile's pending threads now, then the list again whenever it changes. */
+    const pendingThreads = Effect.fn("EventStreams.pendingThreads")(function* (principal: Principal, sessionId: AgentSessionId) {
+      const rows = yield* sql<{ profileId: string; live: boolean }>`
+        SELECT s.profile_id AS "profileId",
+          (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
+        FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
+        WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`.pipe(Effect.orDie)
+      const session = rows[0]
+      if (session === undefined) return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
+      if (!session.live) {
+        return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
+      }
+      const profileId = session.profileId
+      return Stream.unwrapScoped(Effect.gen(function* () {
+        const signals = yield* live.profileSignals(profileId)
+        const frames = Stream.concat(Stream.make(undefined), signals).pipe(
+          Stream.mapEffect(() => pendingOf(profileId)),
+          Stream.changesWith((a, b) => a.length === b.length && a.every((id, i) => id === b[i])),
+          Stream.map((threadIds) => sseFrame({ event: "pending", data: { threadIds } }))
+        )
+        return Stream.merge(frames, keepAlive, { haltStrategy: "left" })
+      }))
+    })
+
+    return { threadEvents, pendingThreads } as const
+  }),
+  dependencies: [Threads.Default, LiveEvents.Default]
+}) {}
+

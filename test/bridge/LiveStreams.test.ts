@@ -1,0 +1,133 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, Option, Stream } from "effect"
+import type { BridgeClient } from "../support/FakeCli.js"
+import { bridgeClient, registerCli } from "../support/FakeCli.js"
+import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
+
+interface Frame {
+  readonly id: string | undefined
+  readonly event: string
+  readonly data: unknown
+}
+
+const parseFrame = (raw: string): Frame | undefined => {
+  const lines = raw.split("\n").filter((l) => l !== "" && !l.startsWith(":"))
+  if (lines.length === 0) return undefined
+  const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2)
+  return { id: field("id"), event: field("event") ?? "message", data: JSON.parse(field("data") ?? "null") }
+}
+
+/** The first `count` SSE frames of a GET (keep-alive comments skipped), as they arrive. */
+const frames = (key: string, path: string, count: number, headers: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(
+      HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key), HttpClientRequest.setHeaders(headers))
+    )
+    expect(response.status).toBe(200)
+    expect(response.headers["content-type"]).toContain("text/event-stream")
+    const collected = yield* response.stream.pipe(
+      Stream.decodeText(),
+      Stream.mapAccum("", (buffer, piece): readonly [string, ReadonlyArray<string>] => {
+        const parts = (buffer + piece).split("\n\n")
+        return [parts.pop() ?? "", parts]
+      }),
+      Stream.flattenIterables,
+      Stream.filterMap((raw) => Option.fromNullable(parseFrame(raw))),
+      Stream.take(count),
+      Stream.runCollect
+    )
+    return [...collected]
+  }).pipe(Effect.scoped)
+
+/** Wall-clock wait: `it.effect` runs on the TestClock, where Effect.sleep would never wake. */
+const pause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+const textLine = (uuid: string, text: string) =>
+  JSON.stringify({ type: "assistant", uuid, message: { content: [{ type: "text", text }] } })
+
+const startRun = (cli: BridgeClient, key: string, profileId: string, pathId: string, sessionId: Parameters<BridgeClient["agent"]["claim"]>[0]["payload"]["sessionId"]) =>
+  Effect.gen(function* () {
+    yield* callTool(key, "create_thread", { content: "go", profileId, pathId, cliType: "claude" })
+    const claim = yield* cli.agent.claim({ payload: { sessionId } })
+    const thread = claim.thread
+    if (thread === null) return yield* Effect.dieMessage("nothing to claim")
+    const batch = yield* cli.agent.startBatch({ path: { threadId: thread.threadId }, payload: { sessionId, epoch: thread.epoch } })
+    if (batch.drained) return yield* Effect.dieMessage("drained")
+    const upload = (seq: number, text: string) =>
+      cli.agent.uploadChunks({
+        path: { threadId: thread.threadId },
+        payload: { sessionId, epoch: thread.epoch, messageId: batch.assistantMessageId, chunks: [{ seq, type: "assistant", data: textLine(`u${seq}`, text) }] }
+      })
+    return { thread, batch, upload }
+  })
+
+describe("live streams (SSE)", () => {
+  it.layer(TestServer())("thread events", (it) => {
+    it.effect("a client gets the stored events first, then each new one as the CLI uploads it", () =>
+      Effect.gen(function* () {
+        const owner = yield* seedOwner("sse-thread")
+        const cli = yield* bridgeClient(owner.key)
+        const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
+        const run = yield* startRun(cli, owner.key, profile.profileId, profile.paths[0]?.pathId ?? "", sessionId)
+        yield* run.upload(0, "first")
+        const reader = yield* Effect.fork(frames(owner.key, `/api/threads/${run.thread.threadId}/events`, 3))
+        yield* pause(200)
+        yield* run.upload(1, "second")
+        yield* run.upload(2, "third")
+        const got = yield* Fiber.join(reader)
+        expect(got.map((f) => f.event)).toEqual(["event", "event", "event"])
+        expect(got.map((f) => Reflect.get(Reflect.get(Object(f.data), "event"), "text"))).toEqual(["first", "second", "third"])
+        const ids = got.map((f) => BigInt(f.id ?? "0"))
+        expect([...ids].sort((a, b) => (a < b ? -1 : 1))).toEqual(ids)
+      }))
+
+    it.effect("Last-Event-ID resumes after the last event seen, without repeating it", () =>
+      Effect.gen(function* () {
+        const owner = yield* seedOwner("sse-resume")
+        const cli = yield* bridgeClient(owner.key)
+        const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
+        const run = yield* startRun(cli, owner.key, profile.profileId, profile.paths[0]?.pathId ?? "", sessionId)
+        yield* run.upload(0, "a")
+        yield* run.upload(1, "b")
+        const [first] = yield* frames(owner.key, `/api/threads/${run.thread.threadId}/events`, 1)
+        yield* run.upload(2, "c")
+        const resumed = yield* frames(owner.key, `/api/threads/${run.thread.threadId}/events`, 2, { "last-event-id": first?.id ?? "" })
+        expect(resumed.map((f) => Reflect.get(Reflect.get(Object(f.data), "event"), "text"))).toEqual(["b", "c"])
+      }))
+
+    it.effect("someone else's thread is not found", () =>
+      Effect.gen(function* () {
+        const owner = yield* seedOwner("sse-owner")
+        const other = yield* seedOwner("sse-other")
+        const cli = yield* bridgeClient(owner.key)
+        const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
+        const run = yield* startRun(cli, owner.key, profile.profileId, profile.paths[0]?.pathId ?? "", sessionId)
+        const client = yield* HttpClient.HttpClient
+        const response = yield* client.execute(
+          HttpClientRequest.get(`/api/threads/${run.thread.threadId}/events`).pipe(HttpClientRequest.bearerToken(other.key))
+        )
+        expect(response.status).toBe(404)
+      }).pipe(Effect.scoped))
+  })
+
+  it.layer(TestServer())("pending threads", (it) => {
+    it.effect("a CLI session sees its profile's pending threads, then the list again when one is added or claimed", () =>
+      Effect.gen(function* () {
+        const owner = yield* seedOwner("sse-pending")
+        const cli = yield* bridgeClient(owner.key)
+        const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
+        const pathId = profile.paths[0]?.pathId ?? ""
+        const reader = yield* Effect.fork(frames(owner.key, `/api/agent/sessions/${sessionId}/pending`, 3))
+        yield* pause(200)
+        const created = yield* callTool(owner.key, "create_thread", { content: "one", profileId: profile.profileId, pathId, cliType: "claude" })
+        const threadId = String(Reflect.get(Object(Reflect.get(Object(created.json), "result")), "structuredContent")?.threadId)
+        yield* pause(100)
+        yield* cli.agent.claim({ payload: { sessionId } })
+        const got = yield* Fiber.join(reader)
+        expect(got.map((f) => f.event)).toEqual(["pending", "pending", "pending"])
+        expect(got.map((f) => Reflect.get(Object(f.data), "threadIds"))).toEqual([[], [threadId], []])
+      }))
+  })
+})
