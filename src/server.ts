@@ -6,6 +6,7 @@ import { AgentRoutes } from "./bridge/AgentHttp.js"
 import { BridgeSweeperLive } from "./bridge/BridgeSweeper.js"
 import { CliProfiles } from "./bridge/CliProfiles.js"
 import { EventStreams } from "./bridge/EventStreams.js"
+import { Interactions } from "./bridge/Interactions.js"
 import { LiveEvents } from "./bridge/LiveEvents.js"
 import { ThreadQueue } from "./bridge/ThreadQueue.js"
 import { HealthRoute } from "./http/HealthRoute.js"
@@ -46,6 +47,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     AgentSessions.Default,
     Threads.Default,
     EventStreams.Default,
+    Interactions.Default,
     TaskPurgeLive.pipe(Layer.provide(Tasks.Default)),
     BridgeSweeperLive.pipe(Layer.provide([AgentSessions.Default, ThreadQueue.Default]))
   ).pipe(

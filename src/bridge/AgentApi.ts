@@ -7,6 +7,7 @@ import { CliType, RuntimeTransport } from "../domain/CliType.js"
 import { Conflict, Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
 import { AgentSessionId, CliProfileId, ProjectId } from "../domain/Ids.js"
 import { ClaimLost, SessionConflict, SessionExpired } from "./BridgeErrors.js"
+import { Interaction, InteractionKind } from "./Interactions.js"
 
 /**
  * The CLI bridge over HTTP (SPEC "CLI bridge HTTP endpoints", DESIGN §6): the contract both the
@@ -184,6 +185,39 @@ export class AgentGroup extends HttpApiGroup.make("agent")
       .addError(ClaimLost, { status: 409 })
       .addError(SessionExpired, { status: 410 })
   )
+  .add(
+    HttpApiEndpoint.post("reportWorktree")`/threads/${threadIdParam}/worktree`
+      .setPayload(Schema.Struct({
+        sessionId: AgentSessionId,
+        epoch: Epoch,
+        path: Schema.String.pipe(Schema.startsWith("/", { message: () => "must be an absolute path" })),
+        branch: Schema.String
+      }))
+      .addSuccess(Schema.Struct({ pathId: Schema.String }))
+      .addError(ClaimLost, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(
+    HttpApiEndpoint.post("requestInteraction")`/threads/${threadIdParam}/interactions`
+      .setPayload(Schema.Struct({
+        sessionId: AgentSessionId,
+        epoch: Epoch,
+        kind: InteractionKind,
+        request: Schema.Unknown.annotations({ description: "What the runtime asks: the tool and its input, or the questions" })
+      }))
+      .addSuccess(Interaction)
+      .addError(ClaimLost, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+  )
+  .add(
+    HttpApiEndpoint.get("awaitInteraction")`/interactions/${HttpApiSchema.param("interactionId", Schema.String)}`
+      .setUrlParams(Schema.Struct({
+        waitMs: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 25_000))).annotations({
+          description: "Long-poll: wait up to this long (at most 25 s) for an answer"
+        })
+      }))
+      .addSuccess(Interaction)
+  )
   .addError(NotFound, { status: 404 })
   .addError(Forbidden, { status: 403 })
   .addError(InvalidArgument, { status: 400 })
@@ -222,6 +256,20 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
     HttpApiEndpoint.post("setQueueHeld")`/${threadIdParam}/queue`
       .setPayload(Schema.Struct({ held: Schema.Boolean }))
       .addSuccess(Thread)
+  )
+  .add(
+    HttpApiEndpoint.get("pendingInteractions")`/${threadIdParam}/interactions`
+      .addSuccess(Schema.Struct({ interactions: Schema.Array(Interaction) }))
+  )
+  .add(
+    HttpApiEndpoint.post("answerInteraction")`/interactions/${HttpApiSchema.param("interactionId", Schema.String)}/answer`
+      .setPayload(Schema.Struct({
+        deny: Schema.optional(Schema.Boolean).annotations({ description: "Refuse instead of answering (default false)" }),
+        answer: Schema.optional(Schema.Unknown).annotations({
+          description: "The reply: a permission decision or the chosen answers; the first answer stands"
+        })
+      }))
+      .addSuccess(Interaction)
   )
   .add(
     HttpApiEndpoint.post("createWorkflowRun", "/workflow-runs")

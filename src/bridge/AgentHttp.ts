@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpApiError, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Redacted, Stream } from "effect"
+import { Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { ApiKeys } from "../auth/ApiKeys.js"
 import { CurrentPrincipal } from "../auth/Principal.js"
 import { Projects } from "../services/Projects.js"
@@ -9,6 +9,7 @@ import { TrellisConfig } from "../TrellisConfig.js"
 import { AgentSessions } from "./AgentSessions.js"
 import { Authentication, TrellisApi } from "./AgentApi.js"
 import { EventStreams, parseCursor } from "./EventStreams.js"
+import { Interactions } from "./Interactions.js"
 import { ThreadQueue } from "./ThreadQueue.js"
 
 /** The Bearer API key, checked like `/api/mcp`'s: the principal is what every handler acts as. */
@@ -25,6 +26,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
     const sessions = yield* AgentSessions
     const queue = yield* ThreadQueue
     const streams = yield* EventStreams
+    const interactions = yield* Interactions
     const { bridge } = yield* TrellisConfig
     const timings = { heartbeatIntervalMs: bridge.heartbeatIntervalMs, sessionTtlMs: bridge.sessionTtlMs, claimLeaseMs: bridge.claimLeaseMs }
     return handlers
@@ -80,6 +82,17 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
             outcome: { _tag: "Failed", errorMessage: payload.errorMessage },
             runtimeSessionId: payload.runtimeSessionId
           })))
+      .handle("reportWorktree", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const pathId = yield* queue.reportWorktree(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload)
+          return { pathId }
+        }))
+      .handle("requestInteraction", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          interactions.request(principal, payload.sessionId, path.threadId, payload.epoch, payload)))
+      .handle("awaitInteraction", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          interactions.await(principal, path.interactionId, Duration.millis(urlParams.waitMs ?? 0))))
       .handle("release", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => queue.release(principal, payload.sessionId, path.threadId, payload.epoch)))
   })
@@ -90,6 +103,7 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
     const threads = yield* Threads
     const projects = yield* Projects
     const streams = yield* EventStreams
+    const interactions = yield* Interactions
     return handlers
       .handleRaw("events", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
@@ -115,6 +129,12 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
         Effect.flatMap(CurrentPrincipal, (principal) => threads.setQueueHeld(principal, path.threadId, payload.held)).pipe(
           Effect.map(threadView)
         ))
+      .handle("pendingInteractions", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => interactions.listPending(principal, path.threadId)).pipe(
+          Effect.map((list) => ({ interactions: list }))
+        ))
+      .handle("answerInteraction", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => interactions.answer(principal, path.interactionId, { deny: payload.deny ?? false, answer: payload.answer })))
       .handle("createWorkflowRun", ({ payload }) =>
         Effect.gen(function* () {
           const principal = yield* CurrentPrincipal

@@ -151,8 +151,8 @@ export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfi
 
     /** Records a worktree the CLI created for a thread, under its parent checkout. */
     const addWorktree = Effect.fn("CliProfiles.addWorktree")(function* (
-      profileId: CliProfileId,
-      input: { readonly path: string; readonly branch: string; readonly parentPathId: CliPathId }
+      profileId: string,
+      input: { readonly path: string; readonly branch: string; readonly parentPathId: string }
     ) {
       const pathId = CliPathId.generate()
       const rows = yield* sql<{ id: string }>`

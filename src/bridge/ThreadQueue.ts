@@ -10,6 +10,7 @@ import { normalizeChunk } from "../events/normalize.js"
 import { NormalizedEvent } from "../events/NormalizedEvent.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { ClaimLost, SessionExpired } from "./BridgeErrors.js"
+import { CliProfiles } from "./CliProfiles.js"
 import { LiveEvents } from "./LiveEvents.js"
 
 /**
@@ -76,6 +77,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
     const sql = yield* SqlClient.SqlClient
     const config = yield* TrellisConfig
     const live = yield* LiveEvents
+    const profiles = yield* CliProfiles
     const leaseSeconds = config.bridge.claimLeaseMs / 1000
     const ttlSeconds = config.bridge.sessionTtlMs / 1000
 
@@ -145,9 +147,17 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
         yield* sql`UPDATE thread_messages SET status = 'failed' WHERE batch_message_id = ${assistantMessageId} AND status = 'streaming'`
       })
 
+    /** Requests nobody answered while the batch ran go with it: the runtime that asked is gone. */
+    const expireInteractions = (threadId: string) =>
+      Effect.zipRight(
+        sql`UPDATE thread_interactions SET status = 'expired' WHERE thread_id = ${threadId} AND status = 'pending'`,
+        sql`UPDATE threads SET has_pending_interaction = false WHERE id = ${threadId}`
+      )
+
     /** Lets go of a claim, abandoning any batch in flight; the thread is claimable again if work waits. */
     const releaseClaim = (threadId: string, activeAssistantMessageId: string | null, reason: string) =>
       Effect.gen(function* () {
+        yield* expireInteractions(threadId)
         if (activeAssistantMessageId !== null) yield* failBatch(activeAssistantMessageId, reason)
         yield* sql`
           UPDATE threads SET claimed_by_session_id = NULL, claimed_at = NULL, claim_lease_expires_at = NULL,
@@ -313,6 +323,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
             message: `messageId: ${input.messageId} is not the message streaming on thread ${threadId}`
           })
         }
+        yield* expireInteractions(threadId)
         if (input.outcome._tag === "Failed") {
           yield* failBatch(input.messageId, input.outcome.errorMessage)
         } else {
@@ -331,6 +342,50 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
           WHERE id = ${threadId}`
       }))
       yield* live.threadChanged(threadId, profileId)
+    })
+
+    /** Runs a write under the caller's current claim (fenced), given the streaming message if any. */
+    const underClaim = <A, E>(
+      principal: Principal,
+      sessionId: AgentSessionId,
+      threadId: string,
+      epoch: number,
+      write: (activeAssistantMessageId: string | null) => Effect.Effect<A, E | SqlError>
+    ) =>
+      Effect.gen(function* () {
+        yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+        return yield* transaction(Effect.gen(function* () {
+          const fenced = yield* fence(threadId, sessionId, epoch)
+          return yield* write(fenced.activeAssistantMessageId)
+        }))
+      })
+
+    /** The CLI made the thread's worktree: it becomes a `worktree` path under the thread's checkout. */
+    const reportWorktree = Effect.fn("ThreadQueue.reportWorktree")(function* (
+      principal: Principal,
+      sessionId: AgentSessionId,
+      threadId: string,
+      epoch: number,
+      input: { readonly path: string; readonly branch: string }
+    ) {
+      return yield* underClaim(principal, sessionId, threadId, epoch, () =>
+        Effect.gen(function* () {
+          const rows = yield* sql<{ profileId: string; pathId: string | null }>`
+            SELECT profile_id AS "profileId", path_id AS "pathId" FROM threads WHERE id = ${threadId}`
+          const thread = rows[0]
+          if (thread === undefined || thread.pathId === null) {
+            return yield* new InvalidArgument({ message: `threadId: thread ${threadId} has no checkout to put a worktree under` })
+          }
+          const worktreePathId = yield* profiles.addWorktree(thread.profileId, {
+            path: input.path,
+            branch: input.branch,
+            parentPathId: thread.pathId
+          })
+          yield* sql`
+            UPDATE threads SET worktree = COALESCE(worktree, '{}'::jsonb) || ${JSON.stringify({ pathId: worktreePathId, path: input.path })}::jsonb
+            WHERE id = ${threadId}`
+          return worktreePathId
+        }))
     })
 
     const release = Effect.fn("ThreadQueue.release")(function* (
@@ -381,8 +436,10 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       release,
       releaseSessionClaims,
       releaseStaleClaims,
+      underClaim,
+      reportWorktree,
       assistantText
     } as const
   }),
-  dependencies: [LiveEvents.Default]
+  dependencies: [LiveEvents.Default, CliProfiles.Default]
 }) {}
