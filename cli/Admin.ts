@@ -2,6 +2,7 @@ import { Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { ApiKeys } from "../src/auth/ApiKeys.js"
+import { renormalize } from "../src/bridge/Renormalize.js"
 import * as Database from "../src/db/Database.js"
 import { ApiKeyId, ProjectId } from "../src/domain/Ids.js"
 import { DisplayName, Email, OrganizationSlug, ProjectRef } from "../src/domain/Identity.js"
@@ -192,6 +193,28 @@ const keyList = Command.make("list", {
     return { json: { keys: rows }, text: text === "" ? "No API keys." : text }
   })))
 
+const eventsRenormalize = Command.make("renormalize", {
+  json,
+  thread: Options.text("thread").pipe(Options.withDescription("Only this thread's chunks"), Options.optional),
+  batchSize: Options.integer("batch-size").pipe(
+    Options.withSchema(Schema.Int.pipe(Schema.between(1, 10_000))),
+    Options.withDefault(1000),
+    Options.withDescription("Chunks per transaction")
+  )
+}, (args) =>
+  run(args.json, Effect.gen(function* () {
+    const result = yield* renormalize({
+      threadId: Option.getOrUndefined(args.thread),
+      batchSize: args.batchSize,
+      onProgress: ({ changed, done, total }) =>
+        args.json ? Effect.void : Console.error(`renormalized ${done}/${total} chunks (${changed} changed)`)
+    }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.catchTag("ParseError", Effect.die))
+    return {
+      json: result,
+      text: `Renormalized ${result.done} chunks; ${result.changed} had a different event and were updated`
+    }
+  }))).pipe(Command.withDescription("Recompute stored normalized events from raw chunks after a normalizer upgrade"))
+
 export const admin = Command.make("admin").pipe(
   Command.withDescription("Manage organizations, users, projects, memberships and API keys"),
   Command.withSubcommands([
@@ -199,6 +222,7 @@ export const admin = Command.make("admin").pipe(
     Command.make("user").pipe(Command.withSubcommands([userCreate])),
     Command.make("project").pipe(Command.withSubcommands([projectCreate])),
     Command.make("member").pipe(Command.withSubcommands([memberAdd])),
-    Command.make("key").pipe(Command.withSubcommands([keyCreate, keyRevoke, keyList]))
+    Command.make("key").pipe(Command.withSubcommands([keyCreate, keyRevoke, keyList])),
+    Command.make("events").pipe(Command.withSubcommands([eventsRenormalize]))
   ])
 )
