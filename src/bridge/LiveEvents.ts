@@ -27,8 +27,10 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
     yield* relay(THREAD_CHANNEL, threads)
     yield* relay(PROFILE_CHANNEL, profiles)
 
+    // sql-pg's `notify` sends `NOTIFY "channel", $1`, which PostgreSQL rejects (a utility statement
+    // takes no parameters); pg_notify is the same signal as a function, and is delivered at commit.
     const notify = (channel: string, payload: string) =>
-      pg.notify(channel, payload).pipe(
+      pg`SELECT pg_notify(${channel}, ${payload})`.pipe(
         Effect.catchAllCause((cause) => Effect.logWarning(`NOTIFY ${channel} failed`, cause))
       )
 
