@@ -147,6 +147,10 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
         yield* sql`UPDATE thread_messages SET status = 'failed' WHERE batch_message_id = ${assistantMessageId} AND status = 'streaming'`
       })
 
+    /** A group's row sorts by its latest member activity: a member's run starting or ending touches it. */
+    const touchGroup = (threadId: string) =>
+      sql`UPDATE threads SET last_activity_at = now() WHERE id = (SELECT parent_thread_id FROM threads WHERE id = ${threadId})`
+
     /** Requests nobody answered while the batch ran go with it: the runtime that asked is gone. */
     const expireInteractions = (threadId: string) =>
       Effect.zipRight(
@@ -167,6 +171,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
             status = CASE WHEN ${pendingExists(threadId)} THEN 'pending' ELSE ${restingStatus(threadId)} END,
             last_activity_at = now()
           WHERE id = ${threadId}`
+        yield* touchGroup(threadId)
       })
 
     /** Claims the given pending thread, or the profile's longest-waiting one; none when nothing waits. */
@@ -255,6 +260,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
             active_assistant_message_id = ${assistantMessageId}, has_pending_user_messages = false,
             claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), last_activity_at = now()
           WHERE id = ${threadId} RETURNING runtime_session_id AS "runtimeSessionId"`
+        yield* touchGroup(threadId)
         return {
           _tag: "Batch",
           assistantMessageId,
@@ -340,6 +346,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
             claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), last_activity_at = now()
             ${input.runtimeSessionId === undefined ? sql`` : sql`, runtime_session_id = ${input.runtimeSessionId}`}
           WHERE id = ${threadId}`
+        yield* touchGroup(threadId)
       }))
       yield* live.threadChanged(threadId, profileId)
     })
@@ -438,6 +445,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       releaseStaleClaims,
       underClaim,
       reportWorktree,
+      touchGroup,
       assistantText
     } as const
   }),

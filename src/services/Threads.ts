@@ -54,6 +54,8 @@ export const ThreadRow = Schema.Struct({
   sharedAt: Schema.NullOr(Schema.DateFromSelf),
   groupSharedAt: Schema.NullOr(Schema.DateFromSelf),
   memberCount: Schema.Number,
+  /** `last_activity_at` as PostgreSQL prints it: microseconds kept, so a page cursor is exact. */
+  activityCursor: Schema.String,
   targetOnline: Schema.Boolean,
   lastHeartbeatAt: Schema.NullOr(Schema.DateFromSelf),
   childCount: Schema.Number,
@@ -93,6 +95,8 @@ export interface CreateThreadInput {
   readonly title?: string | undefined
   readonly taskId?: string | undefined
   readonly projectId?: ProjectId | undefined
+  /** The connection URL's `?project=`: used only to resolve a bare task ref, never to restrict the target. */
+  readonly urlProjectId?: ProjectId | undefined
   readonly cliModel?: string | undefined
   readonly cliEffort?: string | undefined
   readonly cliMode?: string | undefined
@@ -140,7 +144,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
           t.processing_state AS "processingState", t.has_pending_user_messages AS "hasPendingUserMessages",
           t.has_pending_interaction AS "hasPendingInteraction", t.queue_held_at AS "queueHeldAt",
           t.pinned_at AS "pinnedAt", t.shared_at AS "sharedAt", g.shared_at AS "groupSharedAt",
-          t.member_count AS "memberCount",
+          t.member_count AS "memberCount", t.last_activity_at::text AS "activityCursor",
           EXISTS (SELECT 1 FROM agent_sessions s WHERE s.profile_id = t.profile_id AND s.ended_at IS NULL
             AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS "targetOnline",
           (SELECT max(s.last_heartbeat_at) FROM agent_sessions s WHERE s.profile_id = t.profile_id) AS "lastHeartbeatAt",
@@ -227,7 +231,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
       const page = rows.slice(0, options.limit)
       const last = page.at(-1)
       const nextCursor = rows.length > options.limit && last !== undefined
-        ? encodeCursor([last.lastActivityAt.toISOString(), last.id])
+        ? encodeCursor([last.activityCursor, last.id])
         : null
       return { threads: page, nextCursor }
     })
@@ -329,7 +333,8 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
         })
       }
       const profileId = input.profileId ?? source?.profileId ?? ""
-      const pathId = input.pathId ?? (input.profileId === undefined ? source?.pathId : undefined) ?? ""
+      const sameProfile = input.profileId === undefined || input.profileId === source?.profileId
+      const pathId = input.pathId ?? (sameProfile ? source?.pathId : undefined) ?? ""
       const inherited = Schema.decodeUnknownOption(CliType)(source?.cliType)
       const cliType = input.cliType ?? Option.getOrElse(inherited, () => "other" as const)
 
@@ -374,7 +379,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
 
       const task = input.taskId === undefined
         ? undefined
-        : yield* tasks.resolve(principal, input.taskId, input.projectId ?? profile.projectId)
+        : yield* tasks.resolve(principal, input.taskId, input.projectId ?? input.urlProjectId ?? profile.projectId)
       if (task !== undefined && task.task.projectId !== profile.projectId) {
         return yield* new InvalidArgument({ message: `taskId: ${input.taskId} is in another project than the target profile` })
       }
@@ -466,6 +471,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
             processing_state = CASE WHEN processing_state = 'idle' THEN 'pending' ELSE processing_state END,
             status = CASE WHEN processing_state = 'idle' THEN 'pending' ELSE status END
           WHERE id = ${target.id} RETURNING status`
+          .pipe(Effect.tap(() => queue.touchGroup(target.id)))
       })).pipe(Effect.catchTag("SqlError", Effect.die))
       yield* live.threadChanged(target.id, target.profileId)
       const status = Schema.decodeUnknownOption(ThreadStatus)(updated[0]?.status)

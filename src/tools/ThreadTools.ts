@@ -128,7 +128,7 @@ export const ThreadTools = Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const fallback = yield* Implement.DefaultProject
         const urlProject = fallback === null ? undefined : Either.getOrUndefined(projectIdFromUrl(fallback))
-        const row = yield* threads.create(principal, { ...input, projectId: input.projectId ?? urlProject })
+        const row = yield* threads.create(principal, { ...input, urlProjectId: urlProject })
         return threadView(row)
       })),
     Implement.unscoped(SendThreadMessage, (input) =>
