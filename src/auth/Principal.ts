@@ -20,3 +20,7 @@ export class CurrentProject extends Context.Tag("trellis/CurrentProject")<
 
 /** A resolved project and the caller's effective role in it: what services check permissions against. */
 export type ProjectAccess = Context.Tag.Service<CurrentProject>
+
+/** Whether the key may reach the project at all (a narrowed key reaches only its projects). */
+export const keyReaches = (principal: Principal, projectId: string): boolean =>
+  principal.projectIds === null || principal.projectIds.some((id) => id === projectId)

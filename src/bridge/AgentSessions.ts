@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Principal } from "../auth/Principal.js"
-import { NotFound } from "../domain/Errors.js"
+import { keyReaches, type Principal } from "../auth/Principal.js"
+import { Forbidden, NotFound } from "../domain/Errors.js"
 import { AgentSessionId } from "../domain/Ids.js"
 import { Projects } from "../services/Projects.js"
 import { TrellisConfig } from "../TrellisConfig.js"
@@ -9,6 +9,13 @@ import { SessionConflict, SessionExpired } from "./BridgeErrors.js"
 import { CliProfiles, type ProfileInput } from "./CliProfiles.js"
 import { LiveEvents } from "./LiveEvents.js"
 import { ThreadQueue } from "./ThreadQueue.js"
+
+interface SessionRow {
+  readonly profileId: string
+  readonly projectId: string
+  readonly endedAt: Date | null
+  readonly live: boolean
+}
 
 /**
  * CLI sessions (SPEC "Session lifecycle"): one per registered CLI process, alive while it
@@ -66,15 +73,19 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
     })
 
     const ownSession = (principal: Principal, sessionId: string) =>
-      sql<{ profileId: string; endedAt: Date | null; live: boolean }>`
-        SELECT s.profile_id AS "profileId", s.ended_at AS "endedAt",
+      sql<SessionRow>`
+        SELECT s.profile_id AS "profileId", p.project_id AS "projectId", s.ended_at AS "endedAt",
           (s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
         FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
         WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`.pipe(
         Effect.orDie,
-        Effect.flatMap((rows) =>
-          rows[0] === undefined ? new NotFound({ message: `sessionId: session ${sessionId} not found` }) : Effect.succeed(rows[0])
-        )
+        Effect.flatMap((rows): Effect.Effect<SessionRow, NotFound | Forbidden> => {
+          const row = rows[0]
+          if (row === undefined) return new NotFound({ message: `sessionId: session ${sessionId} not found` })
+          return keyReaches(principal, row.projectId)
+            ? Effect.succeed(row)
+            : new Forbidden({ message: `sessionId: this API key is not allowed to access project ${row.projectId}` })
+        })
       )
 
     /** Keeps the session alive; an ended or expired one is told to register again. */

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Duration, Effect, Option, Ref, Schedule, Schema, Stream } from "effect"
-import type { Principal } from "../auth/Principal.js"
+import { keyReaches, type Principal } from "../auth/Principal.js"
 import { NotFound } from "../domain/Errors.js"
 import type { AgentSessionId } from "../domain/Ids.js"
 import { NormalizedEvent } from "../events/NormalizedEvent.js"
@@ -90,13 +90,15 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
 
     /** A session's queue: the profile's pending threads now, then the list again whenever it changes. */
     const pendingThreads = Effect.fn("EventStreams.pendingThreads")(function* (principal: Principal, sessionId: AgentSessionId) {
-      const rows = yield* sql<{ profileId: string; live: boolean }>`
-        SELECT s.profile_id AS "profileId",
+      const rows = yield* sql<{ profileId: string; projectId: string; live: boolean }>`
+        SELECT s.profile_id AS "profileId", p.project_id AS "projectId",
           (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
         FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
         WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`.pipe(Effect.orDie)
       const session = rows[0]
-      if (session === undefined) return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
+      if (session === undefined || !keyReaches(principal, session.projectId)) {
+        return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
+      }
       if (!session.live) {
         return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
       }

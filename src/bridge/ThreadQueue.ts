@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
-import type { Principal } from "../auth/Principal.js"
+import { keyReaches, type Principal } from "../auth/Principal.js"
 import { CliType, RuntimeTransport } from "../domain/CliType.js"
-import { InvalidArgument, NotFound } from "../domain/Errors.js"
+import { Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
 import { AgentSessionId, ThreadMessageId } from "../domain/Ids.js"
 import { messageText } from "../events/compose.js"
 import { normalizeChunk } from "../events/normalize.js"
@@ -86,13 +86,16 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
 
     /** The caller's live session and the profile it serves; an ended or silent one must register again. */
     const liveSession = Effect.fn("ThreadQueue.liveSession")(function* (principal: Principal, sessionId: AgentSessionId) {
-      const rows = yield* sql<{ profileId: string; live: boolean }>`
-        SELECT s.profile_id AS "profileId",
+      const rows = yield* sql<{ profileId: string; projectId: string; live: boolean }>`
+        SELECT s.profile_id AS "profileId", p.project_id AS "projectId",
           (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
         FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
         WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`
       const row = rows[0]
       if (row === undefined) return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
+      if (!keyReaches(principal, row.projectId)) {
+        return yield* new Forbidden({ message: `sessionId: this API key is not allowed to access project ${row.projectId}` })
+      }
       if (!row.live) {
         return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
       }
