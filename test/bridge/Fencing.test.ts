@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schedule, Schema } from "effect"
 import {
   claimThread,
   claude,
@@ -212,6 +212,13 @@ describe("fencing: claim epochs, idempotent chunks", () => {
   })
 
   // The sweeper is a fiber of the server layer: build it on the real clock (a TestClock would never fire it).
+  /** Renews the claim every 200 ms for the rest of the test (a child fiber: it ends with the test). */
+  const keepRenewing = (cli: FakeCli, claim: { readonly threadId: string; readonly epoch: number }) =>
+    Effect.fork(Effect.repeat(
+      cli.client.agent.renew({ path: { threadId: claim.threadId }, payload: { sessionId: cli.sessionId, epoch: claim.epoch } }),
+      Schedule.spaced("200 millis")
+    ).pipe(Effect.ignore))
+
   layer(TestServer(shortLease), { excludeTestServices: true })((it) => {
     it.effect("a CLI that dies mid-stream loses its lease to the sweeper; its answer fails, retry requeues, a new session claims under a higher epoch and the dead CLI's late writes change nothing", () =>
       Effect.gen(function* () {
@@ -239,6 +246,8 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         expect((yield* listMessages(key, thread.threadId)).map((m) => m.messageId)).toEqual([batch.messages[0]?.messageId])
 
         const claim2 = yield* claimThread(next)
+        // A working CLI renews its lease; without it a slow machine could lose this claim too.
+        yield* keepRenewing(next, claim2)
         expect(claim2).toMatchObject({ threadId: thread.threadId })
         expect(claim2.epoch).toBeGreaterThan(claim.epoch)
         const batch2 = yield* startBatch(next, claim2)
@@ -282,6 +291,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         // New work arrives and the same (online) session claims the thread again.
         yield* sendMessage(key, thread.threadId, "Are you still there?")
         const fresh = yield* claimThread(cli, thread.threadId)
+        yield* keepRenewing(cli, fresh)
         expect(fresh.epoch).toBeGreaterThan(claim.epoch)
         const before = yield* snapshot(key, thread.threadId)
 
