@@ -29,7 +29,11 @@ import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
  * - many parallel claim calls on one profile's queue, and many targeted claims of one thread.
  */
 
-const noRateLimit = { rateLimit: Option.none() }
+const noRateLimit = {
+  rateLimit: Option.none(),
+  // The fake CLIs do not heartbeat; on a slow machine the run may outlast SPEC's 60 s expiry.
+  bridge: { heartbeatIntervalMs: 30_000, sessionTtlMs: 600_000, claimLeaseMs: 600_000, sweepIntervalMs: 5_000 }
+}
 
 const CLIS = 20
 const THREADS_PER_CLI = 25

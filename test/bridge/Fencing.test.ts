@@ -60,11 +60,12 @@ const storedChunks = (messageId: string) =>
   }).pipe(Effect.orDie)
 
 /** Everything a client can see of a thread, plus its bridge record: compared before and after refused writes. */
+/** What a refused write must not change. The lease expiry is left out: the live holder renews it meanwhile. */
 const snapshot = (key: string, threadId: string) =>
   Effect.all({
     thread: getThread(key, threadId),
     messages: listMessages(key, threadId),
-    record: threadRecord(threadId)
+    record: Effect.map(threadRecord(threadId), ({ claimLeaseExpiresAt: _, ...record }) => record)
   })
 
 /** Every write a CLI makes under one claim, each naming `messageId` where it needs one. */
