@@ -74,6 +74,8 @@ export const ClaimedThread = Schema.Struct({
   agentPrompt: Schema.NullOr(Schema.String)
 })
 
+export type ClaimedThread = typeof ClaimedThread.Type
+
 export const BatchUserMessage = Schema.Struct({
   messageId: Schema.String,
   content: Schema.String,

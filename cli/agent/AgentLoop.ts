@@ -1,0 +1,244 @@
+import { FileSystem, HttpClient, HttpClientRequest, Path } from "@effect/platform"
+import { Duration, Effect, Either, FiberSet, Option, Ref, Schedule, Schema, Stream, SubscriptionRef } from "effect"
+import type { AvailableCli } from "../../src/domain/CliProfile.js"
+import { AgentSessionId, CliProfileId, type ProjectId } from "../../src/domain/Ids.js"
+import { SERVER_VERSION } from "../../src/mcp/McpServer.js"
+import type { AgentLog } from "./AgentLog.js"
+import { backoff, makeBridgeClient, isTransient } from "./BridgeClient.js"
+import { Journal } from "./Journal.js"
+import type { Runtime } from "./runtimes/Runtime.js"
+import { flushJournal, runThread } from "./ThreadRunner.js"
+
+/**
+ * `trellis agent start`: SPEC's session lifecycle. Register (or resume the previous session of
+ * this profile), heartbeat, follow the pending-thread queue, claim up to `maxConcurrent` threads
+ * and run each in its own scoped fiber. Interrupting the loop (SIGINT/SIGTERM) releases every
+ * running thread, then disconnects.
+ */
+
+export interface AgentOptions {
+  readonly profileName: string
+  readonly server: string
+  readonly apiKey: string
+  readonly projectId: ProjectId
+  readonly machineName: string
+  readonly hostname: string
+  readonly profileId: string | undefined
+  readonly paths: ReadonlyArray<{ readonly path: string; readonly label: string; readonly gitRemoteUrl: string | null; readonly branch: string | null }>
+  readonly availableClis: ReadonlyArray<AvailableCli>
+  readonly runtimeFor: (cliType: string) => Runtime | undefined
+  readonly maxConcurrent: number
+  readonly force: boolean
+  readonly stateDir: string
+  readonly log: AgentLog
+  /** Called with the profile ID the backend assigned, so the next start keeps the same path IDs. */
+  readonly rememberProfileId: (profileId: string) => Effect.Effect<void>
+}
+
+export class AgentStartFailed extends Schema.TaggedError<AgentStartFailed>()("AgentStartFailed", { message: Schema.String }) {}
+
+interface Session {
+  readonly sessionId: AgentSessionId
+  readonly heartbeatIntervalMs: number
+  readonly claimLeaseMs: number
+}
+
+const SavedState = Schema.parseJson(Schema.Struct({ sessionId: AgentSessionId }))
+
+interface RunningThread {
+  readonly threadId: string
+  readonly startedAt: string
+  events: number
+}
+
+export const runAgent = (options: AgentOptions) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const http = yield* HttpClient.HttpClient
+    const { log } = options
+    const client = yield* makeBridgeClient(options.server, options.apiKey)
+    yield* fs.makeDirectory(options.stateDir, { recursive: true, mode: 0o700 }).pipe(Effect.orDie)
+    const stateFile = path.join(options.stateDir, `${options.profileName}.session.json`)
+    const statusFile = path.join(options.stateDir, `${options.profileName}.status.json`)
+
+    const register = (force: boolean) =>
+      client.agent.register({
+        payload: {
+          ...Option.match(Schema.decodeUnknownOption(CliProfileId)(options.profileId), {
+            onNone: () => ({}),
+            onSome: (profileId) => ({ profileId })
+          }),
+          projectId: options.projectId,
+          name: options.machineName,
+          hostname: options.hostname,
+          appVersion: SERVER_VERSION,
+          availableClis: options.availableClis,
+          paths: options.paths,
+          force
+        }
+      }).pipe(
+        Effect.tapError((error) => isTransient(error) ? log.warn(`cannot reach ${options.server}; retrying`) : Effect.void),
+        Effect.retry({ schedule: backoff, while: isTransient }),
+        Effect.catchTag("SessionConflict", (conflict) =>
+          new AgentStartFailed({
+            message: `Another CLI holds profile "${options.profileName}" (session ${conflict.sessionId}). Stop it, or take over with --force.`
+          })),
+        Effect.catchAll((error) =>
+          error._tag === "AgentStartFailed"
+            ? Effect.fail(error)
+            : Effect.fail(new AgentStartFailed({ message: `Registration failed: ${"message" in error ? String(error.message) : error._tag}` }))
+        ),
+        Effect.tap((registered) =>
+          Effect.all([
+            options.rememberProfileId(registered.profile.profileId),
+            fs.writeFileString(stateFile, JSON.stringify({ sessionId: registered.sessionId }), { mode: 0o600 }).pipe(Effect.orDie),
+            log.info(`registered as session ${registered.sessionId} for profile ${options.profileName}`)
+          ])
+        ),
+        Effect.map((registered): Session => ({
+          sessionId: registered.sessionId,
+          heartbeatIntervalMs: registered.timings.heartbeatIntervalMs,
+          claimLeaseMs: registered.timings.claimLeaseMs
+        }))
+      )
+
+    // A restarted CLI first tries to keep its previous session, so claims it still holds stay its own.
+    const previous = yield* fs.readFileString(stateFile).pipe(
+      Effect.flatMap(Schema.decodeUnknown(SavedState)),
+      Effect.option
+    )
+    const resumed = yield* Option.match(previous, {
+      onNone: () => Effect.succeed(Option.none<Session>()),
+      onSome: ({ sessionId }) =>
+        client.agent.heartbeat({ payload: { sessionId } }).pipe(
+          Effect.map((timings) => Option.some<Session>({ sessionId, heartbeatIntervalMs: timings.heartbeatIntervalMs, claimLeaseMs: timings.claimLeaseMs })),
+          Effect.orElseSucceed(() => Option.none<Session>())
+        )
+    })
+    const first = Option.isSome(resumed) ? resumed.value : yield* register(options.force)
+    if (Option.isSome(resumed)) yield* log.info(`resumed session ${first.sessionId}`)
+    const session = yield* SubscriptionRef.make(first)
+    const lastHeartbeat = yield* Ref.make(new Date().toISOString())
+
+    // Chunks a crash left unsent: uploaded if the claim is still ours, dropped with a warning if fenced.
+    const journal = yield* Journal
+    for (const file of yield* journal.leftovers) {
+      yield* flushJournal(client, log, file, "The CLI restarted mid-run")
+    }
+
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        const { sessionId } = yield* SubscriptionRef.get(session)
+        yield* client.agent.disconnect({ payload: { sessionId } }).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+        yield* fs.remove(stateFile, { force: true }).pipe(Effect.ignore)
+        yield* fs.remove(statusFile, { force: true }).pipe(Effect.ignore)
+        yield* log.info("disconnected")
+      })
+    )
+
+    // Heartbeat; an expired session registers again (its claims are gone: the threads stop on their own).
+    yield* Effect.gen(function* () {
+      const current = yield* SubscriptionRef.get(session)
+      const beat = yield* client.agent.heartbeat({ payload: { sessionId: current.sessionId } }).pipe(Effect.either)
+      if (Either.isRight(beat)) return yield* Ref.set(lastHeartbeat, new Date().toISOString())
+      if (beat.left._tag === "SessionExpired" || beat.left._tag === "NotFound") {
+        yield* log.warn("the session expired; registering again")
+        yield* SubscriptionRef.set(session, yield* register(false))
+      } else if (isTransient(beat.left)) {
+        yield* log.warn(`heartbeat failed (${beat.left._tag}); retrying`)
+      }
+    }).pipe(
+      Effect.catchAll((error) => log.warn(`heartbeat: ${error.message}`)),
+      Effect.repeat(Schedule.spaced(Duration.millis(first.heartbeatIntervalMs))),
+      Effect.forkScoped
+    )
+
+    // Claiming: one dispatcher at a time, up to maxConcurrent threads, each in its own fiber.
+    const running = new Map<string, RunningThread>()
+    const threads = yield* FiberSet.make()
+    const dispatchLock = yield* Effect.makeSemaphore(1)
+    const mcp = { url: `${options.server}/api/mcp?project=${options.projectId}`, apiKey: options.apiKey }
+    const worktreesDir = path.join(options.stateDir, "..", "worktrees")
+
+    const dispatch: Effect.Effect<void, never, Journal | FileSystem.FileSystem | Path.Path | import("@effect/platform").CommandExecutor.CommandExecutor> =
+      dispatchLock.withPermits(1)(Effect.gen(function* () {
+        while (running.size < options.maxConcurrent) {
+          const current = yield* SubscriptionRef.get(session)
+          const claimed = yield* client.agent.claim({ payload: { sessionId: current.sessionId } }).pipe(
+            Effect.map((response) => response.thread),
+            Effect.orElseSucceed(() => null)
+          )
+          if (claimed === null) return
+          yield* log.info(`claimed thread ${claimed.threadId} (${claimed.cliType}, epoch ${claimed.epoch})`)
+          const entry: RunningThread = { threadId: claimed.threadId, startedAt: new Date().toISOString(), events: 0 }
+          running.set(claimed.threadId, entry)
+          yield* FiberSet.run(threads, runThread({
+            client,
+            sessionId: current.sessionId,
+            runtimeFor: options.runtimeFor,
+            mcp,
+            worktreesDir,
+            claimLeaseMs: current.claimLeaseMs,
+            log,
+            onProgress: (threadId, events) => Effect.sync(() => {
+              const thread = running.get(threadId)
+              if (thread !== undefined) thread.events = events
+            })
+          }, claimed).pipe(
+            Effect.catchAllCause((cause) => log.warn(`thread ${claimed.threadId} stopped: ${String(cause)}`)),
+            Effect.ensuring(Effect.suspend(() => {
+              running.delete(claimed.threadId)
+              return Effect.forkDaemon(dispatch)
+            }))
+          ))
+        }
+      }))
+
+    // The queue: SSE frames (reconnected with backoff, following session changes) and a slow poll as a safety net.
+    const pendingFrames = Effect.gen(function* () {
+      const { sessionId } = yield* SubscriptionRef.get(session)
+      const response = yield* http.execute(
+        HttpClientRequest.get(`${options.server}/api/agent/sessions/${sessionId}/pending`).pipe(
+          HttpClientRequest.bearerToken(options.apiKey),
+          HttpClientRequest.acceptJson,
+          HttpClientRequest.setHeader("accept", "text/event-stream")
+        )
+      )
+      if (response.status !== 200) return yield* Effect.fail({ _tag: "ResponseError" as const, status: response.status })
+      yield* response.stream.pipe(
+        Stream.decodeText(),
+        Stream.mapAccum("", (buffer, piece): readonly [string, ReadonlyArray<string>] => {
+          const frames = (buffer + piece).split("\n\n")
+          return [frames.pop() ?? "", frames]
+        }),
+        Stream.flattenIterables,
+        Stream.filter((frame) => frame.includes("event: pending")),
+        Stream.runForEach(() => dispatch)
+      )
+    }).pipe(Effect.scoped)
+    yield* pendingFrames.pipe(
+      Effect.catchAll(() => Effect.void),
+      Effect.zipRight(Effect.sleep(Duration.millis(500))),
+      Effect.repeat(Schedule.forever),
+      Effect.forkScoped
+    )
+    yield* dispatch.pipe(Effect.repeat(Schedule.spaced(Duration.seconds(15))), Effect.forkScoped)
+
+    // What `trellis agent status` shows.
+    yield* Effect.gen(function* () {
+      const current = yield* SubscriptionRef.get(session)
+      const status = {
+        pid: process.pid,
+        profile: options.profileName,
+        server: options.server,
+        sessionId: current.sessionId,
+        lastHeartbeatAt: yield* Ref.get(lastHeartbeat),
+        threads: [...running.values()]
+      }
+      yield* fs.writeFileString(statusFile, JSON.stringify(status, null, 2), { mode: 0o600 }).pipe(Effect.ignore)
+    }).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(2))), Effect.forkScoped)
+
+    yield* log.info(`waiting for threads (up to ${options.maxConcurrent} at once)`)
+    return yield* Effect.never
+  }).pipe(Effect.scoped)

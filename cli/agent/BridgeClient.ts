@@ -1,0 +1,22 @@
+import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Duration, Effect, Schedule } from "effect"
+import { TrellisApi } from "../../src/bridge/AgentApi.js"
+
+/** The typed client of the backend's bridge API, authenticated with the profile's key. */
+export const makeBridgeClient = (server: string, apiKey: string) =>
+  HttpApiClient.make(TrellisApi, {
+    baseUrl: server,
+    transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(apiKey))
+  })
+
+export type BridgeClient = Effect.Effect.Success<ReturnType<typeof makeBridgeClient>>
+
+/** Capped exponential backoff with jitter: 0.5 s doubling up to 30 s, forever. */
+export const backoff = Schedule.exponential(Duration.millis(500)).pipe(
+  Schedule.jittered,
+  Schedule.union(Schedule.spaced(Duration.seconds(30)))
+)
+
+/** Network trouble or a server that is down: worth retrying; any answer from the backend is not. */
+export const isTransient = (error: { readonly _tag: string }): boolean =>
+  error._tag === "RequestError" || error._tag === "ResponseError"

@@ -1,0 +1,226 @@
+import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
+import { Deferred, Duration, Effect, Either, Option, Ref, Schedule, Stream } from "effect"
+import type { ClaimedThread } from "../../src/bridge/AgentApi.js"
+import type { AgentSessionId } from "../../src/domain/Ids.js"
+import { backoff, type BridgeClient, isTransient } from "./BridgeClient.js"
+import { Journal, type JournalChunk, type JournalFile, type JournalHeader } from "./Journal.js"
+import type { AgentLog } from "./AgentLog.js"
+import type { RawLine, Runtime } from "./runtimes/Runtime.js"
+import { createWorktree, WorktreeRequest } from "./Worktree.js"
+import { Schema } from "effect"
+
+/**
+ * Runs one claimed thread: batches until the backend says the queue is drained, streaming the
+ * runtime's lines as journaled, idempotent chunk uploads, under a lease renewed on its own
+ * schedule. Losing the claim (a newer one fenced us) stops the work and drops what is unsent.
+ */
+
+export interface ThreadRunContext {
+  readonly client: BridgeClient
+  readonly sessionId: AgentSessionId
+  readonly runtimeFor: (cliType: string) => Runtime | undefined
+  readonly mcp: { readonly url: string; readonly apiKey: string }
+  readonly worktreesDir: string
+  readonly claimLeaseMs: number
+  readonly log: AgentLog
+  readonly onProgress: (threadId: string, events: number) => Effect.Effect<void>
+}
+
+/** Per upload: at most this many lines, or what arrived within the window. */
+const GROUP_LINES = 100
+const GROUP_WINDOW = Duration.millis(50)
+/** A chunk holds at most this much data; a longer line is split into parts, never dropped. */
+export const MAX_CHUNK_BYTES = 512 * 1024
+
+/** Splits an oversized line into parts typed `<type>#part<i>/<n>`, which the normalizer keeps as raw. */
+export const splitLine = (line: RawLine): ReadonlyArray<RawLine> => {
+  if (line.data.length <= MAX_CHUNK_BYTES) return [line]
+  const parts = Math.ceil(line.data.length / MAX_CHUNK_BYTES)
+  return Array.from({ length: parts }, (_, i) => ({
+    type: `${line.type}#part${i + 1}/${parts}`,
+    data: line.data.slice(i * MAX_CHUNK_BYTES, (i + 1) * MAX_CHUNK_BYTES)
+  }))
+}
+
+class ClaimGone extends Schema.TaggedError<ClaimGone>()("ClaimGone", { reason: Schema.String }) {}
+
+const decodeWorktree = Schema.decodeUnknownOption(WorktreeRequest)
+
+/** Retries what failed in transit; a refusal from the backend (fencing, expiry) ends the claim. */
+const persist = <A, E extends { readonly _tag: string; readonly message?: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.retry({ schedule: backoff, while: isTransient }),
+    Effect.mapError((error) =>
+      error._tag === "ClaimLost" || error._tag === "SessionExpired" || error._tag === "NotFound"
+        ? new ClaimGone({ reason: `${error._tag}: ${error.message ?? ""}` })
+        : new ClaimGone({ reason: `${error._tag}: ${error.message ?? "the backend refused the write"}` })
+    )
+  )
+
+export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
+  Effect.gen(function* () {
+    const journal = yield* Journal
+    const { client, log, sessionId } = context
+    const threadId = claim.threadId
+    const epoch = claim.epoch
+    const path = { threadId }
+    const claimRef = { sessionId, epoch }
+    const lost = yield* Deferred.make<never, ClaimGone>()
+
+    // The lease is renewed on its own schedule, apart from the work; losing it stops the work.
+    yield* client.agent.renew({ path, payload: claimRef }).pipe(
+      Effect.retry({ schedule: Schedule.spaced(Duration.seconds(2)), while: isTransient }),
+      Effect.repeat(Schedule.spaced(Duration.millis(Math.max(500, context.claimLeaseMs / 3)))),
+      Effect.catchAll((error) => Deferred.fail(lost, new ClaimGone({ reason: `lease renewal refused: ${error._tag}` }))),
+      Effect.forkScoped
+    )
+
+    // The batch in flight, so a shutdown can flush its journal before handing the thread back.
+    const active = yield* Ref.make<Option.Option<JournalHeader>>(Option.none())
+    const runtime = context.runtimeFor(claim.cliType)
+    const cwd = yield* workingDirectory(context, claim)
+
+    const work = Effect.gen(function* () {
+      while (true) {
+        const batch = yield* persist(client.agent.startBatch({
+          path,
+          payload: { ...claimRef, ...(runtime === undefined ? {} : { transport: runtime.transport }) }
+        }))
+        if (batch.drained) return
+        const header: JournalHeader = { threadId, messageId: batch.assistantMessageId, epoch, sessionId }
+        yield* journal.open(header)
+        yield* Ref.set(active, Option.some(header))
+        yield* log.info(`thread ${threadId}: batch of ${batch.messages.length} message(s) started`)
+        if (runtime === undefined || cwd === undefined) {
+          const reason = runtime === undefined
+            ? `execution is not implemented for ${claim.cliType}`
+            : `thread ${threadId} has no working directory on this machine`
+          yield* persist(client.agent.fail({ path, payload: { ...claimRef, messageId: batch.assistantMessageId, errorMessage: reason } }))
+          yield* journal.remove(header)
+          yield* log.warn(`thread ${threadId}: ${reason}`)
+          continue
+        }
+        const seq = yield* Ref.make(0)
+        const sessionRef = yield* Ref.make<string | null>(batch.runtimeSessionId)
+        const events = yield* Ref.make(0)
+        const upload = (lines: ReadonlyArray<RawLine>) =>
+          Effect.gen(function* () {
+            const start = yield* Ref.getAndUpdate(seq, (n) => n + lines.length)
+            const chunks: ReadonlyArray<JournalChunk> = lines.map((line, i) => ({ seq: start + i, type: line.type, data: line.data }))
+            yield* journal.append(header, chunks)
+            const runtimeSessionId = yield* Ref.get(sessionRef)
+            yield* persist(client.agent.uploadChunks({
+              path,
+              payload: {
+                ...claimRef,
+                messageId: header.messageId,
+                chunks,
+                ...(runtimeSessionId === null ? {} : { runtimeSessionId })
+              }
+            }))
+            yield* context.onProgress(threadId, yield* Ref.updateAndGet(events, (n) => n + chunks.length))
+          })
+        const outcome = yield* runtime.run({
+          threadId,
+          cwd,
+          messages: batch.messages,
+          runtimeSessionId: batch.runtimeSessionId,
+          model: claim.cliModel,
+          effort: claim.cliEffort,
+          mode: claim.cliMode,
+          agentPrompt: claim.agentPrompt,
+          mcp: context.mcp
+        }).pipe(
+          Stream.tap((output) => (output._tag === "SessionId" ? Ref.set(sessionRef, output.id) : Effect.void)),
+          Stream.filterMap((output) => (output._tag === "Line" ? Option.some(output.line) : Option.none())),
+          Stream.mapConcat(splitLine),
+          Stream.groupedWithin(GROUP_LINES, GROUP_WINDOW),
+          Stream.mapEffect((group) => upload([...group])),
+          Stream.runDrain,
+          Effect.either
+        )
+        const runtimeSessionId = yield* Ref.get(sessionRef)
+        const session = runtimeSessionId === null ? {} : { runtimeSessionId }
+        if (Either.isLeft(outcome) && outcome.left._tag === "ClaimGone") return yield* outcome.left
+        if (Either.isLeft(outcome) && outcome.left._tag === "RuntimeFailed") {
+          const failure = outcome.left
+          const stderr = failure.stderr.trim()
+          yield* log.warn(`thread ${threadId}: the runtime failed: ${failure.message}${stderr === "" ? "" : `\n${stderr}`}`)
+          yield* persist(client.agent.fail({
+            path,
+            payload: { ...claimRef, messageId: header.messageId, errorMessage: failure.message, ...session }
+          }))
+        } else {
+          yield* persist(client.agent.complete({ path, payload: { ...claimRef, messageId: header.messageId, ...session } }))
+        }
+        yield* journal.remove(header)
+        yield* Ref.set(active, Option.none())
+        yield* log.info(`thread ${threadId}: batch ${Either.isLeft(outcome) ? "failed" : "completed"}`)
+      }
+    })
+
+    yield* Effect.raceFirst(work, Deferred.await(lost)).pipe(
+      Effect.catchTag("ClaimGone", (gone) => log.warn(`thread ${threadId}: stopped, the claim is no longer ours (${gone.reason})`)),
+      // Shutting down: send what the journal holds, end the batch as failed (retryable), hand the thread back.
+      Effect.onInterrupt(() =>
+        Effect.gen(function* () {
+          const header = yield* Ref.get(active)
+          if (Option.isSome(header)) {
+            const file = yield* journal.read(header.value)
+            if (Option.isSome(file)) yield* flushJournal(client, log, file.value, "The CLI shut down mid-run")
+          }
+          yield* client.agent.release({ path, payload: claimRef }).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+          yield* log.info(`thread ${threadId}: released on shutdown`)
+        })
+      )
+    )
+  }).pipe(Effect.scoped)
+
+/**
+ * Sends a journal's chunks (the backend skips those it has) and ends its message as failed
+ * (retryable) — if the claim it was written under is still ours. Otherwise the chunks were
+ * fenced: they are dropped with a warning. The journal is removed either way.
+ */
+export const flushJournal = (client: BridgeClient, log: AgentLog, file: JournalFile, reason: string) =>
+  Effect.gen(function* () {
+    const journal = yield* Journal
+    const { epoch, messageId, sessionId, threadId } = file.header
+    const path = { threadId }
+    const send = Effect.gen(function* () {
+      for (let i = 0; i < file.chunks.length; i += 500) {
+        yield* client.agent.uploadChunks({ path, payload: { sessionId, epoch, messageId, chunks: file.chunks.slice(i, i + 500) } })
+      }
+      yield* client.agent.fail({ path, payload: { sessionId, epoch, messageId, errorMessage: reason } })
+    }).pipe(Effect.retry({ schedule: backoff.pipe(Schedule.upTo(Duration.seconds(20))), while: isTransient }), Effect.either)
+    const sent = yield* send
+    if (Either.isRight(sent)) {
+      yield* log.info(`thread ${threadId}: ${file.chunks.length} journaled chunk(s) sent; the run is marked failed and can be retried`)
+    } else {
+      yield* log.warn(
+        `thread ${threadId}: dropped ${file.chunks.length} journaled chunk(s) of message ${messageId}: the claim is no longer ours (${sent.left._tag})`
+      )
+    }
+    yield* journal.remove(file.header)
+  })
+
+/** The checkout the thread runs in, or its fresh worktree, created and reported at first claim. */
+const workingDirectory = (context: ThreadRunContext, claim: ClaimedThread) =>
+  Effect.gen(function* () {
+    if (claim.path === null) return undefined
+    const requested = decodeWorktree(claim.worktree)
+    if (Option.isNone(requested)) return claim.path
+    if (requested.value.path !== undefined) return requested.value.path
+    const target = `${context.worktreesDir}/${claim.threadId}`
+    const created = yield* createWorktree(claim.path, target, requested.value).pipe(Effect.either)
+    if (Either.isLeft(created)) {
+      yield* context.log.warn(`thread ${claim.threadId}: ${created.left.message}`)
+      return undefined
+    }
+    yield* persist(context.client.agent.reportWorktree({
+      path: { threadId: claim.threadId },
+      payload: { sessionId: context.sessionId, epoch: claim.epoch, path: created.right, branch: requested.value.branch }
+    })).pipe(Effect.catchAll((gone) => context.log.warn(`thread ${claim.threadId}: worktree not reported (${gone.reason})`)))
+    return created.right
+  })
+
+export type ThreadRunRequirements = Journal | CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path

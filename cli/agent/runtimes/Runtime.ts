@@ -1,0 +1,51 @@
+import type { CommandExecutor } from "@effect/platform"
+import { Schema, type Stream } from "effect"
+import type { CliType, RuntimeTransport } from "../../../src/domain/CliType.js"
+
+/** One raw line of runtime output, typed the way the backend's normalizer for this runtime expects. */
+export interface RawLine {
+  readonly type: string
+  readonly data: string
+}
+
+/** What a batch produces: output lines, and the runtime session id once the runtime names it. */
+export type RuntimeOutput =
+  | { readonly _tag: "Line"; readonly line: RawLine }
+  | { readonly _tag: "SessionId"; readonly id: string }
+
+export interface BatchMessage {
+  readonly messageId: string
+  readonly content: string
+  readonly runtimeCommand: boolean
+}
+
+/** Everything a runtime needs to run one batch of a thread. */
+export interface BatchInput {
+  readonly threadId: string
+  readonly cwd: string
+  readonly messages: ReadonlyArray<BatchMessage>
+  readonly runtimeSessionId: string | null
+  readonly model: string | null
+  readonly effort: string | null
+  readonly mode: string | null
+  readonly agentPrompt: string | null
+  /** This backend as an MCP server, so the agent can use the tools. */
+  readonly mcp: { readonly url: string; readonly apiKey: string }
+}
+
+export class RuntimeFailed extends Schema.TaggedError<RuntimeFailed>()("RuntimeFailed", {
+  message: Schema.String,
+  /** What the runtime printed on stderr, kept for the failure report. */
+  stderr: Schema.String
+}) {}
+
+/**
+ * A coding-agent runtime. `run` streams one batch's output; the stream ends when the batch
+ * succeeded and fails with `RuntimeFailed` when it did not (lines already emitted stay emitted).
+ * Interrupting the stream kills the runtime's whole process group.
+ */
+export interface Runtime {
+  readonly cliType: CliType
+  readonly transport: RuntimeTransport
+  readonly run: (input: BatchInput) => Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor>
+}
