@@ -1,6 +1,6 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option } from "effect"
 import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -59,7 +59,7 @@ const eventually = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>, done:
   })
 
 describe("trellis agent: the claim loop", () => {
-  it.layer(Layer.mergeAll(Backend, NodeContext.layer, NodeHttpClient.layerUndici), { excludeTestServices: true, timeout: 60_000 })("loop", (it) => {
+  layer(Layer.mergeAll(Backend, NodeContext.layer, NodeHttpClient.layerUndici), { excludeTestServices: true, timeout: 60_000 })((it) => {
     it.effect("a thread created over MCP is claimed, run by the runtime and answered; the loop disconnects when stopped", () =>
       Effect.gen(function* () {
         installReplay()
