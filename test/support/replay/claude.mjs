@@ -14,6 +14,10 @@ const flag = (name) => {
   const i = argv.indexOf(name)
   return i === -1 ? undefined : argv[i + 1]
 }
+if (argv.includes("--version")) {
+  process.stdout.write("2.1.197 (Claude Code, replay)\n")
+  process.exit(0)
+}
 const required = ["-p", "--input-format", "--output-format", "--verbose"]
 for (const name of required) {
   if (!argv.includes(name)) {
