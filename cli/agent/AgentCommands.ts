@@ -10,6 +10,7 @@ import { Journal } from "./Journal.js"
 import { agentProfileCommands } from "./ProfileCommands.js"
 import { maskApiKey, Profiles } from "./Profiles.js"
 import { detectRuntimes, runtimeFor } from "./runtimes/Registry.js"
+import { worktreesCommand } from "./WorktreeCommands.js"
 
 const profileOption = Options.text("profile").pipe(
   Options.withDescription("The profile to use (else TRELLIS_PROFILE, the profile of the current directory, the default)"),
@@ -155,5 +156,5 @@ const status = Command.make("status", {
 
 export const agent = Command.make("agent").pipe(
   Command.withDescription("The local CLI bridge: profiles, checkouts, and the runner that executes threads"),
-  Command.withSubcommands([start, status, ...agentProfileCommands])
+  Command.withSubcommands([start, status, ...agentProfileCommands, worktreesCommand])
 )
