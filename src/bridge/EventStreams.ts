@@ -34,6 +34,9 @@ export const sseFrame = (frame: { readonly id?: string; readonly event: string; 
 
 const keepAlive = Stream.fromSchedule(Schedule.spaced(KEEP_ALIVE)).pipe(Stream.as(": keep-alive\n\n"))
 
+/** A comment first, so the response (and its headers) start at once even when nothing is to be sent yet. */
+const opening = Stream.make(": connected\n\n")
+
 /** A cursor is the id of the last chunk seen: a decimal integer. */
 export const parseCursor = (value: string | undefined): bigint => {
   if (value === undefined || !/^\d{1,19}$/.test(value.trim())) return 0n
@@ -77,7 +80,7 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
           Stream.flatMap(() => drain(threadId, cursor), { switch: false }),
           Stream.map((row) => sseFrame({ id: row.id, event: "event", data: row }))
         )
-        return Stream.merge(frames, keepAlive, { haltStrategy: "left" })
+        return Stream.concat(opening, Stream.merge(frames, keepAlive, { haltStrategy: "left" }))
       }))
     })
 
@@ -110,7 +113,7 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
           Stream.changesWith((a, b) => a.length === b.length && a.every((id, i) => id === b[i])),
           Stream.map((threadIds) => sseFrame({ event: "pending", data: { threadIds } }))
         )
-        return Stream.merge(frames, keepAlive, { haltStrategy: "left" })
+        return Stream.concat(opening, Stream.merge(frames, keepAlive, { haltStrategy: "left" }))
       }))
     })
 

@@ -34,9 +34,14 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
         Effect.catchAllCause((cause) => Effect.logWarning(`NOTIFY ${channel} failed`, cause))
       )
 
-    /** A thread's state or timeline changed; its profile's queue may have too. */
+    /** A thread's state or timeline changed; its profile's queue may have too (one statement for both). */
     const threadChanged = (threadId: string, profileId: string | null) =>
-      Effect.zipRight(notify(THREAD_CHANNEL, threadId), profileId === null ? Effect.void : notify(PROFILE_CHANNEL, profileId))
+      (profileId === null
+        ? pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId})`
+        : pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId}), pg_notify(${PROFILE_CHANNEL}, ${profileId})`).pipe(
+        Effect.asVoid,
+        Effect.catchAllCause((cause) => Effect.logWarning("NOTIFY failed", cause))
+      )
 
     const chunksAdded = (threadId: string) => notify(THREAD_CHANNEL, threadId)
 
