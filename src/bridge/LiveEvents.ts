@@ -1,3 +1,4 @@
+import type { Statement } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, PubSub, Stream } from "effect"
 
@@ -45,6 +46,10 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
 
     const chunksAdded = (threadId: string) => notify(THREAD_CHANNEL, threadId)
 
+    /** The same signals as `threadChanged`, as select-list columns for a statement that changes the thread. */
+    const signalThreadSql = (threadId: Statement.Fragment, profileId: Statement.Fragment) =>
+      pg`pg_notify(${THREAD_CHANNEL}, ${threadId}) AS "_threadSignal", pg_notify(${PROFILE_CHANNEL}, ${profileId}) AS "_profileSignal"`
+
     /** Subscribes now (call before reading the bootstrap so nothing falls between). */
     const signals = (hub: PubSub.PubSub<string>, id: string) =>
       Effect.map(PubSub.subscribe(hub), (queue) =>
@@ -53,6 +58,7 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
     return {
       threadChanged,
       chunksAdded,
+      signalThreadSql,
       threadSignals: (threadId: string) => signals(threads, threadId),
       profileSignals: (profileId: string) => signals(profiles, profileId)
     } as const

@@ -178,34 +178,48 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       })
 
     /** Claims the given pending thread, or the profile's longest-waiting one; none when nothing waits. */
+    /**
+     * One statement in the common case: the session check, the pick, the claim and the change
+     * signals together. Only when nothing was claimed is the session looked at again, to tell
+     * "nothing waits" from an expired or foreign session.
+     */
     const claim = Effect.fn("ThreadQueue.claim")(function* (
       principal: Principal,
       sessionId: AgentSessionId,
       threadId?: string
     ) {
-      const profileId = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const reachable = principal.projectIds === null
+        ? sql``
+        : principal.projectIds.length === 0
+        ? sql`AND false`
+        : sql`AND ${sql.in("p.project_id", principal.projectIds)}`
       const claimed = yield* sql`
-        UPDATE threads t SET processing_state = 'claimed', status = 'running', claimed_by_session_id = ${sessionId},
-          claimed_at = now(), claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
-          claim_epoch = t.claim_epoch + 1
-        FROM (
-          SELECT id FROM threads
-          WHERE profile_id = ${profileId} AND processing_state = 'pending' AND claimed_by_session_id IS NULL
-            AND queue_held_at IS NULL AND deleted_at IS NULL AND kind = 'thread'
-            ${threadId === undefined ? sql`` : sql`AND id = ${threadId}`}
-          ORDER BY last_activity_at, id LIMIT 1
-          FOR UPDATE SKIP LOCKED
-        ) next
-        WHERE t.id = next.id
-        RETURNING t.id AS "threadId", t.title, t.claim_epoch::float8 AS epoch, t.claim_lease_expires_at AS "leaseExpiresAt",
-          t.cli_type AS "cliType", t.cli_model AS "cliModel", t.cli_effort AS "cliEffort", t.cli_mode AS "cliMode",
-          t.path_id AS "pathId", (SELECT path FROM cli_paths WHERE id = t.path_id) AS path, t.worktree,
-          t.runtime_session_id AS "runtimeSessionId", t.agent_prompt AS "agentPrompt"`.pipe(
-        Effect.flatMap(decodeTargets),
-        Effect.orDie
-      )
+        WITH session AS (
+          SELECT s.profile_id FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
+          WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId} AND s.ended_at IS NULL
+            AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds}) ${reachable}
+        ), next AS (
+          SELECT t.id FROM threads t JOIN session ON t.profile_id = session.profile_id
+          WHERE t.processing_state = 'pending' AND t.claimed_by_session_id IS NULL
+            AND t.queue_held_at IS NULL AND t.deleted_at IS NULL AND t.kind = 'thread'
+            ${threadId === undefined ? sql`` : sql`AND t.id = ${threadId}`}
+          ORDER BY t.last_activity_at, t.id LIMIT 1
+          FOR UPDATE OF t SKIP LOCKED
+        ), claimed AS (
+          UPDATE threads t SET processing_state = 'claimed', status = 'running', claimed_by_session_id = ${sessionId},
+            claimed_at = now(), claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
+            claim_epoch = t.claim_epoch + 1
+          FROM next WHERE t.id = next.id
+          RETURNING t.*
+        )
+        SELECT c.id AS "threadId", c.title, c.claim_epoch::float8 AS epoch, c.claim_lease_expires_at AS "leaseExpiresAt",
+          c.cli_type AS "cliType", c.cli_model AS "cliModel", c.cli_effort AS "cliEffort", c.cli_mode AS "cliMode",
+          c.path_id AS "pathId", (SELECT path FROM cli_paths WHERE id = c.path_id) AS path, c.worktree,
+          c.runtime_session_id AS "runtimeSessionId", c.agent_prompt AS "agentPrompt",
+          ${live.signalThreadSql(sql`c.id`, sql`c.profile_id`)}
+        FROM claimed c`.pipe(Effect.flatMap(decodeTargets), Effect.orDie)
       const thread = claimed[0]
-      if (thread !== undefined) yield* live.threadChanged(thread.threadId, profileId)
+      if (thread === undefined) yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       return thread
     })
 
