@@ -1,12 +1,12 @@
 import { Command, Options } from "@effect/cli"
-import { Config, Console, Effect, Layer, Option } from "effect"
+import { Config, type ConfigError, Console, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as Database from "../src/db/Database.js"
 import { MCP_PATH } from "../src/http/McpRoute.js"
 import { serveNode } from "../src/http/NodeServer.js"
 import * as Trellis from "../src/server.js"
 import { bootstrap } from "../src/services/Bootstrap.js"
-import { isLoopbackHost, rateLimitConfig, TrellisConfig } from "../src/TrellisConfig.js"
+import { type BridgeTimings, defaults, isLoopbackHost, rateLimitConfig, TrellisConfig } from "../src/TrellisConfig.js"
 import { credentialsPath, databaseOptions } from "./Environment.js"
 
 const host = Options.text("host").pipe(
@@ -23,6 +23,30 @@ const port = Options.integer("port").pipe(
 
 const allowedOrigins = Config.array(Config.string(), "TRELLIS_ALLOWED_ORIGINS").pipe(Config.withDefault([]))
 
+const millis = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "must be a positive number of milliseconds", validation: (ms) => ms > 0 }),
+    Config.withDefault(fallback)
+  )
+
+/**
+ * The CLI bridge timings; SPEC's defaults unless overridden (tests shorten them):
+ * `TRELLIS_HEARTBEAT_INTERVAL_MS`, `TRELLIS_SESSION_TTL_MS`, `TRELLIS_CLAIM_LEASE_MS`, `TRELLIS_SWEEP_INTERVAL_MS`.
+ * A shortened session TTL shortens the default heartbeat interval with it (a third of the TTL).
+ */
+const bridgeTimings: Effect.Effect<BridgeTimings, ConfigError.ConfigError> = Effect.gen(function* () {
+  const sessionTtlMs = yield* millis("TRELLIS_SESSION_TTL_MS", defaults.bridge.sessionTtlMs)
+  return {
+    sessionTtlMs,
+    heartbeatIntervalMs: yield* millis(
+      "TRELLIS_HEARTBEAT_INTERVAL_MS",
+      Math.max(1, Math.min(defaults.bridge.heartbeatIntervalMs, Math.floor(sessionTtlMs / 3)))
+    ),
+    claimLeaseMs: yield* millis("TRELLIS_CLAIM_LEASE_MS", defaults.bridge.claimLeaseMs),
+    sweepIntervalMs: yield* millis("TRELLIS_SWEEP_INTERVAL_MS", defaults.bridge.sweepIntervalMs)
+  }
+})
+
 const writeCredentials = (file: string, credentials: object) =>
   Effect.sync(() => fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600 }))
 
@@ -37,6 +61,7 @@ export const serve = Command.make("serve", { host, port }, (options) =>
   Effect.gen(function* () {
     const database = yield* databaseOptions("trellis serve")
     const rateLimit = yield* rateLimitConfig
+    const bridge = yield* bridgeTimings
     const origins = yield* allowedOrigins
     const loopbackOnly = isLoopbackHost(options.host)
     const explicitPublicUrl = yield* Config.option(Config.string("TRELLIS_PUBLIC_URL"))
@@ -45,7 +70,7 @@ export const serve = Command.make("serve", { host, port }, (options) =>
     const publicUrl = urlFor(options.port)
 
     const appUrl = yield* Config.option(Config.string("TRELLIS_APP_URL"))
-    const services = Trellis.services({ publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit, appUrl })
+    const services = Trellis.services({ publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit, appUrl, bridge })
     const app = services.pipe(Layer.provideMerge(Database.layer(database)))
 
     yield* Effect.gen(function* () {

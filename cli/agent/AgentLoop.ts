@@ -62,10 +62,13 @@ export const runAgent = (options: AgentOptions) =>
     const stateFile = path.join(options.stateDir, `${options.profileName}.session.json`)
     const statusFile = path.join(options.stateDir, `${options.profileName}.status.json`)
 
+    // The profile the last registration named: a first run learns it from its registration, and a
+    // later one (the session expired) must name it again, or the backend would make a new profile.
+    const knownProfileId = yield* Ref.make(options.profileId)
     const register = (force: boolean) =>
-      client.agent.register({
+      Effect.flatMap(Ref.get(knownProfileId), (profileId) => client.agent.register({
         payload: {
-          ...Option.match(Schema.decodeUnknownOption(CliProfileId)(options.profileId), {
+          ...Option.match(Schema.decodeUnknownOption(CliProfileId)(profileId), {
             onNone: () => ({}),
             onSome: (profileId) => ({ profileId })
           }),
@@ -77,7 +80,7 @@ export const runAgent = (options: AgentOptions) =>
           paths: options.paths,
           force
         }
-      }).pipe(
+      })).pipe(
         Effect.tapError((error) => isTransient(error) ? log.warn(`cannot reach ${options.server}; retrying`) : Effect.void),
         Effect.retry({ schedule: backoff, while: isTransient }),
         Effect.catchTag("SessionConflict", (conflict) =>
@@ -91,6 +94,7 @@ export const runAgent = (options: AgentOptions) =>
         ),
         Effect.tap((registered) =>
           Effect.all([
+            Ref.set(knownProfileId, registered.profile.profileId),
             options.rememberProfileId(registered.profile.profileId),
             fs.writeFileString(stateFile, JSON.stringify({ sessionId: registered.sessionId }), { mode: 0o600 }).pipe(Effect.orDie),
             log.info(`registered as session ${registered.sessionId} for profile ${options.profileName}`)
@@ -122,9 +126,13 @@ export const runAgent = (options: AgentOptions) =>
     const lastHeartbeat = yield* Ref.make(new Date().toISOString())
 
     // Chunks a crash left unsent: uploaded if the claim is still ours, dropped with a warning if fenced.
+    // Nothing runs the thread any more, so its claim (if still ours) is let go: held, it would keep the
+    // thread from a retry or its next messages until the lease ran out.
     const journal = yield* Journal
     for (const file of yield* journal.leftovers) {
       yield* flushJournal(client, log, file, "The CLI restarted mid-run")
+      const { epoch, sessionId, threadId } = file.header
+      yield* client.agent.release({ path: { threadId }, payload: { sessionId, epoch } }).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
     }
 
     yield* Effect.addFinalizer(() =>
@@ -157,19 +165,30 @@ export const runAgent = (options: AgentOptions) =>
     // Claiming: one dispatcher at a time, up to maxConcurrent threads, each in its own fiber.
     const running = new Map<string, RunningThread>()
     const threads = yield* FiberSet.make()
+    // Shutting down, the slots the interrupted threads free are not filled again. Registered after
+    // the FiberSet, this finalizer runs before the threads are interrupted.
+    const stopping = yield* Ref.make(false)
+    yield* Effect.addFinalizer(() => Ref.set(stopping, true))
     const dispatchLock = yield* Effect.makeSemaphore(1)
     const mcp = { url: `${options.server}/api/mcp?project=${options.projectId}`, apiKey: options.apiKey }
     const worktreesDir = path.join(options.stateDir, "..", "worktrees")
 
     const dispatch: Effect.Effect<void, never, Journal | FileSystem.FileSystem | Path.Path | import("@effect/platform").CommandExecutor.CommandExecutor> =
       dispatchLock.withPermits(1)(Effect.gen(function* () {
-        while (running.size < options.maxConcurrent) {
+        while (running.size < options.maxConcurrent && !(yield* Ref.get(stopping))) {
           const current = yield* SubscriptionRef.get(session)
           const claimed = yield* client.agent.claim({ payload: { sessionId: current.sessionId } }).pipe(
             Effect.map((response) => response.thread),
             Effect.orElseSucceed(() => null)
           )
           if (claimed === null) return
+          // Claimed while the shutdown began: handed straight back.
+          if (yield* Ref.get(stopping)) {
+            return yield* client.agent.release({ path: { threadId: claimed.threadId }, payload: { sessionId: current.sessionId, epoch: claimed.epoch } }).pipe(
+              Effect.timeout(Duration.seconds(5)),
+              Effect.ignore
+            )
+          }
           yield* log.info(`claimed thread ${claimed.threadId} (${claimed.cliType}, epoch ${claimed.epoch})`)
           const entry: RunningThread = { threadId: claimed.threadId, startedAt: new Date().toISOString(), events: 0 }
           running.set(claimed.threadId, entry)

@@ -29,6 +29,8 @@ export interface ThreadRunContext {
 /** Per upload: at most this many lines, or what arrived within the window. */
 const GROUP_LINES = 100
 const GROUP_WINDOW = Duration.millis(50)
+/** The backend keeps an error message up to 10,000 characters; a longer one is cut, never refused. */
+const MAX_ERROR_MESSAGE = 10_000
 /** A chunk holds at most this much data; a longer line is split into parts, never dropped. */
 export const MAX_CHUNK_BYTES = 512 * 1024
 
@@ -91,10 +93,8 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
         yield* journal.open(header)
         yield* Ref.set(active, Option.some(header))
         yield* log.info(`thread ${threadId}: batch of ${batch.messages.length} message(s) started`)
-        if (runtime === undefined || cwd === undefined) {
-          const reason = runtime === undefined
-            ? `execution is not implemented for ${claim.cliType}`
-            : `thread ${threadId} has no working directory on this machine`
+        if (runtime === undefined || Either.isLeft(cwd)) {
+          const reason = runtime !== undefined && Either.isLeft(cwd) ? cwd.left : `execution is not implemented for ${claim.cliType}`
           yield* persist(client.agent.fail({ path, payload: { ...claimRef, messageId: batch.assistantMessageId, errorMessage: reason } }))
           yield* journal.remove(header)
           yield* log.warn(`thread ${threadId}: ${reason}`)
@@ -122,7 +122,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
           })
         const outcome = yield* runtime.run({
           threadId,
-          cwd,
+          cwd: cwd.right,
           messages: batch.messages,
           runtimeSessionId: batch.runtimeSessionId,
           model: claim.cliModel,
@@ -148,7 +148,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
           yield* log.warn(`thread ${threadId}: the runtime failed: ${failure.message}${stderr === "" ? "" : `\n${stderr}`}`)
           yield* persist(client.agent.fail({
             path,
-            payload: { ...claimRef, messageId: header.messageId, errorMessage: failure.message, ...session }
+            payload: { ...claimRef, messageId: header.messageId, errorMessage: failure.message.slice(0, MAX_ERROR_MESSAGE), ...session }
           }))
         } else {
           yield* persist(client.agent.complete({ path, payload: { ...claimRef, messageId: header.messageId, ...session } }))
@@ -160,7 +160,20 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
     })
 
     yield* Effect.raceFirst(work, Deferred.await(lost)).pipe(
-      Effect.catchTag("ClaimGone", (gone) => log.warn(`thread ${threadId}: stopped, the claim is no longer ours (${gone.reason})`)),
+      // What the journal holds was written under the lost claim: no upload can land any more. The
+      // claim is handed back in case the backend only refused a write and it is still ours.
+      Effect.catchTag("ClaimGone", (gone) =>
+        Effect.gen(function* () {
+          yield* log.warn(`thread ${threadId}: stopped, the claim is no longer ours (${gone.reason})`)
+          const header = yield* Ref.get(active)
+          if (Option.isSome(header)) {
+            const file = yield* journal.read(header.value)
+            yield* journal.remove(header.value)
+            const chunks = Option.match(file, { onNone: () => 0, onSome: (f) => f.chunks.length })
+            yield* log.warn(`thread ${threadId}: dropped ${chunks} journaled chunk(s) of message ${header.value.messageId} with the claim`)
+          }
+          yield* client.agent.release({ path, payload: claimRef }).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+        })),
       // Shutting down: send what the journal holds, end the batch as failed (retryable), hand the thread back.
       Effect.onInterrupt(() =>
         Effect.gen(function* () {
@@ -203,24 +216,27 @@ export const flushJournal = (client: BridgeClient, log: AgentLog, file: JournalF
     yield* journal.remove(file.header)
   })
 
-/** The checkout the thread runs in, or its fresh worktree, created and reported at first claim. */
+/**
+ * The checkout the thread runs in, or its fresh worktree, created and reported at first claim;
+ * or why there is none (the reason the thread's batches fail with).
+ */
 const workingDirectory = (context: ThreadRunContext, claim: ClaimedThread) =>
   Effect.gen(function* () {
-    if (claim.path === null) return undefined
+    if (claim.path === null) return Either.left(`thread ${claim.threadId} has no working directory on this machine`)
     const requested = decodeWorktree(claim.worktree)
-    if (Option.isNone(requested)) return claim.path
-    if (requested.value.path !== undefined) return requested.value.path
+    if (Option.isNone(requested)) return Either.right(claim.path)
+    if (requested.value.path !== undefined) return Either.right(requested.value.path)
     const target = `${context.worktreesDir}/${claim.threadId}`
     const created = yield* createWorktree(claim.path, target, requested.value).pipe(Effect.either)
     if (Either.isLeft(created)) {
       yield* context.log.warn(`thread ${claim.threadId}: ${created.left.message}`)
-      return undefined
+      return Either.left(`The worktree on branch ${requested.value.branch} could not be created: ${created.left.message}`)
     }
     yield* persist(context.client.agent.reportWorktree({
       path: { threadId: claim.threadId },
       payload: { sessionId: context.sessionId, epoch: claim.epoch, path: created.right, branch: requested.value.branch }
     })).pipe(Effect.catchAll((gone) => context.log.warn(`thread ${claim.threadId}: worktree not reported (${gone.reason})`)))
-    return created.right
+    return Either.right(created.right)
   })
 
 export type ThreadRunRequirements = Journal | CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path

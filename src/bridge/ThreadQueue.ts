@@ -254,6 +254,24 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       const batch = yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== null) {
+          // A retried request whose first answer was lost: the batch has no output yet, so it is handed out again.
+          const started = yield* sql<{ produced: boolean }>`
+            SELECT EXISTS (SELECT 1 FROM thread_chunks WHERE message_id = ${fenced.activeAssistantMessageId}) AS produced`
+          if (started[0]?.produced === false) {
+            const again = yield* sql`
+              SELECT id AS "messageId", content, runtime_command AS "runtimeCommand", sent_by_thread_id AS "sentByThreadId",
+                created_at AS "createdAt"
+              FROM thread_messages WHERE batch_message_id = ${fenced.activeAssistantMessageId}
+              ORDER BY created_at, id`.pipe(Effect.flatMap(decodeBatchMessages), Effect.orDie)
+            const session = yield* sql<{ runtimeSessionId: string | null }>`
+              SELECT runtime_session_id AS "runtimeSessionId" FROM threads WHERE id = ${threadId}`
+            return {
+              _tag: "Batch",
+              assistantMessageId: ThreadMessageId.make(fenced.activeAssistantMessageId),
+              messages: again,
+              runtimeSessionId: session[0]?.runtimeSessionId ?? null
+            } satisfies Batch
+          }
           yield* failBatch(fenced.activeAssistantMessageId, "The CLI started a new batch without finishing this one")
         }
         const messages = yield* sql`
@@ -342,6 +360,11 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== input.messageId) {
+          // A retried request whose first answer was lost: the message already ended the same way.
+          const settled = yield* sql<{ status: string }>`
+            SELECT status FROM thread_messages WHERE id = ${input.messageId} AND thread_id = ${threadId} AND role = 'assistant'`
+          const expected = input.outcome._tag === "Failed" ? "failed" : "completed"
+          if (settled[0]?.status === expected) return
           return yield* new InvalidArgument({
             message: `messageId: ${input.messageId} is not the message streaming on thread ${threadId}`
           })

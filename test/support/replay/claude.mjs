@@ -5,7 +5,7 @@
 // its session id replaced) or, by default, an answer echoing each prompt.
 // Knobs: REPLAY_DELAY_MS (between lines), REPLAY_LINES (repeat the text line this many times),
 // REPLAY_CRASH_AFTER (exit 1 after N lines), REPLAY_HANG (never finish), REPLAY_EXIT_CODE,
-// REPLAY_ARGS_LOG (append the argv as a JSON line to this file).
+// REPLAY_RESULT_ERROR (a failed result), REPLAY_ARGS_LOG (append the argv, cwd, thread and pid as a JSON line to this file).
 import { appendFileSync, readFileSync } from "node:fs"
 import { randomUUID } from "node:crypto"
 
@@ -29,7 +29,7 @@ if (flag("--input-format") !== "stream-json" || flag("--output-format") !== "str
   process.stderr.write("replay claude: stream-json in and out is required\n")
   process.exit(2)
 }
-if (process.env.REPLAY_ARGS_LOG) appendFileSync(process.env.REPLAY_ARGS_LOG, JSON.stringify({ argv, cwd: process.cwd(), threadId: process.env.TRELLIS_THREAD_ID }) + "\n")
+if (process.env.REPLAY_ARGS_LOG) appendFileSync(process.env.REPLAY_ARGS_LOG, JSON.stringify({ argv, cwd: process.cwd(), threadId: process.env.TRELLIS_THREAD_ID, pid: process.pid }) + "\n")
 const sessionId = flag("--resume") ?? flag("--session-id") ?? randomUUID()
 const delay = Number(process.env.REPLAY_DELAY_MS ?? "0")
 const crashAfter = process.env.REPLAY_CRASH_AFTER === undefined ? Infinity : Number(process.env.REPLAY_CRASH_AFTER)
@@ -97,5 +97,6 @@ for (const line of lines) {
   printed += 1
   if (delay > 0) await sleep(delay)
 }
-if (process.env.REPLAY_HANG === "1") await new Promise(() => {})
+// A pending promise alone does not keep node running (it would exit with code 13): a timer does.
+if (process.env.REPLAY_HANG === "1") await new Promise(() => setInterval(() => {}, 60_000))
 process.exit(Number(process.env.REPLAY_EXIT_CODE ?? (process.env.REPLAY_RESULT_ERROR === "1" ? "1" : "0")))
