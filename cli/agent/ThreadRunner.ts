@@ -27,7 +27,7 @@ export interface ThreadRunContext {
 }
 
 /** Per upload: at most this many lines, or what arrived within the window. */
-const GROUP_LINES = 100
+const GROUP_LINES = 500
 const GROUP_WINDOW = Duration.millis(50)
 /** The backend keeps an error message up to 10,000 characters; a longer one is cut, never refused. */
 const MAX_ERROR_MESSAGE = 10_000
