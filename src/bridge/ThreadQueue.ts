@@ -131,9 +131,12 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       sql`CASE WHEN (SELECT status FROM thread_messages WHERE thread_id = ${threadId} AND role = 'assistant'
           ORDER BY created_at DESC, id DESC LIMIT 1) = 'failed' THEN 'failed' ELSE 'idle' END`
 
+    /** Only text and bundles (which may hold text) can add to the message text: the rest is not read. */
     const assistantText = (messageId: string) =>
       sql<{ event: unknown }>`
-        SELECT normalized_event AS event FROM thread_chunks WHERE message_id = ${messageId} ORDER BY seq`.pipe(
+        SELECT normalized_event AS event FROM thread_chunks
+        WHERE message_id = ${messageId} AND normalized_event->>'kind' IN ('text', 'metadata')
+        ORDER BY seq`.pipe(
         Effect.flatMap((rows) => decodeEvents(rows.map((r) => r.event))),
         Effect.map((events) => messageText(events)),
         Effect.orDie
