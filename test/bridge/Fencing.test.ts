@@ -191,7 +191,9 @@ describe("fencing: claim epochs, idempotent chunks", () => {
 
         const userMessageId = first.messages[0]?.messageId ?? ""
         const wrongIds = [first.assistantMessageId, userMessageId, "msg_does_not_exist"]
-        const refusedComplete = yield* Effect.flip(complete(cli, claim, first.assistantMessageId))
+        // Completing the finished message again is a retried request: accepted, nothing changes.
+        yield* complete(cli, claim, first.assistantMessageId)
+        const refusedComplete = yield* Effect.flip(complete(cli, claim, userMessageId))
         expect(refusedComplete._tag).toBe("InvalidArgument")
 
         const second = yield* startBatch(cli, claim)
@@ -199,7 +201,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
           const error = yield* Effect.flip(upload(cli, claim, messageId, numbered([claude.text("MISDIRECTED")], 5)))
           expect([messageId, error._tag]).toEqual([messageId, "InvalidArgument"])
         }
-        const wrongFinish = yield* Effect.flip(complete(cli, claim, first.assistantMessageId))
+        const wrongFinish = yield* Effect.flip(complete(cli, claim, "msg_does_not_exist"))
         expect(wrongFinish._tag).toBe("InvalidArgument")
 
         expect(yield* chunkCount(first.assistantMessageId)).toBe(1)
