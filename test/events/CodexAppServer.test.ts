@@ -1,30 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { unbundle } from "../../src/events/Bundles.js"
 import { NormalizedEvent } from "../../src/events/NormalizedEvent.js"
 import { normalizeCodexAppServerChunk } from "../../src/events/runtimes/CodexAppServer.js"
+import { get, getNum, getStr, isIgnored, isValid, only } from "../support/EventHelpers.js"
 import { transcript } from "../support/Transcripts.js"
 
 type Event = NormalizedEvent
-type Path = ReadonlyArray<string | number>
 
-const isValid = Schema.is(NormalizedEvent)
-
-/** A value inside parsed JSON, `undefined` when a level is missing. */
-const get = (value: unknown, ...path: Path): unknown =>
-  path.reduce<unknown>((v, key) => (typeof v === "object" && v !== null ? Reflect.get(v, key) : undefined), value)
-const getStr = (value: unknown, ...path: Path): string | undefined => {
-  const v = get(value, ...path)
-  return typeof v === "string" ? v : undefined
-}
-const getNum = (value: unknown, ...path: Path): number | undefined => {
-  const v = get(value, ...path)
-  return typeof v === "number" ? v : undefined
-}
-
-const only = <K extends Event["kind"]>(events: ReadonlyArray<Event>, kind: K) =>
-  events.filter((e): e is Extract<Event, { kind: K }> => e.kind === kind)
-const isIgnored = (e: Event): boolean => e.kind === "unknown" && e.reason === "ignored"
 
 /** The fixture chunk by chunk (server→client messages): raw message, normalized event, its unbundled events. */
 const run = (name: string) => {
