@@ -22,7 +22,9 @@ export const spawnServer = (
   args: ReadonlyArray<string>,
   options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv }
 ): ServerProcess => {
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] })
+  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the servers under load.
+  const nodeArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== "")
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] })
   let tail = ""
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS)

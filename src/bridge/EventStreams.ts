@@ -7,7 +7,7 @@ import { NormalizedEvent } from "../events/NormalizedEvent.js"
 import { Threads } from "../services/Threads.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { SessionExpired } from "./BridgeErrors.js"
-import { LiveEvents } from "./LiveEvents.js"
+import { LiveEvents, type QueueSignal } from "./LiveEvents.js"
 
 /**
  * Server-sent event streams: a thread's normalized events as bootstrap plus deltas after a
@@ -26,6 +26,8 @@ export type ChunkEvent = typeof ChunkEvent.Type
 const decodeChunkEvents = Schema.decodeUnknown(Schema.Array(ChunkEvent))
 
 const PAGE = 500
+/** The longest queue a pending frame lists: the oldest threads, which are the ones claimed next. */
+const PENDING_SHOWN = 1000
 const KEEP_ALIVE = Duration.seconds(15)
 
 /** One SSE frame. Data is one line of JSON, so no field needs escaping. */
@@ -89,7 +91,7 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
         SELECT id AS "threadId" FROM threads
         WHERE profile_id = ${profileId} AND processing_state = 'pending' AND claimed_by_session_id IS NULL
           AND queue_held_at IS NULL AND deleted_at IS NULL AND kind = 'thread'
-        ORDER BY last_activity_at, id LIMIT 1000`.pipe(Effect.orDie, Effect.map((rows) => rows.map((r) => r.threadId)))
+        ORDER BY last_activity_at, id LIMIT ${PENDING_SHOWN}`.pipe(Effect.orDie, Effect.map((rows) => rows.map((r) => r.threadId)))
 
     /** A session's queue: the profile's pending threads now, then the list again whenever it changes. */
     const pendingThreads = Effect.fn("EventStreams.pendingThreads")(function* (principal: Principal, sessionId: AgentSessionId) {
@@ -107,9 +109,20 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       }
       const profileId = session.profileId
       return Stream.unwrapScoped(Effect.gen(function* () {
-        const signals = yield* live.profileSignals(profileId)
-        const frames = Stream.concat(Stream.make(undefined), signals).pipe(
-          Stream.mapEffect(() => pendingOf(profileId)),
+        const signals = yield* live.queueSignals(profileId)
+        // The queue as last read, kept in step by claim signals; any other change reads it again, and
+        // so does a claim from a queue longer than a frame shows (the next thread comes into view).
+        const queue = yield* Ref.make<ReadonlyArray<string>>([])
+        const next = (batch: Chunk.Chunk<QueueSignal>) =>
+          Effect.flatMap(Ref.get(queue), (shown) =>
+            shown.length >= PENDING_SHOWN || Chunk.some(batch, (signal) => signal._tag === "Changed")
+            ? Effect.tap(pendingOf(profileId), (ids) => Ref.set(queue, ids))
+            : Ref.updateAndGet(queue, (ids) => {
+              const claimed = new Set(Chunk.filterMap(batch, (signal) => signal._tag === "Claimed" ? Option.some(signal.threadId) : Option.none()))
+              return ids.filter((id) => !claimed.has(id))
+            }))
+        const frames = Stream.concat(Stream.make(Chunk.of<QueueSignal>({ _tag: "Changed" })), signals).pipe(
+          Stream.mapEffect(next),
           Stream.changesWith((a, b) => a.length === b.length && a.every((id, i) => id === b[i])),
           Stream.map((threadIds) => sseFrame({ event: "pending", data: { threadIds } }))
         )

@@ -1,10 +1,11 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Schema } from "effect"
+import { Array as Arr, Cache, Duration, Effect, Exit, Option, Schema } from "effect"
 import { keyReaches, type Principal } from "../auth/Principal.js"
 import { CliType, RuntimeTransport } from "../domain/CliType.js"
 import { Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
 import { AgentSessionId, ThreadMessageId } from "../domain/Ids.js"
+import * as GroupCommit from "../db/GroupCommit.js"
 import { messageText } from "../events/compose.js"
 import { normalizeChunk } from "../events/normalize.js"
 import { NormalizedEvent } from "../events/NormalizedEvent.js"
@@ -42,6 +43,7 @@ const ThreadTarget = Schema.Struct({
 })
 export type ClaimedThread = typeof ThreadTarget.Type
 const decodeTargets = Schema.decodeUnknown(Schema.Array(ThreadTarget))
+const decodeOrderedTargets = Schema.decodeUnknown(Schema.Array(Schema.extend(ThreadTarget, Schema.Struct({ ord: Schema.Number }))))
 
 const BatchMessage = Schema.Struct({
   messageId: ThreadMessageId,
@@ -63,6 +65,17 @@ const FenceRow = Schema.Struct({
 const decodeFence = Schema.decodeUnknown(Schema.Array(FenceRow))
 const decodeEvents = Schema.decodeUnknown(Schema.Array(NormalizedEvent))
 
+interface ClaimRequest {
+  readonly sessionId: string
+  readonly profileId: string
+}
+
+interface SessionOwner {
+  readonly profileId: string
+  readonly projectId: string
+  readonly userId: string
+}
+
 export type Batch =
   | { readonly _tag: "Drained" }
   | {
@@ -73,7 +86,7 @@ export type Batch =
   }
 
 export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQueue", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const config = yield* TrellisConfig
     const live = yield* LiveEvents
@@ -180,48 +193,120 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
         yield* touchGroup(threadId)
       })
 
-    /** Claims the given pending thread, or the profile's longest-waiting one; none when nothing waits. */
     /**
-     * One statement in the common case: the session check, the pick, the claim and the change
-     * signals together. Only when nothing was claimed is the session looked at again, to tell
-     * "nothing waits" from an expired or foreign session.
+     * Which profile, project and user a session serves never changes, so it is looked up once per
+     * session; only its liveness is read with each claim. A miss or a failed read is not kept.
+     */
+    const sessionOwners = yield* Cache.makeWith({
+      capacity: 10_000,
+      lookup: (sessionId: string) =>
+        sql<SessionOwner>`
+          SELECT s.profile_id AS "profileId", p.project_id AS "projectId", p.user_id AS "userId"
+          FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id WHERE s.id = ${sessionId}`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]))
+        ),
+      timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? Duration.minutes(10) : Duration.zero
+    })
+
+    /** The claimed thread's target, as the CLI needs it to run. */
+    const claimedColumns = sql`
+      c.id AS "threadId", c.title, c.claim_epoch::float8 AS epoch, c.claim_lease_expires_at AS "leaseExpiresAt",
+      c.cli_type AS "cliType", c.cli_model AS "cliModel", c.cli_effort AS "cliEffort", c.cli_mode AS "cliMode",
+      c.path_id AS "pathId", (SELECT path FROM cli_paths WHERE id = c.path_id) AS path, c.worktree,
+      c.runtime_session_id AS "runtimeSessionId", c.agent_prompt AS "agentPrompt"`
+    const claimSet = (sessionId: Statement.Fragment) =>
+      sql`processing_state = 'claimed', status = 'running', claimed_by_session_id = ${sessionId}, claimed_at = now(),
+        claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), claim_epoch = t.claim_epoch + 1`
+    const claimable = sql`t.processing_state = 'pending' AND t.deleted_at IS NULL AND t.claimed_by_session_id IS NULL
+      AND t.queue_held_at IS NULL AND t.kind = 'thread'`
+    const sessionLive = (sessionId: Statement.Fragment) =>
+      sql`EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = ${sessionId} AND s.ended_at IS NULL
+        AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds}))`
+
+    /** A named thread for one session: the pick and the claim in one statement. */
+    const claimNamed = (request: ClaimRequest, threadId: string) =>
+      sql`
+        WITH next AS (
+          SELECT t.id FROM threads t
+          WHERE t.id = ${threadId} AND t.profile_id = ${request.profileId} AND ${claimable}
+            AND ${sessionLive(sql`${request.sessionId}`)}
+          FOR UPDATE OF t SKIP LOCKED
+        ), claimed AS (
+          UPDATE threads t SET ${claimSet(sql`${request.sessionId}`)} FROM next WHERE t.id = next.id RETURNING t.*
+        )
+        SELECT ${claimedColumns}, ${live.signalClaimSql(sql`c.id`, sql`c.profile_id`)} FROM claimed c`.pipe(
+        Effect.flatMap(decodeTargets),
+        Effect.map((rows) => rows[0]),
+        Effect.orDie
+      )
+
+    /**
+     * The longest-waiting threads for a group of sessions, one each, in one statement: each
+     * profile's queue is read once, in index order, taking as many unlocked rows as it has
+     * requests (a row another transaction holds is skipped), and the k-th request of a profile
+     * gets its k-th row. A request whose session is no longer live gets nothing.
+     */
+    const claimGroup = (requests: Arr.NonEmptyReadonlyArray<ClaimRequest>) =>
+      sql`
+        WITH request AS (
+          SELECT r.ord, r.session_id, r.profile_id, row_number() OVER (PARTITION BY r.profile_id ORDER BY r.ord) AS k
+          FROM (VALUES ${sql.csv(requests.map((request, ord) => sql`(${ord}::int, ${request.sessionId}::text, ${request.profileId}::text)`))})
+            AS r (ord, session_id, profile_id)
+          WHERE ${sessionLive(sql`r.session_id`)}
+        ), wanted AS (
+          SELECT profile_id, count(*) AS n FROM request GROUP BY profile_id
+        ), next AS (
+          SELECT w.profile_id, x.id, row_number() OVER (PARTITION BY w.profile_id ORDER BY x.last_activity_at, x.id) AS k
+          FROM wanted w CROSS JOIN LATERAL (
+            SELECT t.id, t.last_activity_at FROM threads t
+            WHERE t.profile_id = w.profile_id AND ${claimable}
+            ORDER BY t.last_activity_at, t.id LIMIT w.n
+            FOR UPDATE OF t SKIP LOCKED
+          ) x
+        ), claimed AS (
+          UPDATE threads t SET ${claimSet(sql`request.session_id`)}
+          FROM next JOIN request ON request.profile_id = next.profile_id AND request.k = next.k
+          WHERE t.id = next.id
+          RETURNING request.ord, t.*
+        )
+        SELECT c.ord, ${claimedColumns}, ${live.signalClaimSql(sql`c.id`, sql`c.profile_id`)} FROM claimed c`.pipe(
+        Effect.flatMap(decodeOrderedTargets),
+        Effect.map((rows) => {
+          const byOrd = new Map(rows.map((row) => [row.ord, row]))
+          return requests.map((_, ord) => byOrd.get(ord))
+        }),
+        Effect.orDie
+      )
+
+    // Claims come in bursts (every CLI asks when its queue changes): they share statements.
+    const claims = yield* GroupCommit.make({
+      run: claimGroup,
+      maxSize: 64,
+      workers: 2
+    })
+
+    /**
+     * Claims the given pending thread, or the profile's longest-waiting one; none when nothing waits.
+     * The session's owner is checked here; its liveness, the pick and the claim go to the database
+     * as one statement, shared with other sessions' claims arriving at the same time. Only when
+     * nothing was claimed is the session looked at again, to tell "nothing waits" from an expired session.
      */
     const claim = Effect.fn("ThreadQueue.claim")(function* (
       principal: Principal,
       sessionId: AgentSessionId,
       threadId?: string
     ) {
-      const reachable = principal.projectIds === null
-        ? sql``
-        : principal.projectIds.length === 0
-        ? sql`AND false`
-        : sql`AND ${sql.in("p.project_id", principal.projectIds)}`
-      const claimed = yield* sql`
-        WITH session AS (
-          SELECT s.profile_id FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
-          WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId} AND s.ended_at IS NULL
-            AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds}) ${reachable}
-        ), next AS (
-          SELECT t.id FROM threads t JOIN session ON t.profile_id = session.profile_id
-          WHERE t.processing_state = 'pending' AND t.claimed_by_session_id IS NULL
-            AND t.queue_held_at IS NULL AND t.deleted_at IS NULL AND t.kind = 'thread'
-            ${threadId === undefined ? sql`` : sql`AND t.id = ${threadId}`}
-          ORDER BY t.last_activity_at, t.id LIMIT 1
-          FOR UPDATE OF t SKIP LOCKED
-        ), claimed AS (
-          UPDATE threads t SET processing_state = 'claimed', status = 'running', claimed_by_session_id = ${sessionId},
-            claimed_at = now(), claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
-            claim_epoch = t.claim_epoch + 1
-          FROM next WHERE t.id = next.id
-          RETURNING t.*
-        )
-        SELECT c.id AS "threadId", c.title, c.claim_epoch::float8 AS epoch, c.claim_lease_expires_at AS "leaseExpiresAt",
-          c.cli_type AS "cliType", c.cli_model AS "cliModel", c.cli_effort AS "cliEffort", c.cli_mode AS "cliMode",
-          c.path_id AS "pathId", (SELECT path FROM cli_paths WHERE id = c.path_id) AS path, c.worktree,
-          c.runtime_session_id AS "runtimeSessionId", c.agent_prompt AS "agentPrompt",
-          ${live.signalThreadSql(sql`c.id`, sql`c.profile_id`)}
-        FROM claimed c`.pipe(Effect.flatMap(decodeTargets), Effect.orDie)
-      const thread = claimed[0]
+      const owner = yield* sessionOwners.get(sessionId).pipe(Effect.orDie)
+      if (Option.isNone(owner) || owner.value.userId !== principal.userId) {
+        return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
+      }
+      const { profileId, projectId } = owner.value
+      if (!keyReaches(principal, projectId)) {
+        return yield* new Forbidden({ message: `sessionId: this API key is not allowed to access project ${projectId}` })
+      }
+      const thread = threadId === undefined
+        ? yield* claims.submit({ sessionId, profileId })
+        : yield* claimNamed({ sessionId, profileId }, threadId)
       if (thread === undefined) yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       return thread
     })

@@ -1,4 +1,4 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option, Stream } from "effect"
 import type { BridgeClient } from "../support/FakeCli.js"
@@ -18,6 +18,18 @@ const parseFrame = (raw: string): Frame | undefined => {
   return { id: field("id"), event: field("event") ?? "message", data: JSON.parse(field("data") ?? "null") }
 }
 
+/** A response's SSE frames (keep-alive comments skipped), as they arrive. */
+const sseFrames = (response: HttpClientResponse.HttpClientResponse) =>
+  response.stream.pipe(
+    Stream.decodeText(),
+    Stream.mapAccum("", (buffer, piece): readonly [string, ReadonlyArray<string>] => {
+      const parts = (buffer + piece).split("\n\n")
+      return [parts.pop() ?? "", parts]
+    }),
+    Stream.flattenIterables,
+    Stream.filterMap((raw) => Option.fromNullable(parseFrame(raw)))
+  )
+
 /** The first `count` SSE frames of a GET (keep-alive comments skipped), as they arrive. */
 const frames = (key: string, path: string, count: number, headers: Record<string, string> = {}) =>
   Effect.gen(function* () {
@@ -27,18 +39,28 @@ const frames = (key: string, path: string, count: number, headers: Record<string
     )
     expect(response.status).toBe(200)
     expect(response.headers["content-type"]).toContain("text/event-stream")
-    const collected = yield* response.stream.pipe(
-      Stream.decodeText(),
-      Stream.mapAccum("", (buffer, piece): readonly [string, ReadonlyArray<string>] => {
-        const parts = (buffer + piece).split("\n\n")
-        return [parts.pop() ?? "", parts]
-      }),
-      Stream.flattenIterables,
-      Stream.filterMap((raw) => Option.fromNullable(parseFrame(raw))),
+    const collected = yield* sseFrames(response).pipe(
       Stream.take(count),
       Stream.runCollect
     )
     return [...collected]
+  }).pipe(Effect.scoped)
+
+/** The `threadIds` of each pending frame, until one satisfies `done`. */
+const framesUntil = (key: string, path: string, done: (threadIds: ReadonlyArray<string>) => boolean) =>
+  Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key)))
+    const lists = yield* sseFrames(response).pipe(
+      Stream.map((frame): ReadonlyArray<string> => {
+        const ids: unknown = Reflect.get(Object(frame.data), "threadIds")
+        return Array.isArray(ids) ? ids.map(String) : []
+      }),
+      Stream.takeUntil(done),
+      Stream.runCollect,
+      Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("the pending stream never reached the expected queue") })
+    )
+    return [...lists]
   }).pipe(Effect.scoped)
 
 /** Wall-clock wait: `it.effect` runs on the TestClock, where Effect.sleep would never wake. */
@@ -128,6 +150,28 @@ describe("live streams (SSE)", () => {
         const got = yield* Fiber.join(reader)
         expect(got.map((f) => f.event)).toEqual(["pending", "pending", "pending"])
         expect(got.map((f) => Reflect.get(Object(f.data), "threadIds"))).toEqual([[], [threadId], []])
+      }))
+
+    it.effect("claims arriving together leave the stream with exactly the threads still waiting, oldest first", () =>
+      Effect.gen(function* () {
+        const owner = yield* seedOwner("sse-pending-burst")
+        const cli = yield* bridgeClient(owner.key)
+        const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
+        const pathId = profile.paths[0]?.pathId ?? ""
+        const threadIds: Array<string> = []
+        for (const content of ["one", "two", "three", "four"]) {
+          const created = yield* callTool(owner.key, "create_thread", { content, profileId: profile.profileId, pathId, cliType: "claude" })
+          threadIds.push(String(Reflect.get(Object(Reflect.get(Object(created.json), "result")), "structuredContent")?.threadId))
+        }
+        const reader = yield* Effect.fork(framesUntil(owner.key, `/api/agent/sessions/${sessionId}/pending`, (ids) => ids.length <= 1))
+        yield* pause(200)
+        const claimed = yield* Effect.all(Array.from({ length: 3 }, () => cli.agent.claim({ payload: { sessionId } })), { concurrency: "unbounded" })
+        const lists = yield* Fiber.join(reader)
+        expect(lists[0]).toEqual(threadIds)
+        expect(claimed.map((c) => c.thread?.threadId).sort()).toEqual(threadIds.slice(0, 3).sort())
+        expect(lists.at(-1)).toEqual(threadIds.slice(3))
+        // Every frame is a queue that stood at some moment: the oldest threads leave first.
+        for (const list of lists) expect(list).toEqual(threadIds.slice(threadIds.length - list.length))
       }))
   })
 })
