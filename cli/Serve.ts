@@ -1,6 +1,7 @@
 import { Command, Options } from "@effect/cli"
 import { Config, type ConfigError, Console, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Database from "../src/db/Database.js"
 import { MCP_PATH } from "../src/http/McpRoute.js"
 import { serveNode } from "../src/http/NodeServer.js"
@@ -47,8 +48,12 @@ const bridgeTimings: Effect.Effect<BridgeTimings, ConfigError.ConfigError> = Eff
   }
 })
 
+// With DATABASE_URL nothing else creates the home directory, so the credentials file must.
 const writeCredentials = (file: string, credentials: object) =>
-  Effect.sync(() => fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600 }))
+  Effect.sync(() => {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+    fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600 })
+  })
 
 const fail = (error: { readonly message: string }) =>
   Console.error(`error: ${error.message}`).pipe(

@@ -7,7 +7,8 @@ import { Threads } from "../services/Threads.js"
 import { threadView } from "../tools/ThreadTools.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { AgentSessions } from "./AgentSessions.js"
-import { Authentication, TrellisApi } from "./AgentApi.js"
+import { fastRoute, type GroupHandler, makeFastEndpoints } from "../http/FastEndpoints.js"
+import { AgentGroup, Authentication, TrellisApi } from "./AgentApi.js"
 import { EventStreams, parseCursor } from "./EventStreams.js"
 import { Interactions } from "./Interactions.js"
 import { ThreadQueue } from "./ThreadQueue.js"
@@ -21,22 +22,89 @@ export const AuthenticationLive = Layer.effect(
   }))
 )
 
+type Hot<Name extends string> = GroupHandler<typeof AgentGroup, Name>
+
+/**
+ * The endpoints a CLI calls for every thread and batch, as plain handlers: the HttpApi group
+ * serves them, and so does `trellis serve`'s fast path (src/http/FastEndpoints.ts).
+ */
+const hotHandlers = Effect.gen(function* () {
+  const sessions = yield* AgentSessions
+  const queue = yield* ThreadQueue
+  const { bridge } = yield* TrellisConfig
+  const timings = { heartbeatIntervalMs: bridge.heartbeatIntervalMs, sessionTtlMs: bridge.sessionTtlMs, claimLeaseMs: bridge.claimLeaseMs }
+  const heartbeat: Hot<"heartbeat"> = ({ payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) => sessions.heartbeat(principal, payload.sessionId)).pipe(Effect.as(timings))
+  const claim: Hot<"claim"> = ({ payload }) =>
+    Effect.gen(function* () {
+      const thread = yield* queue.claim(yield* CurrentPrincipal, payload.sessionId, payload.threadId)
+      return { thread: thread === undefined ? null : { ...thread, leaseExpiresAt: thread.leaseExpiresAt.toISOString() } }
+    })
+  const renew: Hot<"renew"> = ({ path, payload }) =>
+    Effect.gen(function* () {
+      const lease = yield* queue.renew(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch)
+      return { leaseExpiresAt: lease.toISOString() }
+    })
+  const startBatch: Hot<"startBatch"> = ({ path, payload }) =>
+    Effect.gen(function* () {
+      const batch = yield* queue.startBatch(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload.transport)
+      if (batch._tag === "Drained") return { drained: true as const }
+      return {
+        drained: false as const,
+        assistantMessageId: batch.assistantMessageId,
+        runtimeSessionId: batch.runtimeSessionId,
+        messages: batch.messages.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() }))
+      }
+    })
+  const uploadChunks: Hot<"uploadChunks"> = ({ path, payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) => queue.uploadChunks(principal, payload.sessionId, path.threadId, payload.epoch, payload))
+  const complete: Hot<"complete"> = ({ path, payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) =>
+      queue.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
+        messageId: payload.messageId,
+        outcome: { _tag: "Completed" },
+        runtimeSessionId: payload.runtimeSessionId
+      }))
+  const fail: Hot<"fail"> = ({ path, payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) =>
+      queue.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
+        messageId: payload.messageId,
+        outcome: { _tag: "Failed", errorMessage: payload.errorMessage },
+        runtimeSessionId: payload.runtimeSessionId
+      }))
+  const release: Hot<"release"> = ({ path, payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) => queue.release(principal, payload.sessionId, path.threadId, payload.epoch))
+  return { timings, heartbeat, claim, renew, startBatch, uploadChunks, complete, fail, release } as const
+})
+
+/** The hot endpoints on `trellis serve`'s `node:http` fast path. */
+export const makeAgentFastEndpoints = (maxBodyBytes: number) =>
+  Effect.flatMap(hotHandlers, (hot) =>
+    makeFastEndpoints([
+      fastRoute(AgentGroup, "heartbeat", hot.heartbeat),
+      fastRoute(AgentGroup, "claim", hot.claim),
+      fastRoute(AgentGroup, "renew", hot.renew),
+      fastRoute(AgentGroup, "startBatch", hot.startBatch),
+      fastRoute(AgentGroup, "uploadChunks", hot.uploadChunks),
+      fastRoute(AgentGroup, "complete", hot.complete),
+      fastRoute(AgentGroup, "fail", hot.fail),
+      fastRoute(AgentGroup, "release", hot.release)
+    ], maxBodyBytes))
+
 const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
   Effect.gen(function* () {
     const sessions = yield* AgentSessions
-    const queue = yield* ThreadQueue
     const streams = yield* EventStreams
     const interactions = yield* Interactions
-    const { bridge } = yield* TrellisConfig
-    const timings = { heartbeatIntervalMs: bridge.heartbeatIntervalMs, sessionTtlMs: bridge.sessionTtlMs, claimLeaseMs: bridge.claimLeaseMs }
+    const hot = yield* hotHandlers
+    const queue = yield* ThreadQueue
     return handlers
       .handle("register", ({ payload }) =>
         Effect.gen(function* () {
           const registered = yield* sessions.register(yield* CurrentPrincipal, payload)
-          return { sessionId: registered.sessionId, profile: registered.profile, timings }
+          return { sessionId: registered.sessionId, profile: registered.profile, timings: hot.timings }
         }))
-      .handle("heartbeat", ({ payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => sessions.heartbeat(principal, payload.sessionId)).pipe(Effect.as(timings)))
+      .handle("heartbeat", hot.heartbeat)
       .handle("disconnect", ({ payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => sessions.disconnect(principal, payload.sessionId)))
       .handleRaw("pendingThreads", ({ path }) =>
@@ -44,44 +112,12 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
           const stream = yield* streams.pendingThreads(yield* CurrentPrincipal, path.sessionId)
           return sseResponse(stream)
         }))
-      .handle("claim", ({ payload }) =>
-        Effect.gen(function* () {
-          const thread = yield* queue.claim(yield* CurrentPrincipal, payload.sessionId, payload.threadId)
-          return { thread: thread === undefined ? null : { ...thread, leaseExpiresAt: thread.leaseExpiresAt.toISOString() } }
-        }))
-      .handle("renew", ({ path, payload }) =>
-        Effect.gen(function* () {
-          const lease = yield* queue.renew(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch)
-          return { leaseExpiresAt: lease.toISOString() }
-        }))
-      .handle("startBatch", ({ path, payload }) =>
-        Effect.gen(function* () {
-          const batch = yield* queue.startBatch(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload.transport)
-          if (batch._tag === "Drained") return { drained: true as const }
-          return {
-            drained: false as const,
-            assistantMessageId: batch.assistantMessageId,
-            runtimeSessionId: batch.runtimeSessionId,
-            messages: batch.messages.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() }))
-          }
-        }))
-      .handle("uploadChunks", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          queue.uploadChunks(principal, payload.sessionId, path.threadId, payload.epoch, payload)))
-      .handle("complete", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          queue.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
-            messageId: payload.messageId,
-            outcome: { _tag: "Completed" },
-            runtimeSessionId: payload.runtimeSessionId
-          })))
-      .handle("fail", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          queue.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
-            messageId: payload.messageId,
-            outcome: { _tag: "Failed", errorMessage: payload.errorMessage },
-            runtimeSessionId: payload.runtimeSessionId
-          })))
+      .handle("claim", hot.claim)
+      .handle("renew", hot.renew)
+      .handle("startBatch", hot.startBatch)
+      .handle("uploadChunks", hot.uploadChunks)
+      .handle("complete", hot.complete)
+      .handle("fail", hot.fail)
       .handle("reportWorktree", ({ path, payload }) =>
         Effect.gen(function* () {
           const pathId = yield* queue.reportWorktree(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload)
@@ -93,8 +129,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
       .handle("awaitInteraction", ({ path, urlParams }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           interactions.await(principal, path.interactionId, Duration.millis(urlParams.waitMs ?? 0))))
-      .handle("release", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => queue.release(principal, payload.sessionId, path.threadId, payload.epoch)))
+      .handle("release", hot.release)
   })
 )
 

@@ -1,26 +1,7 @@
-import { Cause, Effect, Either, Exit, Option, Runtime } from "effect"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { BodyTooLarge, BodyUnreadable, McpHttp, type McpHttpResponse } from "../mcp/McpHttp.js"
-
-type Body = Either.Either<string, BodyTooLarge | BodyUnreadable>
-
-/** Reads the whole body, keeping at most `maxBytes`; the rest is drained and discarded. */
-const readBody = (request: IncomingMessage, maxBytes: number, done: (body: Body) => void) => {
-  const chunks: Array<Buffer> = []
-  let size = 0
-  request.on("data", (chunk: Buffer) => {
-    size += chunk.length
-    if (size <= maxBytes) chunks.push(chunk)
-  })
-  request.on("end", () =>
-    done(size > maxBytes ? Either.left(new BodyTooLarge()) : Either.right(Buffer.concat(chunks).toString("utf8"))))
-  request.on("error", (cause) => done(Either.left(new BodyUnreadable({ cause }))))
-}
-
-const headerOf = (request: IncomingMessage) => (name: string) => {
-  const value = request.headers[name]
-  return Array.isArray(value) ? value.join(", ") : value
-}
+import { McpHttp, type McpHttpResponse } from "../mcp/McpHttp.js"
+import { headerOf, readBody } from "./NodeBody.js"
 
 const write = (response: ServerResponse, reply: McpHttpResponse) =>
   Effect.sync(() => {

@@ -3,6 +3,7 @@ import { NodeContext, NodeHttpPlatform, NodeHttpServer } from "@effect/platform-
 import { Effect, Layer, Schema } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { makeAgentFastEndpoints } from "../bridge/AgentHttp.js"
 import { makeMcpNodeListener } from "./McpNodeListener.js"
 import { MCP_PATH } from "./McpRoute.js"
 
@@ -37,8 +38,9 @@ const pathOf = (url: string | undefined) => {
 }
 
 /**
- * Serves the backend on `node:http`: `/api/mcp` straight to the MCP handler (the hot path), every
- * other route through @effect/platform's router. Closes gracefully with the scope.
+ * Serves the backend on `node:http`: `/api/mcp` straight to the MCP handler and the CLI's per-thread
+ * bridge calls straight to theirs (the hot paths), every other route through @effect/platform's
+ * router. Closes gracefully with the scope.
  */
 export const serveNode = <A, E, R>(
   routes: Layer.Layer<A, E, R>,
@@ -50,8 +52,10 @@ export const serveNode = <A, E, R>(
     const app = yield* HttpLayerRouter.toHttpEffect(routes.pipe(Layer.provide(platform)))
     const platformListener = yield* NodeHttpServer.makeHandler(app)
     const mcpListener = yield* makeMcpNodeListener(options.maxBodyBytes)
-    const server = createServer((request, response) =>
-      pathOf(request.url) === MCP_PATH ? mcpListener(request, response) : platformListener(request, response)
-    )
+    const agentFastPath = yield* makeAgentFastEndpoints(options.maxBodyBytes)
+    const server = createServer((request, response) => {
+      if (pathOf(request.url) === MCP_PATH) return mcpListener(request, response)
+      if (!agentFastPath(request, response)) platformListener(request, response)
+    })
     return yield* Effect.acquireRelease(listen(server, options.host, options.port), () => close(server))
   })

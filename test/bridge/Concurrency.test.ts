@@ -88,7 +88,7 @@ const ThreadRow = Schema.Struct({
 })
 
 describe("concurrent CLIs and claims", () => {
-  layer(TestServer(noRateLimit))((it) => {
+  layer(TestServer(noRateLimit, "node"))((it) => {
     it.effect("20 concurrent CLIs drain 500 pending threads: each thread claimed exactly once, every user message answered exactly once, none left pending", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient

@@ -101,7 +101,7 @@ const untilReleased = (threadId: string) =>
   eventually(`the sweeper to release ${threadId}`, threadRecord(threadId), (record) => record.claimedBySessionId === null)
 
 describe("fencing: claim epochs, idempotent chunks", () => {
-  layer(TestServer(noRateLimit))((it) => {
+  layer(TestServer(noRateLimit, "node"))((it) => {
     it.effect("every CLI write under an old epoch after a newer claim is refused with ClaimLost and changes nothing", () =>
       Effect.gen(function* () {
         const { key, cli, thread } = yield* setup("fence-old-epoch")
@@ -222,7 +222,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
       Schedule.spaced("200 millis")
     ).pipe(Effect.ignore))
 
-  layer(TestServer(shortLease), { excludeTestServices: true })((it) => {
+  layer(TestServer(shortLease, "node"), { excludeTestServices: true })((it) => {
     it.effect("a CLI that dies mid-stream loses its lease to the sweeper; its answer fails, retry requeues, a new session claims under a higher epoch and the dead CLI's late writes change nothing", () =>
       Effect.gen(function* () {
         const { key, project, cli: dead, thread } = yield* setup("fence-dead-cli", "Long running job")

@@ -1,0 +1,200 @@
+import { HttpApiError, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Cause, Effect, Either, Exit, Option, ParseResult, Runtime, Schema, SchemaAST } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { ApiKeys } from "../auth/ApiKeys.js"
+import { CurrentPrincipal } from "../auth/Principal.js"
+import { headerOf, readBody, type Body } from "./NodeBody.js"
+
+/**
+ * A few HttpApi endpoints — the ones a CLI calls for every thread and every batch of lines —
+ * served straight from `node:http`, as `/api/mcp` is: the contract's own Schemas decode the
+ * payload and path and encode the answer and each declared error with its status, and the
+ * handler is the very function the HttpApi group uses, so the wire format and behaviour are
+ * the platform route's. What differs is the cost: no general-purpose HTTP stack in between.
+ */
+
+type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+
+/** What is read of an endpoint and its group: where it is, and the Schemas of its contract. */
+interface EndpointContract {
+  readonly method: string
+  readonly path: string
+  readonly pathSchema: Option.Option<{ readonly ast: SchemaAST.AST }>
+  readonly payloadSchema: Option.Option<{ readonly ast: SchemaAST.AST }>
+  readonly successSchema: { readonly ast: SchemaAST.AST }
+  readonly errorSchema: { readonly ast: SchemaAST.AST }
+}
+interface GroupContract extends HttpApiGroup.HttpApiGroup.Any {
+  readonly errorSchema: { readonly ast: SchemaAST.AST }
+  readonly endpoints: { readonly [name: string]: EndpointContract }
+}
+
+interface Reply {
+  readonly status: number
+  readonly body: string
+}
+
+/**
+ * A handler that needs only the decoded path and payload (no raw request), typed by its endpoint's
+ * contract; `HttpApiBuilder.group(...).handle` takes the same function.
+ */
+export type FastHandler<Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any, GroupError = never> = (
+  request:
+    & { readonly payload: HttpApiEndpoint.HttpApiEndpoint.Payload<Endpoint> }
+    & ([HttpApiEndpoint.HttpApiEndpoint.PathParsed<Endpoint>] extends [never] ? unknown
+      : { readonly path: HttpApiEndpoint.HttpApiEndpoint.PathParsed<Endpoint> })
+) => Effect.Effect<
+  HttpApiEndpoint.HttpApiEndpoint.Success<Endpoint>,
+  HttpApiEndpoint.HttpApiEndpoint.Error<Endpoint> | GroupError,
+  CurrentPrincipal
+>
+
+/** The handler of a group's endpoint: its errors are the endpoint's and the group's. */
+export type GroupHandler<Group extends GroupContract, Name extends string> = FastHandler<
+  HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<Group>, Name>,
+  HttpApiGroup.HttpApiGroup.Error<Group>
+>
+
+/** An endpoint of a group and its handler. */
+export interface FastRoute {
+  readonly group: GroupContract
+  readonly endpoint: EndpointContract
+  readonly handler: FastHandler<AnyEndpoint, unknown>
+}
+
+/** The group's endpoint by name, with its handler. */
+export const fastRoute = <Group extends GroupContract, Name extends HttpApiGroup.HttpApiGroup.Endpoints<Group>["name"]>(
+  group: Group,
+  name: Name,
+  handler: GroupHandler<Group, Name>
+): FastRoute => {
+  const endpoint = group.endpoints[name]
+  if (endpoint === undefined) throw new Error(`${group.identifier} has no endpoint ${name}`)
+  return { group, endpoint, handler }
+}
+
+const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> =>
+  SchemaAST.isUnion(ast) ? ast.types.flatMap(members) : [ast]
+
+const json = (status: number, value: unknown): Reply => ({ status, body: JSON.stringify(value) })
+
+/** `/threads/:threadId/chunks` as a matcher giving `{ threadId }`. */
+const matcherOf = (path: string) => {
+  const names: Array<string> = []
+  const pattern = new RegExp(
+    `^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:(\w+)/g, (_, name: string) => {
+      names.push(name)
+      return "([^/?#]+)"
+    })}$`
+  )
+  return (url: string): Record<string, string> | undefined => {
+    const match = pattern.exec(url)
+    if (match === null) return undefined
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? "")]))
+  }
+}
+
+const decodeFailure = (error: ParseResult.ParseError): Effect.Effect<Reply> =>
+  Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(error), (decodeError) =>
+    Effect.map(Schema.encode(HttpApiError.HttpApiDecodeError)(decodeError).pipe(Effect.orDie), (body) => json(400, body)))
+
+const compile = ({ endpoint, group, handler }: FastRoute) => {
+  const match = matcherOf(endpoint.path)
+  const decodePath = Option.match(endpoint.pathSchema, {
+    onNone: () => (params: Record<string, string>) => Effect.succeed<unknown>(params),
+    onSome: (schema) => Schema.decodeUnknown(Schema.make<unknown, unknown, never>(schema.ast))
+  })
+  const decodePayload = Option.match(endpoint.payloadSchema, {
+    onNone: () => (_: string) => Effect.succeed<unknown>(undefined),
+    onSome: (schema) => Schema.decodeUnknown(Schema.parseJson(Schema.make<unknown, unknown, never>(schema.ast)))
+  })
+  const successStatus = HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast)
+  const noContent = HttpApiSchema.isVoid(endpoint.successSchema.ast)
+  const encodeSuccess = Schema.encodeUnknown(Schema.make<unknown, unknown, never>(endpoint.successSchema.ast))
+  const errors = [...members(endpoint.errorSchema.ast), ...members(group.errorSchema.ast)].map((ast) => ({
+    is: Schema.is(Schema.make<unknown, unknown, never>(SchemaAST.typeAST(ast))),
+    encode: Schema.encodeUnknown(Schema.make<unknown, unknown, never>(ast)),
+    status: HttpApiSchema.getStatusErrorAST(ast)
+  }))
+  const encodeError = (error: unknown): Effect.Effect<Reply> => {
+    const declared = errors.find((candidate) => candidate.is(error))
+    return declared === undefined
+      ? Effect.die(error)
+      : Effect.map(declared.encode(error).pipe(Effect.orDie), (body) => json(declared.status, body))
+  }
+  const run = (params: Record<string, string>, body: string) =>
+    Effect.gen(function* () {
+      const path = yield* decodePath(params)
+      const payload = yield* decodePayload(body)
+      return { path, payload }
+    }).pipe(
+      Effect.matchEffect({
+        onFailure: decodeFailure,
+        onSuccess: (request) =>
+          handler(request).pipe(
+            Effect.flatMap((value) => encodeSuccess(value).pipe(Effect.orDie)),
+            Effect.matchEffect({
+              onFailure: encodeError,
+              onSuccess: (body) => Effect.succeed(noContent ? { status: successStatus, body: "" } : json(successStatus, body))
+            })
+          )
+      })
+    )
+  return { method: endpoint.method, match, run }
+}
+
+/**
+ * A `node:http` listener for the given endpoints, or `false` when the request is for none of
+ * them (the caller hands it to the platform's router). Authentication is the API key, as the
+ * group's middleware checks it: a missing or wrong key is a bodiless 401.
+ */
+export const makeFastEndpoints = (routes: ReadonlyArray<FastRoute>, maxBodyBytes: number) =>
+  Effect.gen(function* () {
+    const apiKeys = yield* ApiKeys
+    const runSync = Runtime.runSyncExit(yield* Effect.runtime<never>())
+    const compiled = routes.map(compile)
+
+    const write = (response: ServerResponse, reply: Reply) =>
+      Effect.sync(() => {
+        const body = Buffer.from(reply.body, "utf8")
+        response.writeHead(
+          reply.status,
+          body.length === 0 ? { "content-length": "0" } : { "content-type": "application/json", "content-length": String(body.length) }
+        ).end(body)
+      })
+
+    const bearer = (request: IncomingMessage) => {
+      const header = headerOf(request)("authorization") ?? ""
+      return header.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined
+    }
+
+    return (request: IncomingMessage, response: ServerResponse): boolean => {
+      const url = request.url ?? "/"
+      const query = url.indexOf("?")
+      const pathname = query === -1 ? url : url.slice(0, query)
+      for (const route of compiled) {
+        if (route.method !== request.method) continue
+        const params = route.match(pathname)
+        if (params === undefined) continue
+        readBody(request, maxBodyBytes, (body: Body) => {
+          const key = bearer(request)
+          const exit = runSync(
+            Effect.gen(function* () {
+              if (Either.isLeft(body)) return { status: 413, body: "" }
+              const principal = key === undefined ? undefined : yield* Effect.option(apiKeys.authenticate(key))
+              if (principal === undefined || Option.isNone(principal)) return { status: 401, body: "" }
+              return yield* route.run(params, body.right).pipe(Effect.provideService(CurrentPrincipal, principal.value))
+            }).pipe(
+              Effect.catchAllCause((cause) =>
+                Effect.as(Effect.logError(`${request.method} ${pathname} failed`, cause), { status: 500, body: "" })),
+              Effect.flatMap((reply) => write(response, reply))
+            )
+          )
+          const wentAsync = Exit.isFailure(exit) && Option.exists(Cause.dieOption(exit.cause), Runtime.isAsyncFiberException)
+          if (Exit.isFailure(exit) && !wentAsync) response.writeHead(500).end()
+        })
+        return true
+      }
+      return false
+    }
+  })
