@@ -14,7 +14,7 @@ import type { ArtifactId } from "../domain/Ids.js"
 import { ArtifactComments } from "../services/ArtifactComments.js"
 import { Artifacts } from "../services/Artifacts.js"
 import { Tasks } from "../services/Tasks.js"
-import { artifactView, threadView } from "./ArtifactViews.js"
+import { artifactListItem, artifactView, threadView } from "./ArtifactViews.js"
 import { refProject, resolveTask } from "./TaskTools.js"
 import * as Implement from "./ToolImplementation.js"
 
@@ -29,12 +29,7 @@ export const ArtifactTools = Effect.gen(function* () {
     Implement.unscoped(ListTaskArtifacts, (input) =>
       Effect.gen(function* () {
         const rows = yield* artifacts.listOf(yield* resolveTask(tasks, input.taskId, input.projectId))
-        return {
-          artifacts: rows.map((row) => {
-            const { authorName, createdAt, taskId, ...summary } = artifactView(row)
-            return { ...summary, taskId, authorName, createdAt }
-          })
-        }
+        return { artifacts: rows.map(artifactListItem) }
       })),
 
     Implement.unscoped(GetTaskArtifact, (input) =>

@@ -12,13 +12,18 @@ export const artifactSummary = (row: ArtifactRow) => ({
   openCommentCount: row.openCommentCount
 })
 
-export const artifactView = (row: ArtifactRow) => ({
+/** A row of list_task_artifacts: the summary plus where it is and who wrote it, no content. */
+export const artifactListItem = (row: ArtifactRow) => ({
   ...artifactSummary(row),
   taskId: row.taskId,
-  content: row.content,
-  authorId: row.authorId,
   authorName: row.authorName,
   createdAt: row.createdAt.toISOString()
+})
+
+export const artifactView = (row: ArtifactRow) => ({
+  ...artifactListItem(row),
+  content: row.content,
+  authorId: row.authorId
 })
 
 const commentView = (row: CommentRow) => ({
