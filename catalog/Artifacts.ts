@@ -58,18 +58,18 @@ export const CommentThread = Schema.Struct({
   replies: Schema.Array(Reply).annotations({ description: "Flat replies, oldest first" })
 }).annotations({ identifier: "ArtifactCommentThread" })
 
-export const Artifact = Schema.Struct({
-  artifactId: Schema.String,
+/** A row of list_task_artifacts: the summary get_task shows, plus where it is and who wrote it. */
+export const ArtifactListItem = Schema.Struct({
+  ...ArtifactSummary.fields,
   taskId: Schema.String,
-  name: Schema.String,
-  content: Schema.String,
-  contentType: ArtifactContentType,
-  runId: Schema.NullOr(Schema.String),
-  authorId: Schema.String,
   authorName: Schema.String,
-  openCommentCount: Schema.Number,
-  createdAt: Schema.String,
-  updatedAt: Schema.String,
+  createdAt: Schema.String
+}).annotations({ identifier: "ArtifactListItem" })
+
+export const Artifact = Schema.Struct({
+  ...ArtifactListItem.fields,
+  authorId: Schema.String,
+  content: Schema.String,
   comments: Schema.optional(Schema.Array(CommentThread).annotations({ description: "With includeComments: the threads, as list_artifact_comments gives them" }))
 }).annotations({ identifier: "Artifact" })
 
@@ -89,14 +89,7 @@ export const ListTaskArtifacts = Tool.make("list_task_artifacts", {
   title: "List a task's artifacts",
   description: "Lists the document artifacts of a task, oldest first, without their content.",
   input: Schema.Struct({ taskId: TaskAddress, projectId: Tool.ProjectIdForRefsArgument }),
-  output: Schema.Struct({
-    artifacts: Schema.Array(Schema.Struct({
-      ...ArtifactSummary.fields,
-      taskId: Schema.String,
-      authorName: Schema.String,
-      createdAt: Schema.String
-    }))
-  }),
+  output: Schema.Struct({ artifacts: Schema.Array(ArtifactListItem) }),
   annotations: readOnly
 })
 
