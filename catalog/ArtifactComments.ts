@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { CommentStatus, MAX_COMMENT_IDS_PER_STATUS_BATCH, MAX_COMMENT_LENGTH } from "../src/domain/Artifact.js"
 import { ArtifactCommentId } from "../src/domain/Ids.js"
-import { ArtifactIdArgument, CommentThread } from "./Artifacts.js"
+import { ArtifactIdArgument, CommentThread, Snippet } from "./Artifacts.js"
 import * as Tool from "./Tool.js"
 
 const CommentContent = Schema.String.pipe(
@@ -33,8 +33,7 @@ export const CreateArtifactComment = Tool.make("create_artifact_comment", {
   input: Schema.Struct({
     artifactId: ArtifactIdArgument,
     content: CommentContent,
-    anchorText: Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
-      .annotations({ description: "The exact snippet of the content to comment on" }),
+    anchorText: Snippet.annotations({ description: "The exact snippet of the content to comment on" }),
     occurrence: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be an integer of at least 1" }))
       .annotations({ default: 1, description: "Which match of anchorText, 1-based" }))
   }),

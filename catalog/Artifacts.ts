@@ -7,11 +7,18 @@ import {
   MAX_ARTIFACT_NAME_LENGTH,
   MAX_RUN_ID_LENGTH
 } from "../src/domain/Artifact.js"
+import { hasLoneSurrogate } from "../src/domain/Anchor.js"
 import { ArtifactId } from "../src/domain/Ids.js"
 import { TaskAddress } from "./Tasks.js"
 import * as Tool from "./Tool.js"
 
 // ---- arguments -------------------------------------------------------------------------------
+
+/** A non-empty exact snippet of an artifact's content (to replace, or to anchor a comment to). */
+export const Snippet = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.filter((text) => !hasLoneSurrogate(text), { message: () => "must not split a character (it holds an unpaired UTF-16 surrogate)" })
+)
 
 export const ArtifactIdArgument = ArtifactId.annotations({ description: "The artifact's ID (artifact_…)" })
 
@@ -147,7 +154,7 @@ export const ReplaceInTaskArtifact = Tool.make("replace_in_task_artifact", {
     "Open comment threads follow their snippets, as with update_task_artifact.",
   input: Schema.Struct({
     artifactId: ArtifactIdArgument,
-    oldString: Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })),
+    oldString: Snippet.annotations({ description: "The exact text to replace; whitespace, newlines and casing must match" }),
     newString: Schema.String,
     replaceAll: Schema.optional(Schema.Boolean.annotations({ default: false }))
   }),

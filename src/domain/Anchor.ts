@@ -29,15 +29,23 @@ export const occurrences = (content: string, needle: string, overlapping = false
   return found
 }
 
-/** The anchor of the snippet `text` found at `start` in `content`. */
-export const anchorAt = (content: string, start: number, text: string): Anchor => ({
-  text,
-  start,
-  end: start + text.length,
-  prefix: content.slice(Math.max(0, start - CONTEXT_LENGTH), start),
-  suffix: content.slice(start + text.length, start + text.length + CONTEXT_LENGTH),
-  lost: false
-})
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
+
+/**
+ * Whether a string holds half of a surrogate pair alone. Such a snippet could match inside a
+ * character, and would not survive storage (UTF-8 has no encoding for it).
+ */
+export const hasLoneSurrogate = (text: string): boolean => /\p{Cs}/u.test(text)
+
+/** The anchor of the snippet `text` found at `start` in `content`; its context never splits a character. */
+export const anchorAt = (content: string, start: number, text: string): Anchor => {
+  const end = start + text.length
+  let from = Math.max(0, start - CONTEXT_LENGTH)
+  if (from > 0 && isLowSurrogate(content.charCodeAt(from))) from++
+  let to = Math.min(content.length, end + CONTEXT_LENGTH)
+  if (to < content.length && isLowSurrogate(content.charCodeAt(to))) to--
+  return { text, start, end, prefix: content.slice(from, start), suffix: content.slice(end, to), lost: false }
+}
 
 /** The anchor of the `occurrence`-th (1-based) match of `text`, or how many matches there are. */
 export const locate = (

@@ -9,12 +9,12 @@ import { ArtifactId, ProjectId } from "../domain/Ids.js"
 import { Projects } from "./Projects.js"
 import { requireWrite, type ResolvedTask } from "./Tasks.js"
 
-export const ArtifactRow = Schema.Struct({
+/** An artifact without its content: what lists and get_task show. */
+export const ArtifactSummaryRow = Schema.Struct({
   id: ArtifactId,
   taskId: Schema.String,
   projectId: ProjectId,
   name: Schema.String,
-  content: Schema.String,
   contentType: ArtifactContentType,
   runId: Schema.NullOr(Schema.String),
   authorId: Schema.String,
@@ -23,9 +23,13 @@ export const ArtifactRow = Schema.Struct({
   createdAt: Schema.DateFromSelf,
   updatedAt: Schema.DateFromSelf
 })
+export type ArtifactSummaryRow = typeof ArtifactSummaryRow.Type
+
+export const ArtifactRow = Schema.Struct({ ...ArtifactSummaryRow.fields, content: Schema.String })
 export type ArtifactRow = typeof ArtifactRow.Type
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(ArtifactRow))
+const decodeSummaries = Schema.decodeUnknown(Schema.Array(ArtifactSummaryRow))
 
 /** An artifact found for a caller, with the caller's access to its project. */
 export interface ResolvedArtifact {
@@ -72,9 +76,10 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
     const sql = yield* SqlClient.SqlClient
     const projects = yield* Projects
 
-    const findRows = (condition: Fragment) =>
+    /** Artifacts of live tasks matching a condition, oldest first; content only when asked (lists do not show it). */
+    const select = (condition: Fragment, content: Fragment) =>
       sql`
-        SELECT a.id, a.task_id AS "taskId", t.project_id AS "projectId", a.name, a.content, a.content_type AS "contentType",
+        SELECT a.id, a.task_id AS "taskId", t.project_id AS "projectId", a.name, ${content} a.content_type AS "contentType",
           a.run_id AS "runId", a.author_id AS "authorId", u.name AS "authorName",
           (SELECT count(*)::int FROM artifact_comments c WHERE c.artifact_id = a.id AND c.status = 'open') AS "openCommentCount",
           a.created_at AS "createdAt", a.updated_at AS "updatedAt"
@@ -82,7 +87,9 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
         JOIN tasks t ON t.id = a.task_id AND t.deleted_at IS NULL
         JOIN users u ON u.id = a.author_id
         WHERE ${condition}
-        ORDER BY a.created_at, a.id`.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+        ORDER BY a.created_at, a.id`
+    const findRows = (condition: Fragment) => select(condition, sql`a.content,`).pipe(Effect.flatMap(decodeRows), Effect.orDie)
+    const findSummaries = (condition: Fragment) => select(condition, sql``).pipe(Effect.flatMap(decodeSummaries), Effect.orDie)
 
     const notFound = (artifactId: string, field: string) => new NotFound({ message: `${field}: artifact ${artifactId} not found` })
 
@@ -96,18 +103,19 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
       return { artifact, access } satisfies ResolvedArtifact
     })
 
-    /** The artifacts of a task, oldest first. */
+    /** The artifacts of a task, oldest first, without content. */
     const listOf = Effect.fn("Artifacts.listOf")(function* (task: ResolvedTask) {
-      return yield* findRows(sql`a.task_id = ${task.task.id}`)
+      return yield* findSummaries(sql`a.task_id = ${task.task.id}`)
     })
 
     /** The artifacts of several tasks in one query (get_tasks asks for up to 25 tasks at once). */
     const summariesOf = Effect.fn("Artifacts.summariesOf")(function* (taskIds: ReadonlyArray<string>) {
-      if (taskIds.length === 0) return new Map<string, ReadonlyArray<ArtifactRow>>()
-      const rows = yield* findRows(sql`a.task_id IN ${sql.in(taskIds)}`)
-      const byTask = new Map<string, Array<ArtifactRow>>()
-      for (const row of rows) byTask.set(row.taskId, [...(byTask.get(row.taskId) ?? []), row])
-      return byTask as ReadonlyMap<string, ReadonlyArray<ArtifactRow>>
+      const byTask = new Map<string, ReadonlyArray<ArtifactSummaryRow>>()
+      if (taskIds.length === 0) return byTask
+      for (const row of yield* findSummaries(sql`a.task_id IN ${sql.in(taskIds)}`)) {
+        byTask.set(row.taskId, [...(byTask.get(row.taskId) ?? []), row])
+      }
+      return byTask
     })
 
     const create = Effect.fn("Artifacts.create")(function* (principal: Principal, task: ResolvedTask, input: NewArtifact) {

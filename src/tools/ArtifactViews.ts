@@ -1,9 +1,9 @@
-import type { ArtifactRow } from "../services/Artifacts.js"
+import type { ArtifactRow, ArtifactSummaryRow } from "../services/Artifacts.js"
 import type { CommentRow, ThreadRows } from "../services/ArtifactComments.js"
 
 /** How artifacts and their comment threads appear in tool results. */
 
-export const artifactSummary = (row: ArtifactRow) => ({
+export const artifactSummary = (row: ArtifactSummaryRow) => ({
   artifactId: row.id,
   name: row.name,
   contentType: row.contentType,
@@ -13,7 +13,7 @@ export const artifactSummary = (row: ArtifactRow) => ({
 })
 
 /** A row of list_task_artifacts: the summary plus where it is and who wrote it, no content. */
-export const artifactListItem = (row: ArtifactRow) => ({
+export const artifactListItem = (row: ArtifactSummaryRow) => ({
   ...artifactSummary(row),
   taskId: row.taskId,
   authorName: row.authorName,

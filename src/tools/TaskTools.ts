@@ -18,7 +18,7 @@ import { CurrentPrincipal, CurrentProject } from "../auth/Principal.js"
 import { InvalidArgument } from "../domain/Errors.js"
 import * as RichText from "../domain/RichText.js"
 import type { ExternalLink } from "../domain/Task.js"
-import { type ArtifactRow, Artifacts } from "../services/Artifacts.js"
+import { Artifacts, type ArtifactSummaryRow } from "../services/Artifacts.js"
 import { type ResolvedTask, type StoredLink, type TaskRow, Tasks } from "../services/Tasks.js"
 import { artifactSummary } from "./ArtifactViews.js"
 import * as Implement from "./ToolImplementation.js"
@@ -80,7 +80,7 @@ export const TaskTools = Effect.gen(function* () {
 
   const resolve = (address: string, projectId: string | undefined) => resolveTask(tasks, address, projectId)
 
-  const details = (resolved: ResolvedTask, artifactsOf: ReadonlyMap<string, ReadonlyArray<ArtifactRow>>) =>
+  const details = (resolved: ResolvedTask, artifactsOf: ReadonlyMap<string, ReadonlyArray<ArtifactSummaryRow>>) =>
     Effect.gen(function* () {
       const { comments, links, subtasks, task, taskPath, taskUrl } = yield* tasks.details(resolved)
       const descriptionMarkdown = task.description === null

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
-import { anchorAt, changeBetween, CONTEXT_LENGTH, locate, occurrences, relocate } from "../../src/domain/Anchor.js"
+import { anchorAt, changeBetween, CONTEXT_LENGTH, hasLoneSurrogate, locate, occurrences, relocate } from "../../src/domain/Anchor.js"
 
 const anchorOn = (content: string, text: string, occurrence = 1) => {
   const found = locate(content, text, occurrence)
@@ -35,6 +35,20 @@ describe("Anchor", () => {
       expect(locate(content, "foo", 3)).toEqual({ _tag: "Missing", count: 2 })
       expect(locate(content, "bar", 1)).toEqual({ _tag: "Missing", count: 0 })
       expect(anchorAt("ab", 0, "a")).toMatchObject({ prefix: "", suffix: "b" })
+    }))
+
+  it.effect("context never splits a character made of a surrogate pair; a lone surrogate is detected", () =>
+    Effect.sync(() => {
+      const content = `${"😀".repeat(20)}x${"😀".repeat(20)}`
+      const anchor = anchorOn(content, "x")
+      expect(anchor.prefix).toBe("😀".repeat(CONTEXT_LENGTH / 2))
+      expect(anchor.suffix).toBe("😀".repeat(CONTEXT_LENGTH / 2))
+      const odd = anchorAt(`a${content}`, 41, "x")
+      expect(hasLoneSurrogate(odd.prefix + odd.suffix)).toBe(false)
+      expect(odd.prefix.length).toBe(CONTEXT_LENGTH)
+      expect(hasLoneSurrogate("😀")).toBe(false)
+      expect(hasLoneSurrogate("😀".slice(0, 1))).toBe(true)
+      expect(hasLoneSurrogate("😀".slice(1))).toBe(true)
     }))
 
   it.effect("the change between two versions is the span between their common start and common end", () =>

@@ -89,6 +89,25 @@ describe("artifact comment tools", () => {
         expect((yield* comment(key, artifactId, "World\nnext")).anchorStart).toBe(6)
       }))
 
+    it.effect("snippets may hold any character; one that splits a character (a lone surrogate) is refused", () =>
+      Effect.gen(function* () {
+        const { artifactId, key } = yield* seedArtifact("ac-unicode", "Ship it 🚀 now, café ✓")
+        const thread = yield* comment(key, artifactId, "🚀 now")
+        expect(thread).toMatchObject({ anchorStart: 8, anchorEnd: 14 })
+        yield* replaceIn(key, artifactId, "Ship", "Launch 🛰️")
+        const content = (yield* getArtifact(key, artifactId)).content
+        expect(pointedAt(content, (yield* threadsOf(key, artifactId))[0]!)).toBe("🚀 now")
+        for (const [name, args] of [
+          ["create_artifact_comment", { artifactId, anchorText: "🚀".slice(0, 1), content: "x" }],
+          ["replace_in_task_artifact", { artifactId, oldString: "🚀".slice(1), newString: "x" }]
+        ] as const) {
+          const error = yield* fails(key, name, args)
+          expect(error.code, name).toBe("invalid_argument")
+          expect(error.message, name).toContain("unpaired UTF-16 surrogate")
+        }
+        expect((yield* getArtifact(key, artifactId)).content).toBe(content)
+      }))
+
     it.effect("comments anchor only to markdown artifacts: an html artifact is refused", () =>
       Effect.gen(function* () {
         const { key, task } = yield* seedTask("ac-html")
