@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
 import * as Anchor from "../domain/Anchor.js"
@@ -74,23 +75,27 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
         c.edited_at IS NOT NULL AS "isEdited"
       FROM artifact_comments c JOIN users u ON u.id = c.author_id`
 
+    /** Threads made of the comments matching a condition, oldest first, replies grouped under their root. */
+    const threadsWhere = (condition: Fragment, status?: CommentStatus) =>
+      sql`${selectComments} WHERE ${condition} ORDER BY c.created_at, c.id`.pipe(
+        Effect.flatMap(decodeRows),
+        Effect.orDie,
+        Effect.map((rows) =>
+          rows
+            .filter(isRoot)
+            .filter((root) => status === undefined || root.status === status)
+            .map((root): ThreadRows => ({ root, replies: rows.filter((row) => row.parentId === root.commentId) }))
+        )
+      )
+
     /** The artifact's threads, oldest first, optionally only those with one status. */
     const threadsOf = Effect.fn("ArtifactComments.threadsOf")(function* (artifactId: string, status?: CommentStatus) {
-      const rows = yield* sql`${selectComments} WHERE c.artifact_id = ${artifactId} ORDER BY c.created_at, c.id`.pipe(
-        Effect.flatMap(decodeRows),
-        Effect.orDie
-      )
-      return rows
-        .filter(isRoot)
-        .filter((root) => status === undefined || root.status === status)
-        .map((root): ThreadRows => ({ root, replies: rows.filter((row) => row.parentId === root.commentId) }))
+      return yield* threadsWhere(sql`c.artifact_id = ${artifactId}`, status)
     })
 
-    const threadOf = (artifactId: string, commentId: string) =>
-      Effect.flatMap(threadsOf(artifactId), (threads) => {
-        const thread = threads.find((candidate) => candidate.root.commentId === commentId)
-        return thread === undefined ? Effect.dieMessage(`thread ${commentId} vanished in its own transaction`) : Effect.succeed(thread)
-      })
+    const threadOf = (commentId: string) =>
+      Effect.flatMap(threadsWhere(sql`(c.id = ${commentId} OR c.parent_id = ${commentId})`), ([thread]) =>
+        thread === undefined ? Effect.dieMessage(`thread ${commentId} vanished in its own transaction`) : Effect.succeed(thread))
 
     /** Opens a thread on the `occurrence`-th match of an exact snippet of a markdown artifact. */
     const create = Effect.fn("ArtifactComments.create")(function* (principal: Principal, resolved: ResolvedArtifact, input: NewThread) {
@@ -119,7 +124,7 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
             anchor_end, anchor_prefix, anchor_suffix)
           VALUES (${id}, ${artifact.id}, ${principal.userId}, ${input.content.trim()}, 'open', ${anchor.text}, ${anchor.start},
             ${anchor.end}, ${anchor.prefix}, ${anchor.suffix})`
-        return yield* threadOf(artifact.id, id)
+        return yield* threadOf(id)
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 

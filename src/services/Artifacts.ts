@@ -154,7 +154,11 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
       Effect.gen(function* () {
         const stored = yield* anchorsOf(artifactId, options.status, options.ids)
         const moved = stored.map((anchor) => ({ id: anchor.id, ...Anchor.relocate(anchor, content, options.change) }))
-        const changed = moved.filter((anchor, i) => JSON.stringify(anchor) !== JSON.stringify(stored[i]))
+        const changed = moved.filter((anchor, i) => {
+          const before = stored[i]
+          return before === undefined || anchor.start !== before.start || anchor.lost !== before.lost ||
+            anchor.prefix !== before.prefix || anchor.suffix !== before.suffix
+        })
         if (changed.length > 0) {
           yield* sql`UPDATE artifact_comments c SET anchor_start = v.start, anchor_end = v."end", anchor_prefix = v.prefix,
               anchor_suffix = v.suffix, anchor_lost = v.lost
