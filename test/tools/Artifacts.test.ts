@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either, Schema } from "effect"
+import { Catalog } from "../../catalog/index.js"
 import { MAX_ARTIFACT_CONTENT_LENGTH } from "../../src/domain/Artifact.js"
 import { Projects } from "../../src/services/Projects.js"
 import {
@@ -332,6 +333,36 @@ describe("artifact tools", () => {
         const member = yield* joinAs(project.id, "art-viewer", "member")
         yield* ok(member.key, "update_task_artifact", { artifactId, name: "By a member" })
         expect((yield* getArtifact(key, artifactId)).name).toBe("By a member")
+      }))
+
+    it.effect("every artifact and comment tool answers exactly its declared output schema, with no extra fields", () =>
+      Effect.gen(function* () {
+        const { key, scope, task } = yield* seedTask("art-output")
+        const target = yield* createTask(key, scope, { name: "Target" })
+        const { artifactId } = yield* createArtifact(key, task.taskId, { content: "alpha beta alpha", runId: "r" })
+        const thread = yield* comment(key, artifactId, "beta")
+        const calls: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+          ["create_task_artifact", { taskId: task.taskId, name: "Other" }],
+          ["list_task_artifacts", { taskId: task.taskId }],
+          ["get_task_artifact", { artifactId }],
+          ["get_task_artifact", { artifactId, includeComments: true }],
+          ["update_task_artifact", { artifactId, name: "Renamed" }],
+          ["replace_in_task_artifact", { artifactId, oldString: "alpha", newString: "gamma", replaceAll: true }],
+          ["create_artifact_comment", { artifactId, anchorText: "gamma", content: "c" }],
+          ["reply_to_artifact_comment", { commentId: thread.commentId, content: "r" }],
+          ["list_artifact_comments", { artifactId }],
+          ["set_artifact_comment_status", { commentIds: [thread.commentId], status: "resolved" }],
+          ["get_task", { taskId: task.taskId }],
+          ["move_task_artifact", { artifactId, taskId: target.taskId }],
+          ["delete_task_artifact", { artifactId }]
+        ]
+        for (const [name, args] of calls) {
+          const output: Schema.Schema.AnyNoContext | undefined = Catalog.find((candidate) => candidate.name === name)?.output
+          if (output === undefined) return yield* Effect.dieMessage(`${name} is not in the catalog`)
+          const result = yield* ok<unknown>(key, name, args)
+          const decoded = Schema.decodeUnknownEither(output, { onExcessProperty: "error" })(result)
+          expect(Either.isRight(decoded) ? "ok" : String(decoded.left), name).toBe("ok")
+        }
       }))
 
     it.effect("IDs of the wrong kind are refused by the argument check, naming the field", () =>
