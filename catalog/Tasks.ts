@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ArtifactSummary } from "../src/domain/Artifact.js"
 import { LabelId, ProjectId, TaskListId } from "../src/domain/Ids.js"
 import { RichTextDocument } from "../src/domain/RichText.js"
 import {
@@ -34,7 +35,7 @@ export const ListTaskTypes = Tool.make("list_task_types", {
 
 // ---- arguments -------------------------------------------------------------------------------
 
-const TaskAddress = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
+export const TaskAddress = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
   description: `The task: ${TASK_ADDRESS_RULE}. A bare ref needs a project (projectId or the URL's ?project=).`
 })
 
@@ -115,7 +116,7 @@ export const TaskDetails = Schema.Struct({
   description: Schema.NullOr(RichTextDocument),
   descriptionMarkdown: Schema.String,
   externalLinks: Schema.Array(ExternalLink),
-  artifacts: Schema.Array(Schema.Struct({ artifactId: Schema.String, name: Schema.String, contentType: Schema.String, updatedAt: Schema.String })),
+  artifacts: Schema.Array(ArtifactSummary).annotations({ description: "The task's document artifacts, oldest first (read one with get_task_artifact)" }),
   files: Schema.Array(Schema.Struct({ fileId: Schema.String, name: Schema.String, size: Schema.Number, contentType: Schema.String, downloadUrl: Schema.String })),
   comments: Schema.Array(TaskComment).annotations({ description: `The latest comments, at most ${MAX_COMMENTS_ON_GET}, oldest first` }),
   subtasks: Schema.Array(SubtaskSummary).annotations({ description: "Direct subtasks, in rank order" })

@@ -1,3 +1,13 @@
+import { CreateArtifactComment, ListArtifactComments, ReplyToArtifactComment, SetArtifactCommentStatus } from "./ArtifactComments.js"
+import {
+  CreateTaskArtifact,
+  DeleteTaskArtifact,
+  GetTaskArtifact,
+  ListTaskArtifacts,
+  MoveTaskArtifact,
+  ReplaceInTaskArtifact,
+  UpdateTaskArtifact
+} from "./Artifacts.js"
 import { CreateTaskLabel, DeleteTaskLabel, ListTaskLabels, UpdateTaskLabel } from "./Labels.js"
 import { CreateTaskList, ListTaskLists, UpdateTaskList } from "./Lists.js"
 import { ListProjects } from "./Projects.js"
@@ -41,6 +51,17 @@ export const Catalog = [
   DeleteTask,
   ListTaskTypes,
   CreateTaskComment,
+  ListTaskArtifacts,
+  GetTaskArtifact,
+  CreateTaskArtifact,
+  UpdateTaskArtifact,
+  ReplaceInTaskArtifact,
+  MoveTaskArtifact,
+  DeleteTaskArtifact,
+  ListArtifactComments,
+  CreateArtifactComment,
+  ReplyToArtifactComment,
+  SetArtifactCommentStatus,
   ListCliProfiles,
   GetThread,
   ListThreads,

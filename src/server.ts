@@ -16,6 +16,8 @@ import { McpServer } from "./mcp/McpServer.js"
 import { RateLimiter } from "./mcp/RateLimiter.js"
 import { Memberships } from "./services/Memberships.js"
 import { Organizations } from "./services/Organizations.js"
+import { ArtifactComments } from "./services/ArtifactComments.js"
+import { Artifacts } from "./services/Artifacts.js"
 import { Labels } from "./services/Labels.js"
 import { Projects } from "./services/Projects.js"
 import { TaskPurgeLive } from "./services/TaskPurge.js"
@@ -36,6 +38,8 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     TaskLists.Default,
     Labels.Default,
     Tasks.Default,
+    Artifacts.Default,
+    ArtifactComments.Default,
     Memberships.Default,
     ToolRunner.Default,
     McpServer.Default,

@@ -62,3 +62,9 @@ export type ThreadMessageId = typeof ThreadMessageId.Type
 
 export const InteractionId = makeId("interaction", "InteractionId")
 export type InteractionId = typeof InteractionId.Type
+
+export const ArtifactId = makeId("artifact", "ArtifactId")
+export type ArtifactId = typeof ArtifactId.Type
+
+export const ArtifactCommentId = makeId("acomment", "ArtifactCommentId")
+export type ArtifactCommentId = typeof ArtifactCommentId.Type

@@ -120,10 +120,11 @@ export interface ResolvedTask {
   readonly access: ProjectAccess
 }
 
-const requireWrite = (access: ProjectAccess) =>
+/** Writing a project's tasks and what hangs off them (comments, artifacts) needs the role member or admin. */
+export const requireWrite = (access: ProjectAccess, what = "tasks") =>
   canWrite(access.role)
     ? Effect.void
-    : new Forbidden({ message: `changing tasks in project ${access.project.ref} requires the project role member or admin; the caller is ${access.role}` })
+    : new Forbidden({ message: `changing ${what} in project ${access.project.ref} requires the project role member or admin; the caller is ${access.role}` })
 
 /** Checked references can vanish before the write commits (a label deleted meanwhile): the call is refused whole. */
 const concurrentChange = (error: SqlError) =>
@@ -561,6 +562,8 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
         const expired = sql`SELECT id FROM tasks WHERE deleted_at < now() - make_interval(days => ${SOFT_DELETE_RETENTION_DAYS})`
         yield* sql`DELETE FROM task_links WHERE task_id IN (${expired})`
         yield* sql`DELETE FROM task_comments WHERE task_id IN (${expired})`
+        // Their comment threads go with them (ON DELETE CASCADE).
+        yield* sql`DELETE FROM task_artifacts WHERE task_id IN (${expired})`
         // Children that stay (not yet expired) cannot point at a purged task: they move to the top level.
         yield* sql`UPDATE tasks SET parent_id = NULL WHERE parent_id IN (${expired}) AND id NOT IN (${expired})`
         const purged = yield* sql<{ id: string }>`DELETE FROM tasks WHERE id IN (${expired}) RETURNING id`

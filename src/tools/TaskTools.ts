@@ -18,7 +18,9 @@ import { CurrentPrincipal, CurrentProject } from "../auth/Principal.js"
 import { InvalidArgument } from "../domain/Errors.js"
 import * as RichText from "../domain/RichText.js"
 import type { ExternalLink } from "../domain/Task.js"
+import { Artifacts, type ArtifactSummaryRow } from "../services/Artifacts.js"
 import { type ResolvedTask, type StoredLink, type TaskRow, Tasks } from "../services/Tasks.js"
+import { artifactSummary } from "./ArtifactViews.js"
 import * as Implement from "./ToolImplementation.js"
 
 const builtInTaskTypes: ReadonlyArray<{ readonly key: BuiltInTaskTypeKey; readonly name: string }> = [
@@ -63,18 +65,22 @@ const summary = (row: TaskRow) => ({
 })
 
 /** The project a ref is resolved in: the explicit projectId, else the connection's `?project=`. */
-const refProject = (projectId: string | undefined) =>
+export const refProject = (projectId: string | undefined) =>
   Effect.map(Implement.DefaultProject, (fallback) => projectId ?? fallback)
+
+/** A task as every task tool finds it: by ID, scoped ref, or bare ref in `projectId` or the URL's `?project=`. */
+export const resolveTask = (tasks: Tasks, address: string, projectId: string | undefined) =>
+  Effect.gen(function* () {
+    return yield* tasks.resolve(yield* CurrentPrincipal, address, yield* refProject(projectId))
+  })
 
 export const TaskTools = Effect.gen(function* () {
   const tasks = yield* Tasks
+  const artifacts = yield* Artifacts
 
-  const resolve = (address: string, projectId: string | undefined) =>
-    Effect.gen(function* () {
-      return yield* tasks.resolve(yield* CurrentPrincipal, address, yield* refProject(projectId))
-    })
+  const resolve = (address: string, projectId: string | undefined) => resolveTask(tasks, address, projectId)
 
-  const details = (resolved: ResolvedTask) =>
+  const details = (resolved: ResolvedTask, artifactsOf: ReadonlyMap<string, ReadonlyArray<ArtifactSummaryRow>>) =>
     Effect.gen(function* () {
       const { comments, links, subtasks, task, taskPath, taskUrl } = yield* tasks.details(resolved)
       const descriptionMarkdown = task.description === null
@@ -89,7 +95,7 @@ export const TaskTools = Effect.gen(function* () {
         description: task.description,
         descriptionMarkdown,
         externalLinks: links.map(externalLink),
-        artifacts: [],
+        artifacts: (artifactsOf.get(task.id) ?? []).map(artifactSummary),
         files: [],
         comments: comments.map((comment) => ({ ...comment, createdAt: comment.createdAt.toISOString() })),
         subtasks: subtasks.map((subtask) => ({
@@ -120,15 +126,25 @@ export const TaskTools = Effect.gen(function* () {
         }
       })),
 
-    Implement.unscoped(GetTask, (input) => Effect.flatMap(resolve(input.taskId, input.projectId), details)),
+    Implement.unscoped(GetTask, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        return yield* details(resolved, yield* artifacts.summariesOf([resolved.task.id]))
+      })),
 
     Implement.unscoped(GetTasks, (input) =>
-      Effect.forEach(input.identifiers, (identifier) =>
-        resolve(identifier, input.projectId).pipe(
-          Effect.flatMap(details),
-          Effect.map((task) => ({ identifier, task })),
-          Effect.catchAll((error) => Effect.succeed({ identifier, error: { code: error.code, message: error.message } }))
-        )).pipe(Effect.map((results) => ({ tasks: results })))),
+      Effect.gen(function* () {
+        const found = yield* Effect.forEach(input.identifiers, (identifier) =>
+          Effect.map(Effect.either(resolve(identifier, input.projectId)), (result) => ({ identifier, result })))
+        // One query for every task's artifacts, not one per task.
+        const artifactsOf = yield* artifacts.summariesOf(found.flatMap(({ result }) => Either.isRight(result) ? [result.right.task.id] : []))
+        const results = yield* Effect.forEach(found, ({ identifier, result }) =>
+          Effect.gen(function* () {
+            if (Either.isLeft(result)) return { identifier, error: { code: result.left.code, message: result.left.message } }
+            return { identifier, task: yield* details(result.right, artifactsOf) }
+          }))
+        return { tasks: results }
+      })),
 
     Implement.scoped(CreateTask, ({ projectId: _projectId, ...input }) =>
       Effect.gen(function* () {

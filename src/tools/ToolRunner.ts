@@ -6,6 +6,10 @@ import { TaskLists } from "../services/TaskLists.js"
 import { Tasks } from "../services/Tasks.js"
 import { Threads } from "../services/Threads.js"
 import { CliProfiles } from "../bridge/CliProfiles.js"
+import { ArtifactComments } from "../services/ArtifactComments.js"
+import { Artifacts } from "../services/Artifacts.js"
+import { ArtifactCommentTools } from "./ArtifactCommentTools.js"
+import { ArtifactTools } from "./ArtifactTools.js"
 import { LabelTools } from "./LabelTools.js"
 import { ListTools } from "./ListTools.js"
 import { ProjectTools } from "./ProjectTools.js"
@@ -32,6 +36,8 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
       ...(yield* ListTools),
       ...(yield* LabelTools),
       ...(yield* TaskTools),
+      ...(yield* ArtifactTools),
+      ...(yield* ArtifactCommentTools),
       ...(yield* ThreadTools)
     ])
     const byName = new Map<string, Implementation>(implementations.map((impl) => [impl.tool.name, impl]))
@@ -50,5 +56,5 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
 
     return { tools: Catalog, call } as const
   }),
-  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default, Threads.Default, CliProfiles.Default]
+  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default, Artifacts.Default, ArtifactComments.Default, Threads.Default, CliProfiles.Default]
 }) {}

@@ -1,0 +1,93 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import { MAX_ARTIFACT_CONTENT_LENGTH } from "../../src/domain/Artifact.js"
+import { ArtifactComments } from "../../src/services/ArtifactComments.js"
+import { Artifacts } from "../../src/services/Artifacts.js"
+import { Projects } from "../../src/services/Projects.js"
+import { Tasks } from "../../src/services/Tasks.js"
+import { seedOwner, TestServer } from "../support/TestServer.js"
+
+/** A project owner with one task and a markdown artifact on it, and the services. */
+const seed = (slug: string, content: string) =>
+  Effect.gen(function* () {
+    const owner = yield* seedOwner(slug)
+    const access = yield* (yield* Projects).access(owner.principal, owner.project.id)
+    const tasks = yield* Tasks
+    const artifacts = yield* Artifacts
+    const comments = yield* ArtifactComments
+    const { taskId } = yield* tasks.create(owner.principal, access, { name: "Task" })
+    const task = yield* tasks.resolve(owner.principal, taskId, null)
+    const { artifactId } = yield* artifacts.create(owner.principal, task, { name: "Doc", content })
+    const current = () => artifacts.resolve(owner.principal, artifactId)
+    return { ...owner, access, tasks, artifacts, comments, task, artifactId, current }
+  })
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
+
+describe("Artifacts", () => {
+  layer(TestServer())((it) => {
+    it.effect("concurrent replacements in one artifact all land: content writers take turns on the artifact's row", () =>
+      Effect.gen(function* () {
+        const { artifacts, current } = yield* seed("art-concurrent", range(10).map((n) => `[t${n}]`).join(" "))
+        const resolved = yield* current()
+        yield* Effect.all(range(10).map((n) => artifacts.replace(resolved, { oldString: `[t${n}]`, newString: `<done ${n}>` })), {
+          concurrency: "unbounded"
+        })
+        expect((yield* current()).artifact.content).toBe(range(10).map((n) => `<done ${n}>`).join(" "))
+      }))
+
+    it.effect("threads created while the content is being edited still point at their snippets", () =>
+      Effect.gen(function* () {
+        const { artifacts, comments, current, principal } = yield* seed("art-race", range(8).map((n) => `word${n}`).join(" "))
+        const resolved = yield* current()
+        yield* Effect.all([
+          ...range(8).map((n) => comments.create(principal, resolved, { content: "c", anchorText: `word${n}` })),
+          ...range(8).map((n) => artifacts.replace(resolved, { oldString: `word${n}`, newString: `longer-word${n}` }))
+        ], { concurrency: "unbounded" })
+        const { artifact } = yield* current()
+        const threads = yield* comments.threadsOf(artifact.id)
+        expect(threads).toHaveLength(8)
+        for (const { root } of threads) {
+          expect(root.anchorLost).toBe(false)
+          expect(artifact.content.slice(root.anchorStart, root.anchorEnd)).toBe(root.anchorText)
+        }
+      }))
+
+    it.effect("an update refused partway (content over the limit) writes none of its fields", () =>
+      Effect.gen(function* () {
+        const { artifacts, current } = yield* seed("art-atomic", "Body")
+        const resolved = yield* current()
+        const result = yield* Effect.either(artifacts.update(resolved, { name: "Renamed", runId: "run", content: "x".repeat(MAX_ARTIFACT_CONTENT_LENGTH + 1) }))
+        expect(Either.isLeft(result) && result.left._tag).toBe("LimitExceeded")
+        expect((yield* current()).artifact).toEqual(resolved.artifact)
+      }))
+
+    it.effect("summariesOf gives each of several tasks its artifacts in one call, oldest first, with open thread counts", () =>
+      Effect.gen(function* () {
+        const { access, artifactId, artifacts, comments, current, principal, task, tasks } = yield* seed("art-summaries", "alpha beta")
+        const other = yield* tasks.resolve(principal, (yield* tasks.create(principal, access, { name: "Other" })).taskId, null)
+        const second = yield* artifacts.create(principal, task, { name: "Second" })
+        yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
+        const byTask = yield* artifacts.summariesOf([task.task.id, other.task.id])
+        expect(byTask.get(task.task.id)?.map((row) => [row.id, row.openCommentCount])).toEqual([[artifactId, 1], [second.artifactId, 0]])
+        expect(byTask.get(other.task.id)).toBeUndefined()
+        expect((yield* artifacts.summariesOf([])).size).toBe(0)
+      }))
+
+    it.effect("purging a deleted task removes its artifacts and their comments for good", () =>
+      Effect.gen(function* () {
+        const { artifactId, comments, current, principal, task, tasks } = yield* seed("art-purge", "alpha")
+        const thread = yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
+        yield* comments.reply(principal, thread.root.commentId, "r")
+        yield* tasks.remove(task, "delete_all")
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE tasks SET deleted_at = now() - interval '31 days' WHERE id = ${task.task.id}`.pipe(Effect.orDie)
+        expect(yield* tasks.purgeDeleted()).toBe(1)
+        const [left] = yield* sql<{ artifacts: number; comments: number }>`SELECT
+          (SELECT count(*)::int FROM task_artifacts WHERE task_id = ${task.task.id}) AS artifacts,
+          (SELECT count(*)::int FROM artifact_comments WHERE artifact_id = ${artifactId}) AS comments`.pipe(Effect.orDie)
+        expect(left).toEqual({ artifacts: 0, comments: 0 })
+      }))
+  })
+})
