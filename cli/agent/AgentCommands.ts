@@ -5,7 +5,7 @@ import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as os from "node:os"
 import { CliProfileId } from "../../src/domain/Ids.js"
 import { runAgent } from "./AgentLoop.js"
-import { type LogFormat, makeAgentLog } from "./AgentLog.js"
+import { AgentStatus, type LogFormat, makeAgentLog } from "./AgentLog.js"
 import { Journal } from "./Journal.js"
 import { agentProfileCommands } from "./ProfileCommands.js"
 import { maskApiKey, Profiles } from "./Profiles.js"
@@ -54,7 +54,7 @@ const start = Command.make("start", {
     const path = yield* Path.Path
     const { name, profile } = yield* profiles.resolve(args.profile, process.cwd())
     const format: LogFormat = Option.getOrElse(args.logFormat, () => (process.stdout.isTTY ? "pretty" : "json"))
-    const log = makeAgentLog(format)
+    const log = makeAgentLog(format, { live: process.stdout.isTTY === true })
     const configDir = path.dirname(profiles.file)
     const availableClis = yield* detectRuntimes
     yield* log.info(
@@ -93,14 +93,7 @@ const start = Command.make("start", {
   )
 ).pipe(Command.withDescription("Run the bridge: register, heartbeat, claim threads and run them with the local runtimes"))
 
-const StatusFile = Schema.parseJson(Schema.Struct({
-  pid: Schema.Number,
-  profile: Schema.String,
-  server: Schema.String,
-  sessionId: Schema.String,
-  lastHeartbeatAt: Schema.String,
-  threads: Schema.Array(Schema.Struct({ threadId: Schema.String, startedAt: Schema.String, events: Schema.Number }))
-}))
+const StatusFile = Schema.parseJson(AgentStatus)
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -134,6 +127,7 @@ const status = Command.make("status", {
         onSome: (s) => ({
           pid: s.pid,
           sessionId: s.sessionId,
+          connection: s.connection,
           lastHeartbeatAt: s.lastHeartbeatAt,
           threads: s.threads.map((t) => ({ ...t, elapsedSeconds: Math.round((now - Date.parse(t.startedAt)) / 1000) }))
         })
@@ -143,7 +137,7 @@ const status = Command.make("status", {
     yield* Console.log(`profile ${name}: ${profile.server}, project ${summary.project}`)
     if (Option.isNone(running)) return yield* Console.log("not running (start it with `trellis agent start`)")
     const s = running.value
-    yield* Console.log(`running as pid ${s.pid}, session ${s.sessionId}, last heartbeat ${s.lastHeartbeatAt}`)
+    yield* Console.log(`running as pid ${s.pid}, session ${s.sessionId} (${s.connection}), last heartbeat ${s.lastHeartbeatAt ?? "never"}`)
     if (s.threads.length === 0) return yield* Console.log("no thread running")
     for (const t of summary.threads ?? []) yield* Console.log(`  ${t.threadId}  ${t.elapsedSeconds}s  ${t.events} events`)
   }).pipe(

@@ -3,7 +3,7 @@ import { Duration, Effect, Either, FiberSet, Option, Ref, Schedule, Schema, Stre
 import type { AvailableCli } from "../../src/domain/CliProfile.js"
 import { AgentSessionId, CliProfileId, type ProjectId } from "../../src/domain/Ids.js"
 import { SERVER_VERSION } from "../../src/mcp/McpServer.js"
-import type { AgentLog } from "./AgentLog.js"
+import type { AgentLog, AgentStatus } from "./AgentLog.js"
 import { backoff, makeBridgeClient, isTransient } from "./BridgeClient.js"
 import { Journal } from "./Journal.js"
 import type { Runtime } from "./runtimes/Runtime.js"
@@ -123,7 +123,8 @@ export const runAgent = (options: AgentOptions) =>
     const first = Option.isSome(resumed) ? resumed.value : yield* register(options.force)
     if (Option.isSome(resumed)) yield* log.info(`resumed session ${first.sessionId}`)
     const session = yield* SubscriptionRef.make(first)
-    const lastHeartbeat = yield* Ref.make(new Date().toISOString())
+    const lastHeartbeat = yield* Ref.make<string | null>(new Date().toISOString())
+    const connection = yield* Ref.make<AgentStatus["connection"]>("online")
 
     // Chunks a crash left unsent: uploaded if the claim is still ours, dropped with a warning if fenced.
     // Nothing runs the thread any more, so its claim (if still ours) is let go: held, it would keep the
@@ -149,11 +150,15 @@ export const runAgent = (options: AgentOptions) =>
     yield* Effect.gen(function* () {
       const current = yield* SubscriptionRef.get(session)
       const beat = yield* client.agent.heartbeat({ payload: { sessionId: current.sessionId } }).pipe(Effect.either)
-      if (Either.isRight(beat)) return yield* Ref.set(lastHeartbeat, new Date().toISOString())
+      if (Either.isRight(beat)) {
+        yield* Ref.set(connection, "online")
+        return yield* Ref.set(lastHeartbeat, new Date().toISOString())
+      }
       if (beat.left._tag === "SessionExpired" || beat.left._tag === "NotFound") {
         yield* log.warn("the session expired; registering again")
         yield* SubscriptionRef.set(session, yield* register(false))
       } else if (isTransient(beat.left)) {
+        yield* Ref.set(connection, "reconnecting")
         yield* log.warn(`heartbeat failed (${beat.left._tag}); retrying`)
       }
     }).pipe(
@@ -244,19 +249,21 @@ export const runAgent = (options: AgentOptions) =>
     )
     yield* dispatch.pipe(Effect.repeat(Schedule.spaced(Duration.seconds(15))), Effect.forkScoped)
 
-    // What `trellis agent status` shows.
+    // What `trellis agent status` shows, and the live view on a terminal.
     yield* Effect.gen(function* () {
       const current = yield* SubscriptionRef.get(session)
-      const status = {
+      const status: AgentStatus = {
         pid: process.pid,
         profile: options.profileName,
         server: options.server,
         sessionId: current.sessionId,
+        connection: yield* Ref.get(connection),
         lastHeartbeatAt: yield* Ref.get(lastHeartbeat),
-        threads: [...running.values()]
+        threads: [...running.values()].map((thread) => ({ ...thread }))
       }
+      yield* log.status(status)
       yield* fs.writeFileString(statusFile, JSON.stringify(status, null, 2), { mode: 0o600 }).pipe(Effect.ignore)
-    }).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(2))), Effect.forkScoped)
+    }).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(1))), Effect.forkScoped)
 
     yield* log.info(`waiting for threads (up to ${options.maxConcurrent} at once)`)
     return yield* Effect.never

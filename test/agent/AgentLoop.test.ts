@@ -83,7 +83,7 @@ describe("trellis agent: the claim loop", () => {
           maxConcurrent: 2,
           force: false,
           stateDir: join(home, "state"),
-          log: makeAgentLog("json", (line) => lines.push(line)),
+          log: makeAgentLog("json", { write: (line) => lines.push(line) }),
           rememberProfileId: () => Effect.void
         }).pipe(Effect.provide(Journal.Default(join(home, "journal")))))
 
