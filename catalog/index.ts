@@ -1,6 +1,9 @@
+import { CreateProjectAgent, ListProjectAgents, UpdateProjectAgent } from "./Agents.js"
 import { CreateTaskLabel, DeleteTaskLabel, ListTaskLabels, UpdateTaskLabel } from "./Labels.js"
 import { CreateTaskList, ListTaskLists, UpdateTaskList } from "./Lists.js"
 import { ListProjects } from "./Projects.js"
+import { CreatePrompt, ListPrompts, UpdatePrompt } from "./Prompts.js"
+import { CreateSkill, DeleteSkill, GetSkill, ListSkills, LoadSkill, ReadSkillFile, UpdateSkill } from "./Skills.js"
 import {
   CreateTask,
   CreateTaskComment,
@@ -41,6 +44,19 @@ export const Catalog = [
   DeleteTask,
   ListTaskTypes,
   CreateTaskComment,
+  ListProjectAgents,
+  CreateProjectAgent,
+  UpdateProjectAgent,
+  ListPrompts,
+  CreatePrompt,
+  UpdatePrompt,
+  ListSkills,
+  GetSkill,
+  CreateSkill,
+  UpdateSkill,
+  DeleteSkill,
+  LoadSkill,
+  ReadSkillFile,
   ListCliProfiles,
   GetThread,
   ListThreads,

@@ -17,7 +17,11 @@ import { RateLimiter } from "./mcp/RateLimiter.js"
 import { Memberships } from "./services/Memberships.js"
 import { Organizations } from "./services/Organizations.js"
 import { Labels } from "./services/Labels.js"
+import { ProjectAgents } from "./services/ProjectAgents.js"
 import { Projects } from "./services/Projects.js"
+import { Prompts } from "./services/Prompts.js"
+import { Scopes } from "./services/Scopes.js"
+import { Skills } from "./services/Skills.js"
 import { TaskPurgeLive } from "./services/TaskPurge.js"
 import { Tasks } from "./services/Tasks.js"
 import { TaskLists } from "./services/TaskLists.js"
@@ -36,6 +40,10 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     TaskLists.Default,
     Labels.Default,
     Tasks.Default,
+    ProjectAgents.Default,
+    Scopes.Default,
+    Prompts.Default,
+    Skills.Default,
     Memberships.Default,
     ToolRunner.Default,
     McpServer.Default,

@@ -29,9 +29,10 @@ const invalidParams = (message: string) => new McpError({ code: ErrorCode.Invali
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+// MCP's structuredContent is an object: a null result (update_project_agent, load_skill…) is text only.
 const toolResult = (structured: unknown) => ({
   content: [{ type: "text", text: JSON.stringify(structured) }],
-  structuredContent: structured
+  ...(isObject(structured) ? { structuredContent: structured } : {})
 })
 
 const toolErrorResult = (error: ToolError) => ({
