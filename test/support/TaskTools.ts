@@ -16,7 +16,8 @@ export interface ToolErrorBody {
 
 export interface ToolCallResult {
   readonly isError?: boolean
-  readonly structuredContent: unknown
+  readonly structuredContent?: unknown
+  readonly content: ReadonlyArray<{ readonly type: string; readonly text: string }>
 }
 
 export interface TaskSummary {
@@ -71,6 +72,14 @@ export const ok = <T>(key: string, name: string, args: unknown, scope: Scope = {
   Effect.map(call(key, name, args, scope), (result) => {
     expect(result.isError, `${name}: ${JSON.stringify(result.structuredContent)}`).toBeUndefined()
     return result.structuredContent as T
+  })
+
+/** Calls a tool that must succeed with the result null: text only, since structuredContent is an object. */
+export const okNull = (key: string, name: string, args: unknown, scope: Scope = {}) =>
+  Effect.map(call(key, name, args, scope), (result) => {
+    expect(result.isError, `${name}: ${result.content[0]?.text}`).toBeUndefined()
+    expect(result.structuredContent).toBeUndefined()
+    expect(result.content).toEqual([{ type: "text", text: "null" }])
   })
 
 /** Calls a tool that must fail with a tool error and returns its error body. */
