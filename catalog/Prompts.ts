@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { PromptId } from "../src/domain/Ids.js"
 import { PROMPT_KEY_PATTERN, PROMPT_KEY_RULE } from "../src/domain/Prompt.js"
 import { ScopeKind } from "../src/domain/Scope.js"
-import { OrganizationArgument, ScopeArgument } from "./ScopeArguments.js"
+import { ScopeFields } from "./ScopeArguments.js"
 import * as Tool from "./Tool.js"
 
 const PromptKey = Schema.String.pipe(
@@ -37,7 +37,7 @@ export const ListPrompts = Tool.make("list_prompts", {
     "Lists the slash commands of a project (scope `project`, default) or of an organization (scope `organization`), by key. " +
     SCOPE_RULES +
     "These are service prompts, not runtime commands: they are not sent to create_thread with runtimeCommand.",
-  input: Schema.Struct({ scope: ScopeArgument, projectId: Tool.ProjectIdArgument, organization: OrganizationArgument }),
+  input: Schema.Struct(ScopeFields),
   output: Schema.Struct({ prompts: Schema.Array(Prompt) }),
   annotations: { readOnly: true, destructive: false, idempotent: true }
 })
@@ -49,9 +49,7 @@ export const CreatePrompt = Tool.make("create_prompt", {
     SCOPE_RULES +
     "Needs project role admin or member; organization scope needs organization role owner or admin.",
   input: Schema.Struct({
-    scope: ScopeArgument,
-    projectId: Tool.ProjectIdArgument,
-    organization: OrganizationArgument,
+    ...ScopeFields,
     key: PromptKey,
     content: PromptContent,
     description: Schema.optional(Schema.NullOr(Schema.String)),

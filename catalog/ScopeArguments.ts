@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { ScopeKind } from "../src/domain/Scope.js"
+import * as Tool from "./Tool.js"
 
 /** `scope` of the prompt and Skill tools. */
 export const ScopeArgument = Schema.optional(ScopeKind.annotations({
@@ -15,3 +16,6 @@ export const OrganizationArgument = Schema.optional(Schema.String.pipe(
     "Organization scope only: the organization's slug or ID. Defaults to the organization owning the resolved project. " +
     "Passing it with project scope is an error."
 }))
+
+/** The scope arguments of list_prompts, create_prompt, list_skills and create_skill. */
+export const ScopeFields = { scope: ScopeArgument, projectId: Tool.ProjectIdArgument, organization: OrganizationArgument }

@@ -10,7 +10,7 @@ import {
   SKILL_PATH_RULE,
   skillPathProblem
 } from "../src/domain/Skill.js"
-import { OrganizationArgument, ScopeArgument } from "./ScopeArguments.js"
+import { ScopeFields } from "./ScopeArguments.js"
 import * as Tool from "./Tool.js"
 
 const SkillName = Schema.String.pipe(
@@ -75,7 +75,7 @@ export const ListSkills = Tool.make("list_skills", {
     "Lists the Skills of a project (scope `project`, default) or of an organization (scope `organization`), by name, without " +
     "file content. `organization` (slug or ID) needs scope `organization`; without it, the organization owning projectId " +
     "(or the connection's ?project=) is used. A key narrowed to projects cannot reach organization Skills.",
-  input: Schema.Struct({ scope: ScopeArgument, projectId: Tool.ProjectIdArgument, organization: OrganizationArgument }),
+  input: Schema.Struct(ScopeFields),
   output: Schema.Struct({ skills: Schema.Array(SkillSummary) }),
   annotations: { readOnly: true, destructive: false, idempotent: true }
 })
@@ -94,9 +94,7 @@ export const CreateSkill = Tool.make("create_skill", {
     "Creates a Skill (version 1) from its SKILL.md; add other files with update_skill. Scope arguments as list_skills. " +
     "Needs project role admin or member; organization scope needs organization role owner or admin.",
   input: Schema.Struct({
-    scope: ScopeArgument,
-    projectId: Tool.ProjectIdArgument,
-    organization: OrganizationArgument,
+    ...ScopeFields,
     name: SkillName,
     content: SkillMd,
     description: Schema.optional(Schema.NullOr(Schema.String)),

@@ -7,7 +7,7 @@ import { Conflict, InvalidArgument, NotFound } from "../domain/Errors.js"
 import { OrganizationId, ProjectId, PromptId } from "../domain/Ids.js"
 import { PROMPT_KEY_PATTERN, PROMPT_KEY_RULE } from "../domain/Prompt.js"
 import { ScopeKind } from "../domain/Scope.js"
-import { describeScope, type ScopeAccess, scopeOwner, Scopes } from "./Scopes.js"
+import { describeScope, ownedBy, type ScopeAccess, scopeOwner, Scopes } from "./Scopes.js"
 
 export const PromptRecord = Schema.Struct({
   id: PromptId,
@@ -61,14 +61,9 @@ export class Prompts extends Effect.Service<Prompts>()("trellis/Prompts", {
         ? new Conflict({ message: `key: ${where} already has a prompt /${key}` })
         : Effect.die(error)
 
-    const ownedBy = (scope: ScopeAccess) =>
-      scope.kind === "project"
-        ? sql`scope = 'project' AND project_id = ${scope.project.project.id}`
-        : sql`scope = 'organization' AND organization_id = ${scope.organization.id}`
-
     /** The prompts of one scope owner, by key. */
     const list = Effect.fn("Prompts.list")(function* (scope: ScopeAccess) {
-      const rows = yield* sql`SELECT ${columns} FROM prompts WHERE ${ownedBy(scope)} ORDER BY key, id`.pipe(Effect.orDie)
+      const rows = yield* sql`SELECT ${columns} FROM prompts WHERE ${ownedBy(sql, scope)} ORDER BY key, id`.pipe(Effect.orDie)
       return yield* Effect.orDie(decodeRecords(rows))
     })
 

@@ -38,6 +38,12 @@ export const scopeOwner = (scope: ScopeAccess): StoredScope =>
     ? { scope: "project", organizationId: scope.project.project.organizationId, projectId: scope.project.project.id }
     : { scope: "organization", organizationId: scope.organization.id, projectId: null }
 
+/** The SQL condition selecting the rows (prompts, Skills) owned by `scope`. */
+export const ownedBy = (sql: SqlClient.SqlClient, scope: ScopeAccess) =>
+  scope.kind === "project"
+    ? sql`scope = 'project' AND project_id = ${scope.project.project.id}`
+    : sql`scope = 'organization' AND organization_id = ${scope.organization.id}`
+
 export const describeScope = (scope: ScopeAccess): string =>
   scope.kind === "project" ? `project ${scope.project.project.ref}` : `organization ${scope.organization.slug}`
 

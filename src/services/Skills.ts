@@ -19,7 +19,7 @@ import {
   skillPathProblem,
   type UnplacedReplace
 } from "../domain/Skill.js"
-import { describeScope, type ScopeAccess, scopeOwner, Scopes } from "./Scopes.js"
+import { describeScope, ownedBy, type ScopeAccess, scopeOwner, Scopes } from "./Scopes.js"
 
 export const SkillRecord = Schema.Struct({
   id: SkillId,
@@ -103,11 +103,6 @@ export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
     const decodeFirst = (rows: ReadonlyArray<unknown>) =>
       Effect.map(Effect.orDie(decodeRecords(rows)), (records) => records[0])
 
-    const ownedBy = (scope: ScopeAccess) =>
-      scope.kind === "project"
-        ? sql`scope = 'project' AND project_id = ${scope.project.project.id}`
-        : sql`scope = 'organization' AND organization_id = ${scope.organization.id}`
-
     /** A stored Skill the caller may reach, with its scope; `forUpdate` holds its row until the transaction ends. */
     const reach = (principal: Principal, skillId: SkillId, forUpdate: boolean) =>
       Effect.gen(function* () {
@@ -123,7 +118,7 @@ export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
 
     /** The Skills of one scope owner, by name. */
     const list = Effect.fn("Skills.list")(function* (scope: ScopeAccess) {
-      const rows = yield* sql`SELECT ${columns} FROM skills WHERE ${ownedBy(scope)} ORDER BY name, id`.pipe(Effect.orDie)
+      const rows = yield* sql`SELECT ${columns} FROM skills WHERE ${ownedBy(sql, scope)} ORDER BY name, id`.pipe(Effect.orDie)
       return yield* Effect.orDie(decodeRecords(rows))
     })
 
