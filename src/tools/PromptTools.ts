@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { CreatePrompt, ListPrompts, UpdatePrompt } from "../../catalog/Prompts.js"
 import { CurrentPrincipal } from "../auth/Principal.js"
 import { type PromptRecord, Prompts } from "../services/Prompts.js"
-import { makeScopeResolver } from "./ScopeArguments.js"
+import { makeScopeResolver } from "./ScopeResolver.js"
 import * as Implement from "./ToolImplementation.js"
 
 export const promptPayload = (prompt: PromptRecord) => ({

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { CreateSkill, DeleteSkill, GetSkill, ListSkills, LoadSkill, ReadSkillFile, UpdateSkill } from "../../catalog/Skills.js"
 import { CurrentPrincipal, CurrentProject } from "../auth/Principal.js"
 import { type SkillRecord, Skills } from "../services/Skills.js"
-import { makeScopeResolver } from "./ScopeArguments.js"
+import { makeScopeResolver } from "./ScopeResolver.js"
 import * as Implement from "./ToolImplementation.js"
 
 const summary = (skill: SkillRecord) => ({
