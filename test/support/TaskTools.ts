@@ -97,7 +97,7 @@ export const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
     return { user, key: (yield* createKey(user.id, null)).secret }
   })
 
-/** A minimal project agent (the table holds only id, project and name until the agents issue). */
+/** A project agent inserted directly, with only the columns tasks care about (the rest keep their defaults). */
 export const insertAgent = (projectId: string, name: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
