@@ -1,3 +1,4 @@
+import { CreateProjectAgent, ListProjectAgents, UpdateProjectAgent } from "./Agents.js"
 import { CreateArtifactComment, ListArtifactComments, ReplyToArtifactComment, SetArtifactCommentStatus } from "./ArtifactComments.js"
 import {
   CreateTaskArtifact,
@@ -11,6 +12,8 @@ import {
 import { CreateTaskLabel, DeleteTaskLabel, ListTaskLabels, UpdateTaskLabel } from "./Labels.js"
 import { CreateTaskList, ListTaskLists, UpdateTaskList } from "./Lists.js"
 import { ListProjects } from "./Projects.js"
+import { CreatePrompt, ListPrompts, UpdatePrompt } from "./Prompts.js"
+import { CreateSkill, DeleteSkill, GetSkill, ListSkills, LoadSkill, ReadSkillFile, UpdateSkill } from "./Skills.js"
 import {
   CreateTask,
   CreateTaskComment,
@@ -51,6 +54,19 @@ export const Catalog = [
   DeleteTask,
   ListTaskTypes,
   CreateTaskComment,
+  ListProjectAgents,
+  CreateProjectAgent,
+  UpdateProjectAgent,
+  ListPrompts,
+  CreatePrompt,
+  UpdatePrompt,
+  ListSkills,
+  GetSkill,
+  CreateSkill,
+  UpdateSkill,
+  DeleteSkill,
+  LoadSkill,
+  ReadSkillFile,
   ListTaskArtifacts,
   GetTaskArtifact,
   CreateTaskArtifact,

@@ -19,7 +19,11 @@ import { Organizations } from "./services/Organizations.js"
 import { ArtifactComments } from "./services/ArtifactComments.js"
 import { Artifacts } from "./services/Artifacts.js"
 import { Labels } from "./services/Labels.js"
+import { ProjectAgents } from "./services/ProjectAgents.js"
 import { Projects } from "./services/Projects.js"
+import { Prompts } from "./services/Prompts.js"
+import { Scopes } from "./services/Scopes.js"
+import { Skills } from "./services/Skills.js"
 import { TaskPurgeLive } from "./services/TaskPurge.js"
 import { Tasks } from "./services/Tasks.js"
 import { TaskLists } from "./services/TaskLists.js"
@@ -38,6 +42,10 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     TaskLists.Default,
     Labels.Default,
     Tasks.Default,
+    ProjectAgents.Default,
+    Scopes.Default,
+    Prompts.Default,
+    Skills.Default,
     Artifacts.Default,
     ArtifactComments.Default,
     Memberships.Default,

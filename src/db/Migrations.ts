@@ -4,6 +4,7 @@ import identity from "./migrations/0001_identity.js"
 import listsAndLabels from "./migrations/0002_lists_and_labels.js"
 import tasks from "./migrations/0003_tasks.js"
 import threads from "./migrations/0004_threads.js"
+import agentsPromptsSkills from "./migrations/0005_agents_prompts_skills.js"
 import artifacts from "./migrations/0006_artifacts.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
@@ -12,6 +13,7 @@ export const migrations = Migrator.fromRecord({
   "0002_lists_and_labels": listsAndLabels,
   "0003_tasks": tasks,
   "0004_threads": threads,
+  "0005_agents_prompts_skills": agentsPromptsSkills,
   "0006_artifacts": artifacts
 })
 

@@ -63,6 +63,11 @@ export type ThreadMessageId = typeof ThreadMessageId.Type
 export const InteractionId = makeId("interaction", "InteractionId")
 export type InteractionId = typeof InteractionId.Type
 
+export const PromptId = makeId("prompt", "PromptId")
+export type PromptId = typeof PromptId.Type
+
+export const SkillId = makeId("skill", "SkillId")
+export type SkillId = typeof SkillId.Type
 export const ArtifactId = makeId("artifact", "ArtifactId")
 export type ArtifactId = typeof ArtifactId.Type
 

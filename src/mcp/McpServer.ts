@@ -1,4 +1,5 @@
 import { Data, Effect, Option } from "effect"
+import { LoadSkill } from "../../catalog/Skills.js"
 import * as Tool from "../../catalog/Tool.js"
 import type { CurrentPrincipal } from "../auth/Principal.js"
 import type { ToolError } from "../domain/Errors.js"
@@ -6,6 +7,7 @@ import type { DefaultProject } from "../tools/ToolImplementation.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { ToolRunner } from "../tools/ToolRunner.js"
 import { ErrorCode } from "./JsonRpc.js"
+import { McpProjectContent } from "./McpProjectContent.js"
 
 export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
@@ -29,9 +31,10 @@ const invalidParams = (message: string) => new McpError({ code: ErrorCode.Invali
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+// MCP's structuredContent is an object: a null result (update_project_agent, load_skill…) is text only.
 const toolResult = (structured: unknown) => ({
   content: [{ type: "text", text: JSON.stringify(structured) }],
-  structuredContent: structured
+  ...(isObject(structured) ? { structuredContent: structured } : {})
 })
 
 const toolErrorResult = (error: ToolError) => ({
@@ -46,11 +49,15 @@ const decodeCursor = (cursor: string): Option.Option<number> => {
   return match === null ? Option.none() : Option.some(Number(match[1]))
 }
 
-/** The MCP methods: initialize, ping, tools/list, tools/call. Transport concerns live in the HTTP route. */
+/**
+ * The MCP methods: initialize, ping, tools/list, tools/call, prompts/list, prompts/get. Transport
+ * concerns live in the HTTP route.
+ */
 export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", {
   effect: Effect.gen(function* () {
     const config = yield* TrellisConfig
     const runner = yield* ToolRunner
+    const projectContent = yield* McpProjectContent
 
     const descriptors = runner.tools.map((tool) => {
       const outputSchema = Tool.outputJsonSchema(tool)
@@ -75,7 +82,7 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
       if (typeof requested !== "string") return Effect.fail(invalidParams("protocolVersion must be a string"))
       return Effect.succeed({
         protocolVersion: isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
         serverInfo: { name: "trellis", title: "Trellis", version: SERVER_VERSION },
         instructions:
           "Trellis tracks projects, Lists, tasks and agent threads. Call list_projects first; project-scoped tools take projectId unless the URL has ?project=<id>."
@@ -91,10 +98,27 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
         : Option.none()
       if (Option.isNone(offset)) return Effect.fail(invalidParams("cursor is not one this server issued"))
       const end = offset.value + config.toolsPageSize
-      return Effect.succeed({
-        tools: descriptors.slice(offset.value, end),
-        ...(end < descriptors.length ? { nextCursor: encodeCursor(end) } : {})
-      })
+      const page = descriptors.slice(offset.value, end)
+      const result = (tools: typeof page) => ({ tools, ...(end < descriptors.length ? { nextCursor: encodeCursor(end) } : {}) })
+      if (!page.some((tool) => tool.name === LoadSkill.name)) return Effect.succeed(result(page))
+      // load_skill names the connection's project Skills, so a model knows what it can load.
+      return Effect.map(projectContent.skillIndex, Option.match({
+        onNone: () => result(page),
+        onSome: (index) =>
+          result(page.map((tool) => tool.name === LoadSkill.name ? { ...tool, description: `${tool.description}\n\n${index}` } : tool))
+      }))
+    }
+
+    const getPrompt = (params: Record<string, unknown>) => {
+      const name = params["name"]
+      if (typeof name !== "string") return Effect.fail(invalidParams("name must be a string"))
+      return Effect.flatMap(projectContent.getPrompt(name), Option.match({
+        onNone: () =>
+          Effect.fail(invalidParams(
+            `no prompt named ${name} in the connection's project (prompts come from the project of the URL's ?project=<project_id>)`
+          )),
+        onSome: Effect.succeed
+      }))
     }
 
     const callTool = (params: Record<string, unknown>) => {
@@ -127,6 +151,10 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
           return listTools(params)
         case "tools/call":
           return callTool(params)
+        case "prompts/list":
+          return Effect.map(projectContent.listPrompts, (prompts) => ({ prompts }))
+        case "prompts/get":
+          return getPrompt(params)
         default:
           return Effect.fail(new McpError({ code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` }))
       }
@@ -134,5 +162,5 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
 
     return { handle, descriptors } as const
   }),
-  dependencies: [ToolRunner.Default]
+  dependencies: [ToolRunner.Default, McpProjectContent.Default]
 }) {}

@@ -386,7 +386,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
 
       let agentPrompt: string | null = null
       if (input.projectAgentId !== undefined) {
-        const agents = yield* sql<{ prompt: string }>`
+        const agents = yield* sql<{ prompt: string | null }>`
           SELECT prompt FROM project_agents WHERE id = ${input.projectAgentId} AND project_id = ${profile.projectId}
             AND archived_at IS NULL`.pipe(Effect.orDie)
         const agent = agents[0]

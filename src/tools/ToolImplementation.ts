@@ -123,7 +123,8 @@ type ScopedTool = Tool.Any & { readonly input: { readonly Type: { readonly proje
 
 const projectIdFromUrl = Schema.decodeUnknownEither(ProjectId)
 
-const resolveProject = (explicit: ProjectId | undefined) =>
+/** The project of a `P?` call: `projectId` if given, else the connection's `?project=`, access-checked. */
+export const resolveProject = (explicit: ProjectId | undefined) =>
   Effect.gen(function* () {
     const principal = yield* CurrentPrincipal
     const projects = yield* Projects

@@ -1,11 +1,16 @@
 import { Effect, Schema } from "effect"
 import { Catalog, type ToolName } from "../../catalog/index.js"
 import { Labels } from "../services/Labels.js"
+import { ProjectAgents } from "../services/ProjectAgents.js"
+import { Prompts } from "../services/Prompts.js"
+import { Scopes } from "../services/Scopes.js"
+import { Skills } from "../services/Skills.js"
 import { Projects } from "../services/Projects.js"
 import { TaskLists } from "../services/TaskLists.js"
 import { Tasks } from "../services/Tasks.js"
 import { Threads } from "../services/Threads.js"
 import { CliProfiles } from "../bridge/CliProfiles.js"
+import { AgentTools } from "./AgentTools.js"
 import { ArtifactComments } from "../services/ArtifactComments.js"
 import { Artifacts } from "../services/Artifacts.js"
 import { ArtifactCommentTools } from "./ArtifactCommentTools.js"
@@ -13,6 +18,8 @@ import { ArtifactTools } from "./ArtifactTools.js"
 import { LabelTools } from "./LabelTools.js"
 import { ListTools } from "./ListTools.js"
 import { ProjectTools } from "./ProjectTools.js"
+import { PromptTools } from "./PromptTools.js"
+import { SkillTools } from "./SkillTools.js"
 import { TaskTools } from "./TaskTools.js"
 import { ThreadTools } from "./ThreadTools.js"
 import type { CurrentPrincipal } from "../auth/Principal.js"
@@ -36,6 +43,9 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
       ...(yield* ListTools),
       ...(yield* LabelTools),
       ...(yield* TaskTools),
+      ...(yield* AgentTools),
+      ...(yield* PromptTools),
+      ...(yield* SkillTools),
       ...(yield* ArtifactTools),
       ...(yield* ArtifactCommentTools),
       ...(yield* ThreadTools)
@@ -56,5 +66,6 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
 
     return { tools: Catalog, call } as const
   }),
-  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default, Artifacts.Default, ArtifactComments.Default, Threads.Default, CliProfiles.Default]
+  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default, Artifacts.Default, ArtifactComments.Default, Threads.Default, CliProfiles.Default,
+    ProjectAgents.Default, Scopes.Default, Prompts.Default, Skills.Default]
 }) {}

@@ -16,7 +16,8 @@ export interface ToolErrorBody {
 
 export interface ToolCallResult {
   readonly isError?: boolean
-  readonly structuredContent: unknown
+  readonly structuredContent?: unknown
+  readonly content: ReadonlyArray<{ readonly type: string; readonly text: string }>
 }
 
 export interface TaskSummary {
@@ -73,6 +74,14 @@ export const ok = <T>(key: string, name: string, args: unknown, scope: Scope = {
     return result.structuredContent as T
   })
 
+/** Calls a tool that must succeed with the result null: text only, since structuredContent is an object. */
+export const okNull = (key: string, name: string, args: unknown, scope: Scope = {}) =>
+  Effect.map(call(key, name, args, scope), (result) => {
+    expect(result.isError, `${name}: ${result.content[0]?.text}`).toBeUndefined()
+    expect(result.structuredContent).toBeUndefined()
+    expect(result.content).toEqual([{ type: "text", text: "null" }])
+  })
+
 /** Calls a tool that must fail with a tool error and returns its error body. */
 export const fails = (key: string, name: string, args: unknown, scope: Scope = {}) =>
   Effect.map(call(key, name, args, scope), (result) => {
@@ -88,7 +97,7 @@ export const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
     return { user, key: (yield* createKey(user.id, null)).secret }
   })
 
-/** A minimal project agent (the table holds only id, project and name until the agents issue). */
+/** A project agent inserted directly, with only the columns tasks care about (the rest keep their defaults). */
 export const insertAgent = (projectId: string, name: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
