@@ -5,7 +5,11 @@ import * as path from "node:path"
 import { renderEventsDoc } from "./EventsDoc.js"
 import { renderToolsDoc } from "./ToolsDoc.js"
 
-const docsDir = path.join(import.meta.dirname, "..", "docs")
+/** The package's root: the nearest folder up with a package.json (the source and the build sit at different depths). */
+const packageRoot = (dir: string): string =>
+  fs.existsSync(path.join(dir, "package.json")) || path.dirname(dir) === dir ? dir : packageRoot(path.dirname(dir))
+
+const docsDir = path.join(packageRoot(import.meta.dirname), "docs")
 
 /** Each generated document: its path and how to render it from what is committed. */
 const documents: ReadonlyArray<{ readonly file: string; readonly render: (current: string) => string }> = [

@@ -1,18 +1,36 @@
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
-import { SERVER_VERSION } from "../src/mcp/McpServer.js"
-import { admin } from "./Admin.js"
-import { agent } from "./agent/AgentCommands.js"
-import { docs } from "./Docs.js"
-import { serve } from "./Serve.js"
+import { VERSION } from "../src/Version.js"
 
-const trellis = Command.make("trellis").pipe(
-  Command.withDescription("Trellis: work tracking for people and coding agents, over MCP"),
-  Command.withSubcommands([serve, admin, agent, docs])
-)
+/**
+ * Each subcommand's module is loaded only when it is the one asked for: `trellis agent start`,
+ * which runs for days beside the user's other programs, does not carry the backend in memory.
+ * Help and unknown commands load them all.
+ */
+const subcommands = {
+  serve: () => Effect.promise(() => import("./Serve.js")).pipe(Effect.map((module) => module.serve)),
+  admin: () => Effect.promise(() => import("./Admin.js")).pipe(Effect.map((module) => module.admin)),
+  agent: () => Effect.promise(() => import("./agent/AgentCommands.js")).pipe(Effect.map((module) => module.agent)),
+  docs: () => Effect.promise(() => import("./Docs.js")).pipe(Effect.map((module) => module.docs))
+} as const
 
-Command.run(trellis, { name: "trellis", version: SERVER_VERSION })(process.argv).pipe(
+const isSubcommand = (name: string | undefined): name is keyof typeof subcommands =>
+  name !== undefined && Object.hasOwn(subcommands, name)
+
+const load = Effect.gen(function* () {
+  const asked = process.argv[2]
+  if (isSubcommand(asked)) return [yield* subcommands[asked]()] as const
+  return [yield* subcommands.serve(), yield* subcommands.admin(), yield* subcommands.agent(), yield* subcommands.docs()] as const
+})
+
+Effect.gen(function* () {
+  const trellis = Command.make("trellis").pipe(
+    Command.withDescription("Trellis: work tracking for people and coding agents, over MCP"),
+    Command.withSubcommands(yield* load)
+  )
+  return yield* Command.run(trellis, { name: "trellis", version: VERSION })(process.argv)
+}).pipe(
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain
 )

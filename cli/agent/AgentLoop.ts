@@ -2,7 +2,7 @@ import { FileSystem, HttpClient, HttpClientRequest, Path } from "@effect/platfor
 import { Duration, Effect, Either, FiberSet, Option, Ref, Schedule, Schema, Stream, SubscriptionRef } from "effect"
 import type { AvailableCli } from "../../src/domain/CliProfile.js"
 import { AgentSessionId, CliProfileId, type ProjectId } from "../../src/domain/Ids.js"
-import { SERVER_VERSION } from "../../src/mcp/McpServer.js"
+import { VERSION } from "../../src/Version.js"
 import type { AgentLog, AgentStatus } from "./AgentLog.js"
 import { backoff, makeBridgeClient, isTransient } from "./BridgeClient.js"
 import { Journal } from "./Journal.js"
@@ -75,7 +75,7 @@ export const runAgent = (options: AgentOptions) =>
           projectId: options.projectId,
           name: options.machineName,
           hostname: options.hostname,
-          appVersion: SERVER_VERSION,
+          appVersion: VERSION,
           availableClis: options.availableClis,
           paths: options.paths,
           force

@@ -5,6 +5,7 @@ import type { CurrentPrincipal } from "../auth/Principal.js"
 import type { ToolError } from "../domain/Errors.js"
 import type { DefaultProject } from "../tools/ToolImplementation.js"
 import { TrellisConfig } from "../TrellisConfig.js"
+import { VERSION } from "../Version.js"
 import { ToolRunner } from "../tools/ToolRunner.js"
 import { ErrorCode } from "./JsonRpc.js"
 import { McpProjectContent } from "./McpProjectContent.js"
@@ -17,7 +18,6 @@ export const DEFAULT_PROTOCOL_VERSION = "2025-03-26"
 export const isSupportedProtocolVersion = (version: string): boolean =>
   SUPPORTED_PROTOCOL_VERSIONS.some((supported) => supported === version)
 
-export const SERVER_VERSION = "0.1.0"
 
 /** A JSON-RPC error answer to a well-formed request. */
 export class McpError extends Data.TaggedError("McpError")<{
@@ -83,7 +83,7 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
       return Effect.succeed({
         protocolVersion: isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION,
         capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
-        serverInfo: { name: "trellis", title: "Trellis", version: SERVER_VERSION },
+        serverInfo: { name: "trellis", title: "Trellis", version: VERSION },
         instructions:
           "Trellis tracks projects, Lists, tasks and agent threads. Call list_projects first; project-scoped tools take projectId unless the URL has ?project=<id>."
       })
