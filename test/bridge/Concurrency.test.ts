@@ -251,7 +251,7 @@ describe("concurrent CLIs and claims", () => {
           const answered = answers.map((m) => m.text).join("\n\n")
           for (const content of users) expect(answered.split(answerTo(content))).toHaveLength(2)
         }
-      }), { timeout: 120_000 })
+      }), { timeout: 300_000 })
 
     it.effect("parallel claims on one profile's queue take distinct threads, and racing claims of one thread give it to exactly one", () =>
       Effect.gen(function* () {
