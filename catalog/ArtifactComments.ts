@@ -1,10 +1,10 @@
 import { Schema } from "effect"
 import { CommentStatus, MAX_COMMENT_IDS_PER_STATUS_BATCH, MAX_COMMENT_LENGTH } from "../src/domain/Artifact.js"
 import { ArtifactCommentId } from "../src/domain/Ids.js"
-import { ArtifactIdArgument, CommentThread, Snippet } from "./Artifacts.js"
+import { ArtifactIdArgument, CommentThread, Snippet, WellFormedText } from "./Artifacts.js"
 import * as Tool from "./Tool.js"
 
-const CommentContent = Schema.String.pipe(
+const CommentContent = WellFormedText.pipe(
   Schema.filter((text) => text.trim().length > 0, { message: () => "must not be blank" }),
   Schema.maxLength(MAX_COMMENT_LENGTH, { message: () => `must be at most ${MAX_COMMENT_LENGTH} characters` })
 ).annotations({ description: `Markdown, not blank, at most ${MAX_COMMENT_LENGTH} characters` })
