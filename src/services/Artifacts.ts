@@ -235,10 +235,18 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
           message: `taskId: task ${target.task.ref} is in another project than artifact ${resolved.artifact.id}; artifacts move only between tasks of their project`
         })
       }
-      if (target.task.id !== resolved.artifact.taskId) {
-        yield* sql`UPDATE task_artifacts SET task_id = ${target.task.id}, updated_at = now() WHERE id = ${resolved.artifact.id}`.pipe(Effect.orDie)
+      const id = resolved.artifact.id
+      // One statement, so that an artifact or a target task deleted since they were resolved is
+      // noticed: the task's row lock waits for a deletion in progress and sees its outcome.
+      const moved = yield* sql`UPDATE task_artifacts
+        SET task_id = ${target.task.id}, updated_at = CASE WHEN task_id = ${target.task.id} THEN updated_at ELSE now() END
+        WHERE id = ${id} AND EXISTS (
+          SELECT 1 FROM tasks WHERE id = ${target.task.id} AND deleted_at IS NULL FOR SHARE)
+        RETURNING id`.pipe(Effect.orDie)
+      if (moved.length === 0) {
+        return yield* new NotFound({ message: `artifactId: artifact ${id} or target task ${target.task.ref} was deleted meanwhile; nothing moved` })
       }
-      return { artifactId: resolved.artifact.id, taskId: target.task.id }
+      return { artifactId: id, taskId: target.task.id }
     })
 
     /** Deletes the artifact and every comment on it. */

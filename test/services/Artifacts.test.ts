@@ -63,6 +63,23 @@ describe("Artifacts", () => {
         expect((yield* current()).artifact).toEqual(resolved.artifact)
       }))
 
+    it.effect("a move racing the deletion of its target task or of the artifact itself is not found and moves nothing", () =>
+      Effect.gen(function* () {
+        const { access, artifacts, current, principal, task, tasks } = yield* seed("art-move-race", "Body")
+        const newTask = (name: string) =>
+          Effect.flatMap(tasks.create(principal, access, { name }), ({ taskId }) => tasks.resolve(principal, taskId, null))
+        const resolved = yield* current()
+        const doomed = yield* newTask("Deleted meanwhile")
+        yield* tasks.remove(doomed, "delete_all")
+        const toDeletedTask = yield* Effect.either(artifacts.move(resolved, doomed))
+        expect(Either.isLeft(toDeletedTask) && toDeletedTask.left._tag).toBe("NotFound")
+        expect((yield* current()).artifact.taskId).toBe(task.task.id)
+        const live = yield* newTask("Live")
+        yield* artifacts.remove(resolved)
+        const deletedArtifact = yield* Effect.either(artifacts.move(resolved, live))
+        expect(Either.isLeft(deletedArtifact) && deletedArtifact.left._tag).toBe("NotFound")
+      }))
+
     it.effect("summariesOf gives each of several tasks its artifacts in one call, oldest first, with open thread counts", () =>
       Effect.gen(function* () {
         const { access, artifactId, artifacts, comments, current, principal, task, tasks } = yield* seed("art-summaries", "alpha beta")
