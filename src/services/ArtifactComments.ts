@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
+import { isForeignKeyViolation } from "../db/SqlErrors.js"
 import * as Anchor from "../domain/Anchor.js"
 import { CommentStatus } from "../domain/Artifact.js"
 import { InvalidArgument, NotFound } from "../domain/Errors.js"
@@ -153,7 +154,10 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
       }
       const id = ArtifactCommentId.generate()
       yield* sql`INSERT INTO artifact_comments (id, artifact_id, parent_id, author_id, content)
-        VALUES (${id}, ${found.artifactId}, ${commentId}, ${principal.userId}, ${content.trim()})`.pipe(Effect.orDie)
+        VALUES (${id}, ${found.artifactId}, ${commentId}, ${principal.userId}, ${content.trim()})`.pipe(
+        // The artifact or the thread was deleted since the checks above.
+        Effect.catchTag("SqlError", (error) => isForeignKeyViolation(error) ? notFound(commentId, "commentId") : Effect.die(error))
+      )
       return { commentId: id, threadId: commentId, artifactId: found.artifactId }
     })
 

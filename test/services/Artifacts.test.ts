@@ -80,6 +80,22 @@ describe("Artifacts", () => {
         expect(Either.isLeft(deletedArtifact) && deletedArtifact.left._tag).toBe("NotFound")
       }))
 
+    it.effect("a reply racing the deletion of its artifact is not found, not an internal error", () =>
+      Effect.gen(function* () {
+        const { comments, current, principal } = yield* seed("art-reply-race", "alpha")
+        const thread = yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
+        const sql = yield* SqlClient.SqlClient
+        // The artifact goes away after the reply's checks passed, just before its row is written.
+        yield* sql`CREATE FUNCTION delete_artifact_first() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN DELETE FROM task_artifacts WHERE id = NEW.artifact_id; RETURN NEW; END $$`.pipe(Effect.orDie)
+        yield* sql`CREATE TRIGGER reply_race BEFORE INSERT ON artifact_comments FOR EACH ROW
+          WHEN (NEW.content = 'raced') EXECUTE FUNCTION delete_artifact_first()`.pipe(Effect.orDie)
+        const result = yield* Effect.either(comments.reply(principal, thread.root.commentId, "raced")).pipe(
+          Effect.ensuring(Effect.orDie(Effect.zip(sql`DROP TRIGGER reply_race ON artifact_comments`, sql`DROP FUNCTION delete_artifact_first()`)))
+        )
+        expect(Either.isLeft(result) && result.left._tag).toBe("NotFound")
+      }))
+
     it.effect("summariesOf gives each of several tasks its artifacts in one call, oldest first, with open thread counts", () =>
       Effect.gen(function* () {
         const { access, artifactId, artifacts, comments, current, principal, task, tasks } = yield* seed("art-summaries", "alpha beta")
