@@ -85,10 +85,13 @@ export const Artifact = Schema.Struct({
   comments: Schema.optional(Schema.Array(CommentThread).annotations({ description: "With includeComments: the threads, as list_artifact_comments gives them" }))
 }).annotations({ identifier: "Artifact" })
 
+/** Threads a change left without their snippet: kept, with anchorLost: true. */
+export const LostCommentIds = Schema.Array(Schema.String)
+
 const ContentWritten = {
   artifactId: Schema.String,
   updatedAt: Schema.String,
-  lostCommentIds: Schema.Array(Schema.String).annotations({
+  lostCommentIds: LostCommentIds.annotations({
     description: "Open threads whose snippet is no longer in the content after this change (kept, with anchorLost: true)"
   })
 }

@@ -188,15 +188,16 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
           }
         }
         const artifactIds = [...new Set([...found.values()].map((row) => row.artifactId))].sort()
+        const lostCommentIds: Array<string> = []
         for (const artifactId of artifactIds) {
           const content = yield* artifacts.lockContent(artifactId)
           if (status === "open") {
             const reopened = ids.filter((id) => found.get(id)?.artifactId === artifactId)
-            yield* artifacts.reanchor(artifactId, content, { status: "resolved", ids: reopened })
+            lostCommentIds.push(...yield* artifacts.reanchor(artifactId, content, { status: "resolved", ids: reopened }))
           }
         }
         yield* sql`UPDATE artifact_comments SET status = ${status} WHERE id IN ${sql.in(ids)}`
-        return { commentIds: ids, status }
+        return { commentIds: ids, status, lostCommentIds: ids.filter((id) => lostCommentIds.includes(id)) }
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 
