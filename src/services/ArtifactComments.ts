@@ -190,11 +190,13 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
         const artifactIds = [...new Set([...found.values()].map((row) => row.artifactId))].sort()
         const lostCommentIds: Array<string> = []
         for (const artifactId of artifactIds) {
-          const content = yield* artifacts.lockContent(artifactId)
-          if (status === "open") {
-            const reopened = ids.filter((id) => found.get(id)?.artifactId === artifactId)
-            lostCommentIds.push(...yield* artifacts.reanchor(artifactId, content, { status: "resolved", ids: reopened }))
+          if (status === "resolved") {
+            yield* artifacts.lock(artifactId)
+            continue
           }
+          const content = yield* artifacts.lockContent(artifactId)
+          const reopened = ids.filter((id) => found.get(id)?.artifactId === artifactId)
+          lostCommentIds.push(...yield* artifacts.reanchor(artifactId, content, { status: "resolved", ids: reopened }))
         }
         yield* sql`UPDATE artifact_comments SET status = ${status} WHERE id IN ${sql.in(ids)}`
         return { commentIds: ids, status, lostCommentIds: ids.filter((id) => lostCommentIds.includes(id)) }

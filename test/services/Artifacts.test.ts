@@ -18,7 +18,7 @@ const seed = (slug: string, content: string) =>
     const { taskId } = yield* tasks.create(owner.principal, access, { name: "Task" })
     const task = yield* tasks.resolve(owner.principal, taskId, null)
     const { artifactId } = yield* artifacts.create(owner.principal, task, { name: "Doc", content })
-    const current = () => artifacts.resolve(owner.principal, artifactId)
+    const current = () => artifacts.read(owner.principal, artifactId)
     return { ...owner, access, tasks, artifacts, comments, task, artifactId, current }
   })
 
@@ -40,6 +40,15 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
 
 describe("Artifacts", () => {
   layer(TestServer())((it) => {
+    it.effect("resolving an artifact (for comment calls, moves, deletes and edits) leaves its content unread; read loads it", () =>
+      Effect.gen(function* () {
+        const { artifactId, artifacts, principal } = yield* seed("art-resolve", "Body")
+        const resolved = yield* artifacts.resolve(principal, artifactId)
+        expect(resolved.artifact.id).toBe(artifactId)
+        expect(Object.keys(resolved.artifact)).not.toContain("content")
+        expect((yield* artifacts.read(principal, artifactId)).artifact).toEqual({ ...resolved.artifact, content: "Body" })
+      }))
+
     it.effect("concurrent replacements in one artifact all land: content writers take turns on the artifact's row", () =>
       Effect.gen(function* () {
         const { artifacts, current } = yield* seed("art-concurrent", range(10).map((n) => `[t${n}]`).join(" "))
