@@ -1,10 +1,10 @@
 import { Schema } from "effect"
 import { CommentStatus, MAX_COMMENT_IDS_PER_STATUS_BATCH, MAX_COMMENT_LENGTH } from "../src/domain/Artifact.js"
 import { ArtifactCommentId } from "../src/domain/Ids.js"
-import { ArtifactIdArgument, CommentThread, Snippet } from "./Artifacts.js"
+import { ArtifactIdArgument, CommentThread, LostCommentIds, Snippet, WellFormedText } from "./Artifacts.js"
 import * as Tool from "./Tool.js"
 
-const CommentContent = Schema.String.pipe(
+const CommentContent = WellFormedText.pipe(
   Schema.filter((text) => text.trim().length > 0, { message: () => "must not be blank" }),
   Schema.maxLength(MAX_COMMENT_LENGTH, { message: () => `must be at most ${MAX_COMMENT_LENGTH} characters` })
 ).annotations({ description: `Markdown, not blank, at most ${MAX_COMMENT_LENGTH} characters` })
@@ -65,6 +65,12 @@ export const SetArtifactCommentStatus = Tool.make("set_artifact_comment_status",
     ),
     status: CommentStatus
   }),
-  output: Schema.Struct({ commentIds: Schema.Array(Schema.String), status: CommentStatus }),
+  output: Schema.Struct({
+    commentIds: Schema.Array(Schema.String),
+    status: CommentStatus,
+    lostCommentIds: LostCommentIds.annotations({
+      description: "Reopened threads whose snippet is no longer in the content (kept, with anchorLost: true); empty when resolving"
+    })
+  }),
   annotations: { readOnly: false, destructive: false, idempotent: true }
 })

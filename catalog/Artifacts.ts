@@ -14,24 +14,29 @@ import * as Tool from "./Tool.js"
 
 // ---- arguments -------------------------------------------------------------------------------
 
-/** A non-empty exact snippet of an artifact's content (to replace, or to anchor a comment to). */
-export const Snippet = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" }),
+/**
+ * Text that PostgreSQL can store as given: an unpaired UTF-16 surrogate has no UTF-8 encoding, so
+ * it would be read back changed (and breaks the JSON that re-anchoring sends).
+ */
+export const WellFormedText = Schema.String.pipe(
   Schema.filter((text) => !hasLoneSurrogate(text), { message: () => "must not split a character (it holds an unpaired UTF-16 surrogate)" })
 )
 
+/** A non-empty exact snippet of an artifact's content (to replace, or to anchor a comment to). */
+export const Snippet = WellFormedText.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+
 export const ArtifactIdArgument = ArtifactId.annotations({ description: "The artifact's ID (artifact_…)" })
 
-const ArtifactName = Schema.String.pipe(
+const ArtifactName = WellFormedText.pipe(
   Schema.filter((name) => name.trim().length > 0, { message: () => "must not be blank" }),
   Schema.maxLength(MAX_ARTIFACT_NAME_LENGTH, { message: () => `must be at most ${MAX_ARTIFACT_NAME_LENGTH} characters` })
 ).annotations({ description: `The artifact's title, 1–${MAX_ARTIFACT_NAME_LENGTH} characters, trimmed` })
 
-const Content = Schema.String.pipe(
+const Content = WellFormedText.pipe(
   Schema.maxLength(MAX_ARTIFACT_CONTENT_LENGTH, { message: () => `must be at most ${MAX_ARTIFACT_CONTENT_LENGTH} characters` })
 ).annotations({ description: `The document, at most ${MAX_ARTIFACT_CONTENT_LENGTH} characters` })
 
-const RunId = Schema.String.pipe(
+const RunId = WellFormedText.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
   Schema.maxLength(MAX_RUN_ID_LENGTH, { message: () => `must be at most ${MAX_RUN_ID_LENGTH} characters` })
 ).annotations({ description: "Provenance: the run (e.g. a thread ID) that produced the artifact" })
@@ -80,10 +85,13 @@ export const Artifact = Schema.Struct({
   comments: Schema.optional(Schema.Array(CommentThread).annotations({ description: "With includeComments: the threads, as list_artifact_comments gives them" }))
 }).annotations({ identifier: "Artifact" })
 
+/** Threads a change left without their snippet: kept, with anchorLost: true. */
+export const LostCommentIds = Schema.Array(Schema.String)
+
 const ContentWritten = {
   artifactId: Schema.String,
   updatedAt: Schema.String,
-  lostCommentIds: Schema.Array(Schema.String).annotations({
+  lostCommentIds: LostCommentIds.annotations({
     description: "Open threads whose snippet is no longer in the content after this change (kept, with anchorLost: true)"
   })
 }
@@ -155,7 +163,7 @@ export const ReplaceInTaskArtifact = Tool.make("replace_in_task_artifact", {
   input: Schema.Struct({
     artifactId: ArtifactIdArgument,
     oldString: Snippet.annotations({ description: "The exact text to replace; whitespace, newlines and casing must match" }),
-    newString: Schema.String,
+    newString: WellFormedText,
     replaceAll: Schema.optional(Schema.Boolean.annotations({ default: false }))
   }),
   output: Schema.Struct({ ...ContentWritten, replacements: Schema.Number }),

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
+import { isForeignKeyViolation } from "../db/SqlErrors.js"
 import * as Anchor from "../domain/Anchor.js"
 import { CommentStatus } from "../domain/Artifact.js"
 import { InvalidArgument, NotFound } from "../domain/Errors.js"
@@ -153,7 +154,10 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
       }
       const id = ArtifactCommentId.generate()
       yield* sql`INSERT INTO artifact_comments (id, artifact_id, parent_id, author_id, content)
-        VALUES (${id}, ${found.artifactId}, ${commentId}, ${principal.userId}, ${content.trim()})`.pipe(Effect.orDie)
+        VALUES (${id}, ${found.artifactId}, ${commentId}, ${principal.userId}, ${content.trim()})`.pipe(
+        // The artifact or the thread was deleted since the checks above.
+        Effect.catchTag("SqlError", (error) => isForeignKeyViolation(error) ? notFound(commentId, "commentId") : Effect.die(error))
+      )
       return { commentId: id, threadId: commentId, artifactId: found.artifactId }
     })
 
@@ -184,15 +188,18 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
           }
         }
         const artifactIds = [...new Set([...found.values()].map((row) => row.artifactId))].sort()
+        const lostCommentIds: Array<string> = []
         for (const artifactId of artifactIds) {
-          const content = yield* artifacts.lockContent(artifactId)
-          if (status === "open") {
-            const reopened = ids.filter((id) => found.get(id)?.artifactId === artifactId)
-            yield* artifacts.reanchor(artifactId, content, { status: "resolved", ids: reopened })
+          if (status === "resolved") {
+            yield* artifacts.lock(artifactId)
+            continue
           }
+          const content = yield* artifacts.lockContent(artifactId)
+          const reopened = ids.filter((id) => found.get(id)?.artifactId === artifactId)
+          lostCommentIds.push(...yield* artifacts.reanchor(artifactId, content, { status: "resolved", ids: reopened }))
         }
         yield* sql`UPDATE artifact_comments SET status = ${status} WHERE id IN ${sql.in(ids)}`
-        return { commentIds: ids, status }
+        return { commentIds: ids, status, lostCommentIds: ids.filter((id) => lostCommentIds.includes(id)) }
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 

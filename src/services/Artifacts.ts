@@ -31,9 +31,9 @@ export type ArtifactRow = typeof ArtifactRow.Type
 const decodeRows = Schema.decodeUnknown(Schema.Array(ArtifactRow))
 const decodeSummaries = Schema.decodeUnknown(Schema.Array(ArtifactSummaryRow))
 
-/** An artifact found for a caller, with the caller's access to its project. */
-export interface ResolvedArtifact {
-  readonly artifact: ArtifactRow
+/** An artifact found for a caller (without its content unless read), with the caller's access to its project. */
+export interface ResolvedArtifact<Row extends ArtifactSummaryRow = ArtifactSummaryRow> {
+  readonly artifact: Row
   readonly access: ProjectAccess
 }
 
@@ -94,14 +94,22 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
     const notFound = (artifactId: string, field: string) => new NotFound({ message: `${field}: artifact ${artifactId} not found` })
 
     /** An artifact of a live task in a project the caller reaches; any other is not found (no existence leak). */
-    const resolve = Effect.fn("Artifacts.resolve")(function* (principal: Principal, artifactId: ArtifactId, field = "artifactId") {
-      const [artifact] = yield* findRows(sql`a.id = ${artifactId}`)
-      if (artifact === undefined) return yield* notFound(artifactId, field)
-      const access = yield* projects.access(principal, artifact.projectId).pipe(
-        Effect.catchTag("NotFound", () => notFound(artifactId, field))
-      )
-      return { artifact, access } satisfies ResolvedArtifact
-    })
+    const resolveWith = <Row extends ArtifactSummaryRow>(find: (condition: Fragment) => Effect.Effect<ReadonlyArray<Row>>) =>
+      (principal: Principal, artifactId: ArtifactId, field = "artifactId") =>
+        Effect.gen(function* () {
+          const [artifact] = yield* find(sql`a.id = ${artifactId}`)
+          if (artifact === undefined) return yield* notFound(artifactId, field)
+          const access = yield* projects.access(principal, artifact.projectId).pipe(
+            Effect.catchTag("NotFound", () => notFound(artifactId, field))
+          )
+          return { artifact, access } satisfies ResolvedArtifact<Row>
+        })
+
+    /** Finds an artifact for a call that does not show its content (which may be a megabyte). */
+    const resolve = Effect.fn("Artifacts.resolve")(resolveWith(findSummaries))
+
+    /** Finds an artifact with its content, to show it. */
+    const read = Effect.fn("Artifacts.read")(resolveWith(findRows))
 
     /** The artifacts of a task, oldest first, without content. */
     const listOf = Effect.fn("Artifacts.listOf")(function* (task: ResolvedTask) {
@@ -130,6 +138,12 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
     })
 
     /** The artifact's current content, its row locked until the transaction ends (content writers serialize on it). */
+    /** Locks the artifact's row until the transaction ends, reading nothing. */
+    const lock = (artifactId: string) =>
+      sql`SELECT 1 FROM task_artifacts WHERE id = ${artifactId} FOR UPDATE`.pipe(
+        Effect.flatMap((rows) => rows.length === 0 ? notFound(artifactId, "artifactId") : Effect.void)
+      )
+
     const lockContent = (artifactId: string) =>
       sql<{ content: string }>`SELECT content FROM task_artifacts WHERE id = ${artifactId} FOR UPDATE`.pipe(
         Effect.flatMap((rows) => rows[0] === undefined ? notFound(artifactId, "artifactId") : Effect.succeed(rows[0].content))
@@ -235,10 +249,18 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
           message: `taskId: task ${target.task.ref} is in another project than artifact ${resolved.artifact.id}; artifacts move only between tasks of their project`
         })
       }
-      if (target.task.id !== resolved.artifact.taskId) {
-        yield* sql`UPDATE task_artifacts SET task_id = ${target.task.id}, updated_at = now() WHERE id = ${resolved.artifact.id}`.pipe(Effect.orDie)
+      const id = resolved.artifact.id
+      // One statement, so that an artifact or a target task deleted since they were resolved is
+      // noticed: the task's row lock waits for a deletion in progress and sees its outcome.
+      const moved = yield* sql`UPDATE task_artifacts
+        SET task_id = ${target.task.id}, updated_at = CASE WHEN task_id = ${target.task.id} THEN updated_at ELSE now() END
+        WHERE id = ${id} AND EXISTS (
+          SELECT 1 FROM tasks WHERE id = ${target.task.id} AND deleted_at IS NULL FOR SHARE)
+        RETURNING id`.pipe(Effect.orDie)
+      if (moved.length === 0) {
+        return yield* new NotFound({ message: `artifactId: artifact ${id} or target task ${target.task.ref} was deleted meanwhile; nothing moved` })
       }
-      return { artifactId: resolved.artifact.id, taskId: target.task.id }
+      return { artifactId: id, taskId: target.task.id }
     })
 
     /** Deletes the artifact and every comment on it. */
@@ -253,7 +275,7 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
       })).pipe(Effect.orDie)
     })
 
-    return { resolve, listOf, summariesOf, create, update, replace, move, remove, lockContent, reanchor } as const
+    return { resolve, read, listOf, summariesOf, create, update, replace, move, remove, lock, lockContent, reanchor } as const
   }),
   dependencies: [Projects.Default]
 }) {}

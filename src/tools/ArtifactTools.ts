@@ -37,7 +37,7 @@ export const ArtifactTools = Effect.gen(function* () {
         if (input.commentsStatus !== undefined && input.includeComments !== true) {
           return yield* new InvalidArgument({ message: "commentsStatus: only applies with includeComments: true" })
         }
-        const { artifact } = yield* resolve(input.artifactId)
+        const { artifact } = yield* artifacts.read(yield* CurrentPrincipal, input.artifactId)
         if (input.includeComments !== true) return artifactView(artifact)
         const threads = yield* comments.threadsOf(artifact.id, input.commentsStatus)
         return { ...artifactView(artifact), comments: threads.map(threadView) }

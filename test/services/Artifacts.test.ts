@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Either } from "effect"
-import { MAX_ARTIFACT_CONTENT_LENGTH } from "../../src/domain/Artifact.js"
+import { Effect, Either, Exit } from "effect"
 import { ArtifactComments } from "../../src/services/ArtifactComments.js"
 import { Artifacts } from "../../src/services/Artifacts.js"
 import { Projects } from "../../src/services/Projects.js"
@@ -19,14 +18,37 @@ const seed = (slug: string, content: string) =>
     const { taskId } = yield* tasks.create(owner.principal, access, { name: "Task" })
     const task = yield* tasks.resolve(owner.principal, taskId, null)
     const { artifactId } = yield* artifacts.create(owner.principal, task, { name: "Doc", content })
-    const current = () => artifacts.resolve(owner.principal, artifactId)
+    const current = () => artifacts.read(owner.principal, artifactId)
     return { ...owner, access, tasks, artifacts, comments, task, artifactId, current }
+  })
+
+/**
+ * Runs `effect` with a row trigger on `table` in place (`event`, `condition`, plpgsql `body`), so a
+ * test can make a write fail, or another transaction land, at an exact point of a service call.
+ */
+const withTrigger = (event: string, table: string, condition: string, body: string) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const run = (statement: string) => Effect.orDie(sql.unsafe(statement))
+    yield* run(`CREATE FUNCTION test_trigger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} END $$`)
+    yield* run(`CREATE TRIGGER test_trigger ${event} ON ${table} FOR EACH ROW WHEN (${condition}) EXECUTE FUNCTION test_trigger()`)
+    return yield* effect.pipe(Effect.ensuring(Effect.zip(run(`DROP TRIGGER test_trigger ON ${table}`), run("DROP FUNCTION test_trigger()"))))
   })
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
 
 describe("Artifacts", () => {
   layer(TestServer())((it) => {
+    it.effect("resolving an artifact (for comment calls, moves, deletes and edits) leaves its content unread; read loads it", () =>
+      Effect.gen(function* () {
+        const { artifactId, artifacts, principal } = yield* seed("art-resolve", "Body")
+        const resolved = yield* artifacts.resolve(principal, artifactId)
+        expect(resolved.artifact.id).toBe(artifactId)
+        expect(Object.keys(resolved.artifact)).not.toContain("content")
+        expect((yield* artifacts.read(principal, artifactId)).artifact).toEqual({ ...resolved.artifact, content: "Body" })
+      }))
+
     it.effect("concurrent replacements in one artifact all land: content writers take turns on the artifact's row", () =>
       Effect.gen(function* () {
         const { artifacts, current } = yield* seed("art-concurrent", range(10).map((n) => `[t${n}]`).join(" "))
@@ -54,13 +76,48 @@ describe("Artifacts", () => {
         }
       }))
 
-    it.effect("an update refused partway (content over the limit) writes none of its fields", () =>
+    it.effect("an update that fails after writing the content writes none of its fields and moves no anchor", () =>
       Effect.gen(function* () {
-        const { artifacts, current } = yield* seed("art-atomic", "Body")
+        const { artifacts, comments, current, principal } = yield* seed("art-atomic", "Body alpha")
+        yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
         const resolved = yield* current()
-        const result = yield* Effect.either(artifacts.update(resolved, { name: "Renamed", runId: "run", content: "x".repeat(MAX_ARTIFACT_CONTENT_LENGTH + 1) }))
-        expect(Either.isLeft(result) && result.left._tag).toBe("LimitExceeded")
+        const threadsBefore = yield* comments.threadsOf(resolved.artifact.id)
+        // The content and the open anchors are written first; the name's write then fails.
+        const result = yield* Effect.exit(artifacts.update(resolved, { content: "New body, alpha", name: "Renamed", runId: "run" })).pipe(
+          withTrigger("BEFORE UPDATE", "task_artifacts", "NEW.name = 'Renamed'", "RAISE EXCEPTION 'refused';")
+        )
+        expect(Exit.isFailure(result)).toBe(true)
         expect((yield* current()).artifact).toEqual(resolved.artifact)
+        expect(yield* comments.threadsOf(resolved.artifact.id)).toEqual(threadsBefore)
+      }))
+
+    it.effect("a move racing the deletion of its target task or of the artifact itself is not found and moves nothing", () =>
+      Effect.gen(function* () {
+        const { access, artifacts, current, principal, task, tasks } = yield* seed("art-move-race", "Body")
+        const newTask = (name: string) =>
+          Effect.flatMap(tasks.create(principal, access, { name }), ({ taskId }) => tasks.resolve(principal, taskId, null))
+        const resolved = yield* current()
+        const doomed = yield* newTask("Deleted meanwhile")
+        yield* tasks.remove(doomed, "delete_all")
+        const toDeletedTask = yield* Effect.either(artifacts.move(resolved, doomed))
+        expect(Either.isLeft(toDeletedTask) && toDeletedTask.left._tag).toBe("NotFound")
+        expect((yield* current()).artifact.taskId).toBe(task.task.id)
+        const live = yield* newTask("Live")
+        yield* artifacts.remove(resolved)
+        const deletedArtifact = yield* Effect.either(artifacts.move(resolved, live))
+        expect(Either.isLeft(deletedArtifact) && deletedArtifact.left._tag).toBe("NotFound")
+      }))
+
+    it.effect("a reply racing the deletion of its artifact is not found, not an internal error", () =>
+      Effect.gen(function* () {
+        const { comments, current, principal } = yield* seed("art-reply-race", "alpha")
+        const thread = yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
+        // The artifact goes away after the reply's checks passed, just before its row is written.
+        const result = yield* Effect.either(comments.reply(principal, thread.root.commentId, "raced")).pipe(
+          withTrigger("BEFORE INSERT", "artifact_comments", "NEW.content = 'raced'",
+            "DELETE FROM task_artifacts WHERE id = NEW.artifact_id; RETURN NEW;")
+        )
+        expect(Either.isLeft(result) && result.left._tag).toBe("NotFound")
       }))
 
     it.effect("summariesOf gives each of several tasks its artifacts in one call, oldest first, with open thread counts", () =>

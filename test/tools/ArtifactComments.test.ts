@@ -24,7 +24,7 @@ const seedArtifact = (slug: string, content: string) =>
   })
 
 const setStatus = (key: string, commentIds: ReadonlyArray<string>, status: "open" | "resolved") =>
-  ok<{ commentIds: ReadonlyArray<string>; status: string }>(key, "set_artifact_comment_status", { commentIds, status })
+  ok<{ commentIds: ReadonlyArray<string>; status: string; lostCommentIds: ReadonlyArray<string> }>(key, "set_artifact_comment_status", { commentIds, status })
 
 const statusesOf = (key: string, artifactId: string) =>
   Effect.map(threadsOf(key, artifactId), (threads) => threads.map((thread) => [thread.commentId, thread.status]))
@@ -178,7 +178,7 @@ describe("artifact comment tools", () => {
         const c = yield* comment(key, artifactId, "gamma")
         const d = yield* comment(key, other.artifactId, "delta")
         expect(yield* setStatus(key, [a.commentId, d.commentId, a.commentId], "resolved"))
-          .toEqual({ commentIds: [a.commentId, d.commentId], status: "resolved" })
+          .toEqual({ commentIds: [a.commentId, d.commentId], status: "resolved", lostCommentIds: [] })
         expect(yield* statusesOf(key, artifactId)).toEqual([[a.commentId, "resolved"], [b.commentId, "open"], [c.commentId, "open"]])
         expect(yield* statusesOf(key, other.artifactId)).toEqual([[d.commentId, "resolved"]])
         // Setting the status a thread already has is harmless.
@@ -288,6 +288,22 @@ describe("artifact comment tools", () => {
         const reopened = (yield* threadsOf(key, artifactId)).find((thread) => thread.commentId === resolved.commentId)
         expect(reopened?.anchorStart).toBe(content.indexOf("beta"))
         expect(pointedAt(content, reopened!)).toBe("beta")
+      }))
+
+    it.effect("reopening a thread whose snippet is gone keeps it with anchorLost: true and reports it in lostCommentIds", () =>
+      Effect.gen(function* () {
+        const { artifactId, key } = yield* seedArtifact("ac-reopen-lost", "alpha beta gamma")
+        const gone = yield* comment(key, artifactId, "beta")
+        const kept = yield* comment(key, artifactId, "gamma")
+        expect((yield* setStatus(key, [gone.commentId, kept.commentId], "resolved")).lostCommentIds).toEqual([])
+        yield* updateContent(key, artifactId, "alpha gamma")
+        const reopened = yield* setStatus(key, [gone.commentId, kept.commentId], "open")
+        expect(reopened.lostCommentIds).toEqual([gone.commentId])
+        const threads = yield* threadsOf(key, artifactId)
+        expect(threads.map((thread) => [thread.commentId, thread.status, thread.anchorLost])).toEqual([
+          [gone.commentId, "open", true],
+          [kept.commentId, "open", false]
+        ])
       }))
 
     it.effect("property: random edits through update_task_artifact and replace_in_task_artifact keep every surviving anchor on text equal to its anchorText", () =>

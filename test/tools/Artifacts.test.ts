@@ -365,6 +365,35 @@ describe("artifact tools", () => {
         }
       }))
 
+    it.effect("text that splits a character (an unpaired UTF-16 surrogate) is refused in every text argument, naming the field; nothing is written", () =>
+      Effect.gen(function* () {
+        const { key, task } = yield* seedTask("art-surrogates")
+        const { artifactId } = yield* createArtifact(key, task.taskId, { content: "alpha 🚀 beta", runId: "run" })
+        const thread = yield* comment(key, artifactId, "beta")
+        const before = yield* getArtifact(key, artifactId, { includeComments: true })
+        const lone = "🚀".slice(0, 1)
+        for (const [name, args, field] of [
+          ["create_task_artifact", { taskId: task.taskId, name: `Plan ${lone}` }, "name"],
+          ["create_task_artifact", { taskId: task.taskId, name: "Plan", content: `x${lone}` }, "content"],
+          ["create_task_artifact", { taskId: task.taskId, name: "Plan", runId: lone }, "runId"],
+          ["update_task_artifact", { artifactId, name: lone }, "name"],
+          ["update_task_artifact", { artifactId, content: `alpha ${lone} beta` }, "content"],
+          ["update_task_artifact", { artifactId, runId: lone }, "runId"],
+          ["replace_in_task_artifact", { artifactId, oldString: "alpha", newString: `a${lone}` }, "newString"],
+          ["replace_in_task_artifact", { artifactId, oldString: lone, newString: "x" }, "oldString"],
+          ["create_artifact_comment", { artifactId, anchorText: "alpha", content: `see ${lone}` }, "content"],
+          ["create_artifact_comment", { artifactId, anchorText: lone, content: "see" }, "anchorText"],
+          ["reply_to_artifact_comment", { commentId: thread.commentId, content: lone }, "content"]
+        ] as const) {
+          const error = yield* fails(key, name, args)
+          expect(error.code, `${name} ${field}`).toBe("invalid_argument")
+          expect(error.message, `${name} ${field}`).toContain(`${field}: must not split a character`)
+        }
+        expect(yield* getArtifact(key, artifactId, { includeComments: true })).toEqual(before)
+        const listed = yield* ok<{ artifacts: ReadonlyArray<unknown> }>(key, "list_task_artifacts", { taskId: task.taskId })
+        expect(listed.artifacts).toHaveLength(1)
+      }))
+
     it.effect("IDs of the wrong kind are refused by the argument check, naming the field", () =>
       Effect.gen(function* () {
         const { key, task } = yield* seedTask("art-ids")
