@@ -4,13 +4,15 @@ import identity from "./migrations/0001_identity.js"
 import listsAndLabels from "./migrations/0002_lists_and_labels.js"
 import tasks from "./migrations/0003_tasks.js"
 import threads from "./migrations/0004_threads.js"
+import interactionExpiry from "./migrations/0005_interaction_expiry.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
   "0001_identity": identity,
   "0002_lists_and_labels": listsAndLabels,
   "0003_tasks": tasks,
-  "0004_threads": threads
+  "0004_threads": threads,
+  "0005_interaction_expiry": interactionExpiry
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.
