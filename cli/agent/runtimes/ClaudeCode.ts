@@ -1,12 +1,15 @@
 import { Command } from "@effect/platform"
-import { Effect, Fiber, Queue, Ref, Stream } from "effect"
+import { Effect, Fiber, Queue, Ref, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import type { BatchInput, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"
+import type { BatchInput, BatchMessage, InteractionOutcome, InteractionRequest, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"
 import { RuntimeFailed } from "./Runtime.js"
 
 /**
  * Runtime A, Claude Code: one subprocess per batch in print mode with stream-json in and out
  * (RUNTIMES.md §2). A new thread gets a session id chosen here; later batches resume it.
+ * Tool permissions, questions (AskUserQuestion) and plan approvals (ExitPlanMode) arrive as
+ * `control_request can_use_tool` on stdout; each is settled through the interaction bridge and
+ * answered with a `control_response` on stdin, which stays open until the last `result`.
  * `result.is_error` — not `subtype` — says whether the batch failed.
  */
 
@@ -17,6 +20,7 @@ export const claudeArguments = (input: BatchInput, sessionId: string): ReadonlyA
   "--input-format", "stream-json",
   "--output-format", "stream-json",
   "--verbose",
+  "--permission-prompt-tool", "stdio",
   ...(input.runtimeSessionId === null ? ["--session-id", sessionId] : ["--resume", input.runtimeSessionId]),
   ...(input.model === null ? [] : ["--model", input.model]),
   ...(input.effort === null ? [] : ["--effort", input.effort]),
@@ -30,11 +34,109 @@ export const claudeArguments = (input: BatchInput, sessionId: string): ReadonlyA
   })
 ]
 
-/** A user turn in stream-json input. */
-const userTurn = (text: string): string =>
-  JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text }] } }) + "\n"
+/**
+ * The batch's user turns: consecutive messages become one turn (one text block each), and a
+ * runtime command (a slash command) is a turn of its own, so Claude runs it as a command.
+ */
+export const userTurns = (messages: ReadonlyArray<BatchMessage>): ReadonlyArray<ReadonlyArray<string>> => {
+  const turns: Array<Array<string>> = []
+  let open: Array<string> | undefined
+  for (const message of messages) {
+    if (message.runtimeCommand) {
+      turns.push([message.content])
+      open = undefined
+    } else if (open === undefined) {
+      open = [message.content]
+      turns.push(open)
+    } else {
+      open.push(message.content)
+    }
+  }
+  return turns
+}
+
+const userTurn = (texts: ReadonlyArray<string>): string =>
+  JSON.stringify({
+    type: "user",
+    message: { role: "user", content: texts.map((text) => ({ type: "text", text })) },
+    parent_tool_use_id: null,
+    session_id: ""
+  }) + "\n"
+
+/** Tools that only read: what `--approve read-only` may allow without asking. */
+const READ_ONLY_TOOLS = new Set([
+  "Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoWrite", "ListMcpResourcesTool", "ReadMcpResourceTool"
+])
+
+type Json = Record<string, unknown>
+const record = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
+
+/** What a `can_use_tool` request asks of a person. */
+export const interactionOf = (request: Json): InteractionRequest => {
+  const tool = String(request["tool_name"] ?? "")
+  const shown = {
+    tool,
+    input: request["input"] ?? {},
+    ...(typeof request["description"] === "string" ? { description: request["description"] } : {}),
+    ...(typeof request["blocked_path"] === "string" ? { blockedPath: request["blocked_path"] } : {})
+  }
+  if (tool === "AskUserQuestion") return { kind: "question", request: { ...shown, questions: record(request["input"])["questions"] ?? [] }, approval: "ask" }
+  if (tool === "ExitPlanMode" || tool === "EnterPlanMode") return { kind: "permission", request: shown, approval: "ask" }
+  return { kind: "permission", request: shown, approval: READ_ONLY_TOOLS.has(tool) ? "read-only" : "write" }
+}
+
+export const EXPIRED_MESSAGE =
+  "Nobody answered this request in time, so it expired. This is not a refusal by the user: do not treat it as one. " +
+  "Continue without it, or ask again later."
+
+/**
+ * The answers to AskUserQuestion, keyed by question text, from a client's answer: one list of
+ * chosen labels per question (`[["Blue"]]`), `{ answers: { "<question>": "<label>" } }`, or one string.
+ */
+const questionAnswers = (input: Json, answer: unknown): Record<string, string> => {
+  const questions = Array.isArray(input["questions"]) ? input["questions"].map((q) => String(record(q)["question"] ?? "")) : []
+  const given = record(answer)["answers"]
+  if (typeof given === "object" && given !== null && !Array.isArray(given)) {
+    return Object.fromEntries(Object.entries(given).map(([question, value]) => [question, Array.isArray(value) ? value.join(", ") : String(value)]))
+  }
+  const perQuestion: ReadonlyArray<unknown> = Array.isArray(given) ? given : Array.isArray(answer) ? answer : [answer]
+  return Object.fromEntries(questions.flatMap((question, i) => {
+    const value = perQuestion[i]
+    if (value === undefined || value === null) return []
+    return [[question, Array.isArray(value) ? value.map(String).join(", ") : String(value)]]
+  }))
+}
+
+const denialMessage = (answer: unknown, fallback: string): string => {
+  const message = typeof answer === "string" ? answer : record(answer)["message"]
+  return typeof message === "string" && message !== "" ? message : fallback
+}
+
+/** The `can_use_tool` reply for an outcome. */
+export const permissionReply = (request: Json, outcome: InteractionOutcome): Json => {
+  const tool = String(request["tool_name"] ?? "")
+  const input = record(request["input"])
+  switch (outcome._tag) {
+    case "Expired":
+      return { behavior: "deny", message: EXPIRED_MESSAGE }
+    case "Denied":
+      return {
+        behavior: "deny",
+        message: denialMessage(outcome.answer, tool === "AskUserQuestion" ? "The user declined to answer." : "The user denied this request.")
+      }
+    case "Answered":
+      return { behavior: "allow", updatedInput: tool === "AskUserQuestion" ? { ...input, answers: questionAnswers(input, outcome.answer) } : input }
+  }
+}
+
+const controlResponse = (requestId: string, response: Json): string =>
+  JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: requestId, response } }) + "\n"
+
+const controlError = (requestId: string, error: string): string =>
+  JSON.stringify({ type: "control_response", response: { subtype: "error", request_id: requestId, error } }) + "\n"
 
 interface ParsedLine {
+  readonly value: Json
   readonly type: string
   readonly sessionId: string | undefined
   readonly failure: string | undefined
@@ -46,17 +148,18 @@ const parseLine = (line: string): ParsedLine => {
   try {
     value = JSON.parse(line)
   } catch {
-    return { type: "unparsed", sessionId: undefined, failure: undefined, isResult: false }
+    return { value: {}, type: "unparsed", sessionId: undefined, failure: undefined, isResult: false }
   }
-  if (typeof value !== "object" || value === null) return { type: "unparsed", sessionId: undefined, failure: undefined, isResult: false }
-  const type = Reflect.get(value, "type")
-  const sessionId = Reflect.get(value, "session_id")
+  const json = record(value)
+  const type = json["type"]
+  const sessionId = json["session_id"]
   const isResult = type === "result"
-  const result = Reflect.get(value, "result")
+  const result = json["result"]
   return {
+    value: json,
     type: typeof type === "string" ? type : "unparsed",
     sessionId: typeof sessionId === "string" ? sessionId : undefined,
-    failure: isResult && Reflect.get(value, "is_error") === true ? (typeof result === "string" && result !== "" ? result : "Claude reported an error") : undefined,
+    failure: isResult && json["is_error"] === true ? (typeof result === "string" && result !== "" ? result : "Claude reported an error") : undefined,
     isResult
   }
 }
@@ -66,18 +169,20 @@ export const ClaudeCode: Runtime = {
   transport: "stream-json",
   run: (input) =>
     Stream.unwrapScoped(Effect.gen(function* () {
+      const scope = yield* Scope.Scope
       const sessionId = input.runtimeSessionId ?? randomUUID()
       const command = Command.make("claude", ...claudeArguments(input, sessionId)).pipe(
         Command.workingDirectory(input.cwd),
-        Command.env({ TRELLIS_THREAD_ID: input.threadId }),
+        Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId }),
         Command.stdin("pipe")
       )
       const process = yield* Command.start(command).pipe(
         Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start claude: ${error.message}`, stderr: "" }))
       )
-      // stdin stays open until the result, so control responses can still be written (permissions).
+      // stdin stays open until the last result, so control responses can still be written.
+      const turns = userTurns(input.messages)
       const stdin = yield* Queue.unbounded<string>()
-      yield* Queue.offerAll(stdin, input.messages.map((m) => userTurn(m.content)))
+      yield* Queue.offerAll(stdin, turns.map(userTurn))
       yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
       const stderr = yield* process.stderr.pipe(
         Stream.decodeText(),
@@ -86,6 +191,20 @@ export const ClaudeCode: Runtime = {
         Effect.forkScoped
       )
       const failure = yield* Ref.make<string | undefined>(undefined)
+      const results = yield* Ref.make(0)
+
+      /** Settles a control request off the output stream, so output keeps flowing while a person decides. */
+      const answerControl = (line: Json) => {
+        const requestId = String(line["request_id"] ?? "")
+        const request = record(line["request"])
+        if (request["subtype"] !== "can_use_tool") {
+          return Queue.offer(stdin, controlError(requestId, `unsupported control request: ${String(request["subtype"])}`))
+        }
+        return input.ask(interactionOf(request)).pipe(
+          Effect.flatMap((outcome) => Queue.offer(stdin, controlResponse(requestId, permissionReply(request, outcome)))),
+          Effect.forkIn(scope)
+        )
+      }
 
       const outputs = process.stdout.pipe(
         Stream.decodeText(),
@@ -95,7 +214,8 @@ export const ClaudeCode: Runtime = {
           Effect.gen(function* () {
             const parsed = parseLine(data)
             if (parsed.failure !== undefined) yield* Ref.set(failure, parsed.failure)
-            if (parsed.isResult) yield* Queue.shutdown(stdin)
+            if (parsed.type === "control_request") yield* answerControl(parsed.value)
+            if (parsed.isResult && (yield* Ref.updateAndGet(results, (n) => n + 1)) >= turns.length) yield* Queue.shutdown(stdin)
             const line: RawLine = { type: parsed.type, data }
             const out: Array<RuntimeOutput> = [{ _tag: "Line", line }]
             if (parsed.sessionId !== undefined) out.push({ _tag: "SessionId", id: parsed.sessionId })

@@ -12,7 +12,13 @@ import type { Runtime } from "./Runtime.js"
 
 const adapters: ReadonlyArray<Runtime> = [ClaudeCode]
 
-export const runtimeFor = (cliType: string): Runtime | undefined => adapters.find((runtime) => runtime.cliType === cliType)
+export interface RuntimeChoices {
+  /** Codex threads run with `codex exec --json` instead of the app-server. */
+  readonly codexExec: boolean
+}
+
+export const runtimeFor = (cliType: string, _choices: RuntimeChoices): Runtime | undefined =>
+  adapters.find((runtime) => runtime.cliType === cliType)
 
 /** Each runtime's binary and how it prints its version. */
 const binaries: ReadonlyArray<{ readonly type: CliType; readonly command: string }> = [

@@ -1,5 +1,5 @@
 import type { CommandExecutor } from "@effect/platform"
-import { Schema, type Stream } from "effect"
+import { type Effect, Schema, type Stream } from "effect"
 import type { CliType, RuntimeTransport } from "../../../src/domain/CliType.js"
 
 /** One raw line of runtime output, typed the way the backend's normalizer for this runtime expects. */
@@ -19,6 +19,24 @@ export interface BatchMessage {
   readonly runtimeCommand: boolean
 }
 
+/**
+ * A permission or question the runtime asks mid-run, routed through the interaction bridge.
+ * `approval` says what a local `--approve` policy may do with it: a read-only or writing tool
+ * use can be settled locally; questions and plan approvals always go to a person.
+ */
+export interface InteractionRequest {
+  readonly kind: "permission" | "question"
+  /** What the person sees: the tool and its full input, or the questions. */
+  readonly request: unknown
+  readonly approval: "read-only" | "write" | "ask"
+}
+
+/** How a request ended. `Expired` (no answer in time) is never a denial. */
+export type InteractionOutcome =
+  | { readonly _tag: "Answered"; readonly answer: unknown }
+  | { readonly _tag: "Denied"; readonly answer: unknown }
+  | { readonly _tag: "Expired" }
+
 /** Everything a runtime needs to run one batch of a thread. */
 export interface BatchInput {
   readonly threadId: string
@@ -31,6 +49,8 @@ export interface BatchInput {
   readonly agentPrompt: string | null
   /** This backend as an MCP server, so the agent can use the tools. */
   readonly mcp: { readonly url: string; readonly apiKey: string }
+  /** Files a request with the interaction bridge (or the local policy) and waits for its outcome. */
+  readonly ask: (request: InteractionRequest) => Effect.Effect<InteractionOutcome>
 }
 
 export class RuntimeFailed extends Schema.TaggedError<RuntimeFailed>()("RuntimeFailed", {

@@ -11,7 +11,8 @@ const list = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ?
 export const anthropicConversation = (body: unknown): Conversation => {
   const request = record(body)
   const tools = list(request["tools"]).map((tool) => String(record(tool)["name"] ?? ""))
-  const last = record(list(request["messages"]).at(-1))
+  // Claude Code may append other roles (a "system" note) after the user's turn: the user's is the one answered.
+  const last = record([...list(request["messages"])].reverse().find((message) => record(message)["role"] === "user"))
   const content = last["content"]
   const blocks = typeof content === "string" ? [{ type: "text", text: content }] : list(content).map(record)
   const result = blocks.find((block) => block["type"] === "tool_result")

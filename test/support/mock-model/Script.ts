@@ -56,7 +56,10 @@ export type FailureCounts = Map<string, number>
 
 export const decide = (conversation: Conversation, failures: FailureCounts): Plan => {
   const { lastUserText: text, toolResult, tools } = conversation
-  if (toolResult !== undefined) return { kind: "text", text: `Tool finished. Output was: ${toolResult.trim().slice(0, 500)}` }
+  if (toolResult !== undefined) {
+    const output = toolResult.replace(/<system-reminder>[\s\S]*?(<\/system-reminder>|$)/g, "").trim()
+    return { kind: "text", text: `Tool finished. Output was: ${output.slice(0, 500)}` }
+  }
   if (tools.length === 0) return { kind: "text", text: "Mock summary" }
   if (text.includes("FAIL_HARD")) return { kind: "error", transient: false, message: "Mock hard failure: this request is invalid" }
   if (text.includes("FAIL_TWICE")) {
