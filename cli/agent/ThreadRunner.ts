@@ -72,6 +72,34 @@ const askThroughBridge = (context: ThreadRunContext, threadId: string, claimRef:
       )
     )
 
+const HistoryResult = Schema.Struct({
+  result: Schema.Struct({
+    structuredContent: Schema.Struct({
+      messages: Schema.Array(Schema.Struct({ messageId: Schema.String, role: Schema.String, text: Schema.String }))
+    })
+  })
+})
+
+/**
+ * The thread's earlier messages (the last 20 the tools return), read over MCP with the profile's
+ * key; empty when they cannot be read (a fresh session then starts without them).
+ */
+const threadHistory = (mcp: ThreadRunContext["mcp"], threadId: string, exclude: ReadonlySet<string>) =>
+  Effect.tryPromise(async () => {
+    const response = await fetch(mcp.url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${mcp.apiKey}`, "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_thread_messages", arguments: { threadId, limit: 20 } } })
+    })
+    return response.json()
+  }).pipe(
+    Effect.flatMap(Schema.decodeUnknown(HistoryResult)),
+    Effect.map((decoded) =>
+      decoded.result.structuredContent.messages.filter((m) => !exclude.has(m.messageId) && m.text !== "").map(({ role, text }) => ({ role, text }))
+    ),
+    Effect.orElseSucceed(() => [])
+  )
+
 /** Per upload: at most this many lines, or what arrived within the window. */
 const GROUP_LINES = 500
 const GROUP_WINDOW = Duration.millis(50)
@@ -176,6 +204,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
           mode: claim.cliMode,
           agentPrompt: claim.agentPrompt,
           mcp: context.mcp,
+          history: threadHistory(context.mcp, threadId, new Set([...batch.messages.map((m) => m.messageId), batch.assistantMessageId])),
           ask: askThroughBridge(context, threadId, claimRef)
         }).pipe(
           Stream.tap((output) => (output._tag === "SessionId" ? Ref.set(sessionRef, output.id) : Effect.void)),

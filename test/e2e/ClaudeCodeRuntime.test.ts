@@ -85,6 +85,25 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
     expect(JSON.stringify(request?.body)).toContain("hello from the real claude test")
   }, TEST_TIMEOUT)
 
+  it("a runtime session claude no longer has is started fresh with the earlier messages summarised, and a warning says so", async () => {
+    const projects = path.join(machine.home, ".claude", "projects")
+    const sessions = fs.readdirSync(projects, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".jsonl"))
+    expect(sessions.length).toBeGreaterThan(0)
+    for (const file of sessions) fs.rmSync(path.join(projects, file))
+
+    const answer = await turn("after the session was lost")
+    expect([answer.status, answer.text]).toEqual(["completed", "Mock reply: after the session was lost"])
+    const [request] = requestsWith("after the session was lost")
+    const sent = JSON.stringify(request?.body)
+    expect(sent).toContain("could not be resumed, so this is a fresh session")
+    expect(sent).toContain("User: hello from the real claude test")
+    expect(sent).toContain("Assistant: Mock reply: and a second message")
+    const events = await readEvents(backend.serve, threadId, (read) => read.some((e) => e.messageId === answer.messageId && e.event.kind === "warning"))
+    expect(events.filter((e) => e.messageId === answer.messageId).map((e) => e.event.kind)).toContain("warning")
+    // The lost session's error lines were not streamed.
+    expect(events.filter((e) => e.messageId === answer.messageId && e.event.kind === "metadata").length).toBeGreaterThan(0)
+  }, TEST_TIMEOUT)
+
   it("a permission request becomes a pending interaction with the full command; allowed, the command runs", async () => {
     await send(backend, threadId, "RUN_TOOL[touch allowed.txt]")
     messageCount += 2

@@ -1,8 +1,8 @@
-import { Command } from "@effect/platform"
-import { Effect, Fiber, Queue, Ref, Scope, Stream } from "effect"
+import { Command, type CommandExecutor } from "@effect/platform"
+import { Effect, Fiber, Queue, Ref, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { BatchInput, BatchMessage, InteractionOutcome, InteractionRequest, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"
-import { RuntimeFailed } from "./Runtime.js"
+import { lostSessionPrompt, lostSessionWarning, RuntimeFailed } from "./Runtime.js"
 
 /**
  * Runtime A, Claude Code: one subprocess per batch in print mode with stream-json in and out
@@ -15,13 +15,16 @@ import { RuntimeFailed } from "./Runtime.js"
 
 const STDERR_KEPT = 64 * 1024
 
-export const claudeArguments = (input: BatchInput, sessionId: string): ReadonlyArray<string> => [
+/** A new session with the id chosen here, or the resumption of the thread's. */
+export type ClaudeSession = { readonly _tag: "New"; readonly id: string } | { readonly _tag: "Resume"; readonly id: string }
+
+export const claudeArguments = (input: BatchInput, session: ClaudeSession): ReadonlyArray<string> => [
   "-p",
   "--input-format", "stream-json",
   "--output-format", "stream-json",
   "--verbose",
   "--permission-prompt-tool", "stdio",
-  ...(input.runtimeSessionId === null ? ["--session-id", sessionId] : ["--resume", input.runtimeSessionId]),
+  ...(session._tag === "New" ? ["--session-id", session.id] : ["--resume", session.id]),
   ...(input.model === null ? [] : ["--model", input.model]),
   ...(input.effort === null ? [] : ["--effort", input.effort]),
   ...(input.mode === "plan" ? ["--permission-mode", "plan"] : []),
@@ -164,75 +167,117 @@ const parseLine = (line: string): ParsedLine => {
   }
 }
 
+/** Claude no longer has the session a batch asked to resume ("No conversation found…"). */
+class SessionGone extends Schema.TaggedError<SessionGone>()("SessionGone", { sessionId: Schema.String }) {}
+
+const SESSION_GONE = /No conversation found/i
+
+const isInit = (parsed: ParsedLine): boolean => parsed.type === "system" && parsed.value["subtype"] === "init"
+
+/** The turns of a fresh session replacing a lost one: the conversation so far comes first. */
+const withHistory = (turns: ReadonlyArray<ReadonlyArray<string>>, summary: string, firstIsCommand: boolean): ReadonlyArray<ReadonlyArray<string>> => {
+  const [first, ...rest] = turns
+  if (first === undefined || firstIsCommand) return [[summary], ...turns]
+  return [[summary, ...first], ...rest]
+}
+
+/** One claude process for the batch's turns. */
+const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArray<ReadonlyArray<string>>) =>
+  Stream.unwrapScoped(Effect.gen(function* () {
+    const scope = yield* Scope.Scope
+    const command = Command.make("claude", ...claudeArguments(input, session)).pipe(
+      Command.workingDirectory(input.cwd),
+      Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId }),
+      Command.stdin("pipe")
+    )
+    const process = yield* Command.start(command).pipe(
+      Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start claude: ${error.message}`, stderr: "" }))
+    )
+    // stdin stays open until the last result, so control responses can still be written.
+    const stdin = yield* Queue.unbounded<string>()
+    yield* Queue.offerAll(stdin, turns.map(userTurn))
+    yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
+    const stderr = yield* process.stderr.pipe(
+      Stream.decodeText(),
+      Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
+      Effect.orElseSucceed(() => ""),
+      Effect.forkScoped
+    )
+    const failure = yield* Ref.make<string | undefined>(undefined)
+    const results = yield* Ref.make(0)
+    // Resuming, output is held back until claude shows it has the session (its init line): a
+    // lost session is then retried fresh without its error lines in the thread.
+    const held = yield* Ref.make<ReadonlyArray<RuntimeOutput> | undefined>(session._tag === "Resume" ? [] : undefined)
+
+    /** Settles a control request off the output stream, so output keeps flowing while a person decides. */
+    const answerControl = (line: Json) => {
+      const requestId = String(line["request_id"] ?? "")
+      const request = record(line["request"])
+      if (request["subtype"] !== "can_use_tool") {
+        return Queue.offer(stdin, controlError(requestId, `unsupported control request: ${String(request["subtype"])}`))
+      }
+      return input.ask(interactionOf(request)).pipe(
+        Effect.flatMap((outcome) => Queue.offer(stdin, controlResponse(requestId, permissionReply(request, outcome)))),
+        Effect.forkIn(scope)
+      )
+    }
+
+    const outputs = process.stdout.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.filter((line) => line.trim() !== ""),
+      Stream.mapConcatEffect((data) =>
+        Effect.gen(function* () {
+          const parsed = parseLine(data)
+          if (parsed.failure !== undefined) yield* Ref.set(failure, parsed.failure)
+          if (parsed.type === "control_request") yield* answerControl(parsed.value)
+          if (parsed.isResult && (yield* Ref.updateAndGet(results, (n) => n + 1)) >= turns.length) yield* Queue.shutdown(stdin)
+          const line: RawLine = { type: parsed.type, data }
+          const out: Array<RuntimeOutput> = [{ _tag: "Line", line }]
+          if (parsed.sessionId !== undefined) out.push({ _tag: "SessionId", id: parsed.sessionId })
+          const holding = yield* Ref.get(held)
+          if (holding === undefined) return out
+          if (!isInit(parsed)) return yield* Ref.set(held, [...holding, ...out]).pipe(Effect.as([]))
+          yield* Ref.set(held, undefined)
+          return [...holding, ...out]
+        })
+      ),
+      Stream.mapError((error) => new RuntimeFailed({ message: `Reading claude's output failed: ${String(error)}`, stderr: "" }))
+    )
+
+    const ending = Effect.gen(function* () {
+      yield* Queue.shutdown(stdin)
+      const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
+      const errors = yield* Fiber.join(stderr)
+      const holding = yield* Ref.get(held)
+      const reported = yield* Ref.get(failure)
+      const outcome: Stream.Stream<RuntimeOutput, RuntimeFailed | SessionGone> =
+        session._tag === "Resume" && holding !== undefined && exitCode !== 0 && SESSION_GONE.test(errors)
+          ? Stream.fail(new SessionGone({ sessionId: session.id }))
+          : reported !== undefined
+          ? Stream.concat(Stream.fromIterable(holding ?? []), Stream.fail(new RuntimeFailed({ message: reported, stderr: errors })))
+          : exitCode !== 0
+          ? Stream.concat(Stream.fromIterable(holding ?? []), Stream.fail(new RuntimeFailed({ message: `claude exited with code ${exitCode}`, stderr: errors })))
+          : Stream.fromIterable(holding ?? [])
+      return outcome
+    })
+    return Stream.concat(outputs, Stream.unwrap(ending))
+  }))
+
 export const ClaudeCode: Runtime = {
   cliType: "claude",
   transport: "stream-json",
-  run: (input) =>
-    Stream.unwrapScoped(Effect.gen(function* () {
-      const scope = yield* Scope.Scope
-      const sessionId = input.runtimeSessionId ?? randomUUID()
-      const command = Command.make("claude", ...claudeArguments(input, sessionId)).pipe(
-        Command.workingDirectory(input.cwd),
-        Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId }),
-        Command.stdin("pipe")
-      )
-      const process = yield* Command.start(command).pipe(
-        Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start claude: ${error.message}`, stderr: "" }))
-      )
-      // stdin stays open until the last result, so control responses can still be written.
-      const turns = userTurns(input.messages)
-      const stdin = yield* Queue.unbounded<string>()
-      yield* Queue.offerAll(stdin, turns.map(userTurn))
-      yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
-      const stderr = yield* process.stderr.pipe(
-        Stream.decodeText(),
-        Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
-        Effect.orElseSucceed(() => ""),
-        Effect.forkScoped
-      )
-      const failure = yield* Ref.make<string | undefined>(undefined)
-      const results = yield* Ref.make(0)
-
-      /** Settles a control request off the output stream, so output keeps flowing while a person decides. */
-      const answerControl = (line: Json) => {
-        const requestId = String(line["request_id"] ?? "")
-        const request = record(line["request"])
-        if (request["subtype"] !== "can_use_tool") {
-          return Queue.offer(stdin, controlError(requestId, `unsupported control request: ${String(request["subtype"])}`))
-        }
-        return input.ask(interactionOf(request)).pipe(
-          Effect.flatMap((outcome) => Queue.offer(stdin, controlResponse(requestId, permissionReply(request, outcome)))),
-          Effect.forkIn(scope)
-        )
-      }
-
-      const outputs = process.stdout.pipe(
-        Stream.decodeText(),
-        Stream.splitLines,
-        Stream.filter((line) => line.trim() !== ""),
-        Stream.mapConcatEffect((data) =>
-          Effect.gen(function* () {
-            const parsed = parseLine(data)
-            if (parsed.failure !== undefined) yield* Ref.set(failure, parsed.failure)
-            if (parsed.type === "control_request") yield* answerControl(parsed.value)
-            if (parsed.isResult && (yield* Ref.updateAndGet(results, (n) => n + 1)) >= turns.length) yield* Queue.shutdown(stdin)
-            const line: RawLine = { type: parsed.type, data }
-            const out: Array<RuntimeOutput> = [{ _tag: "Line", line }]
-            if (parsed.sessionId !== undefined) out.push({ _tag: "SessionId", id: parsed.sessionId })
-            return out
-          })
-        ),
-        Stream.mapError((error) => new RuntimeFailed({ message: `Reading claude's output failed: ${String(error)}`, stderr: "" }))
-      )
-
-      const ending = Effect.gen(function* () {
-        yield* Queue.shutdown(stdin)
-        const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
-        const errors = yield* Fiber.join(stderr)
-        const reported = yield* Ref.get(failure)
-        if (reported !== undefined) return yield* new RuntimeFailed({ message: reported, stderr: errors })
-        if (exitCode !== 0) return yield* new RuntimeFailed({ message: `claude exited with code ${exitCode}`, stderr: errors })
-      })
-      return Stream.concat(outputs, Stream.drain(Stream.fromEffect(ending)))
-    }))
+  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> => {
+    const turns = userTurns(input.messages)
+    if (input.runtimeSessionId === null) return runClaude(input, { _tag: "New", id: randomUUID() }, turns).pipe(Stream.catchTag("SessionGone", () => Stream.empty))
+    return runClaude(input, { _tag: "Resume", id: input.runtimeSessionId }, turns).pipe(
+      Stream.catchTag("SessionGone", (gone) =>
+        Stream.concat(
+          Stream.succeed<RuntimeOutput>({ _tag: "Line", line: lostSessionWarning("claude", gone.sessionId) }),
+          Stream.unwrap(Effect.map(input.history, (history) =>
+            runClaude(input, { _tag: "New", id: randomUUID() }, withHistory(turns, lostSessionPrompt(history), input.messages[0]?.runtimeCommand === true))
+              .pipe(Stream.catchTag("SessionGone", () => Stream.empty))))
+        ))
+    )
+  }
 }

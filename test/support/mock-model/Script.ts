@@ -7,7 +7,7 @@
  *   FAIL_TWICE     a transient overload twice (per distinct prompt), then the plain answer
  *   FAIL_HARD      a hard HTTP 400
  * After a tool result the model reports it: "Tool finished. Output was: …". Anything else gets
- * "Mock reply: <prompt>". A request that offers no tools (a title or summary request) always
+ * "Mock reply: <the prompt's last paragraph>". A request that offers no tools (a title or summary request) always
  * gets a plain answer, so side requests never consume the scripted failures.
  */
 
@@ -82,7 +82,8 @@ export const decide = (conversation: Conversation, failures: FailureCounts): Pla
   if (text.includes("PLAN_EXIT") && tools.includes("ExitPlanMode")) {
     return { kind: "tool", text: "Here is my plan.", name: "ExitPlanMode", input: { plan: PLAN_TEXT } }
   }
-  return { kind: "text", text: `Mock reply: ${text.trim().slice(0, 300)}` }
+  // The user's own message is the last paragraph (anything the runtime put before it is not echoed).
+  return { kind: "text", text: `Mock reply: ${(text.trim().split("\n\n").at(-1) ?? "").slice(0, 300)}` }
 }
 
 /** Text of a content value: a string, or blocks with `text`. */
@@ -100,4 +101,4 @@ export const textOf = (content: unknown): string => {
 
 /** The user's own words: runtime-injected `<system-reminder>` (and similar) blocks are dropped. */
 export const userWords = (blocks: ReadonlyArray<string>): string =>
-  blocks.filter((text) => !/^\s*<(system-reminder|environment_context|user_instructions|permissions)/.test(text)).join("\n")
+  blocks.filter((text) => !/^\s*<(system-reminder|environment_context|user_instructions|permissions)/.test(text)).join("\n\n")
