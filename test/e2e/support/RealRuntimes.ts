@@ -51,6 +51,27 @@ const runtimeEnv = (mock: MockModel, home: string): NodeJS.ProcessEnv => ({
   OPENCODE_ENABLE_QUESTION_TOOL: "1"
 })
 
+/** Codex's provider config (RUNTIMES.md §3.1). Failed requests are retried as stream retries, which the app-server reports (error willRetry). */
+const writeRuntimeConfig = (mock: MockModel, home: string) => {
+  fs.mkdirSync(path.join(home, ".codex"), { recursive: true })
+  fs.writeFileSync(path.join(home, ".codex", "config.toml"), [
+    `model = "mock-model"`,
+    `model_provider = "mock"`,
+    `model_reasoning_effort = "medium"`,
+    `check_for_update_on_startup = false`,
+    `[model_providers.mock]`,
+    `name = "Mock"`,
+    `base_url = "${mock.url}/v1"`,
+    `env_key = "MOCK_API_KEY"`,
+    `wire_api = "responses"`,
+    `request_max_retries = 0`,
+    `stream_max_retries = 3`,
+    `[analytics]`,
+    `enabled = false`,
+    ""
+  ].join("\n"))
+}
+
 /**
  * A machine logged in to `backend` with a fresh checkout added as a path: its own config dir,
  * HOME and XDG dirs, and the pinned runtime binaries first on PATH.
@@ -60,6 +81,7 @@ export const realMachine = async (backend: Backend, mock: MockModel, name: strin
   const home = path.join(root, "home")
   fs.mkdirSync(home)
   const bin = linkRuntimeBinaries(path.join(root, "bin"))
+  writeRuntimeConfig(mock, home)
   const env = agentEnv(path.join(root, "config"), bin, runtimeEnv(mock, home))
   await trellisOk(
     ["agent", "login", "--server", backend.serve.baseUrl, "--project", backend.serve.credentials.projectRef, "--name", "e2e", "--machine-name", `rt-${name}`],
