@@ -5,6 +5,7 @@ import type { CliType } from "../../../src/domain/CliType.js"
 import { ClaudeCode } from "./ClaudeCode.js"
 import { CodexAppServer } from "./CodexAppServer.js"
 import { CodexExec } from "./CodexExec.js"
+import { OpenCode } from "./OpenCode.js"
 import type { Runtime } from "./Runtime.js"
 
 /**
@@ -12,7 +13,7 @@ import type { Runtime } from "./Runtime.js"
  * has no adapter here fails its batch at once with "execution is not implemented for <slug>".
  */
 
-const adapters: ReadonlyArray<Runtime> = [ClaudeCode, CodexAppServer, CodexExec]
+const adapters: ReadonlyArray<Runtime> = [ClaudeCode, CodexAppServer, CodexExec, OpenCode]
 
 export interface RuntimeChoices {
   /** Codex threads run with `codex exec --json` instead of the app-server. */

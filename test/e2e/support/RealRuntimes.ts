@@ -70,6 +70,23 @@ const writeRuntimeConfig = (mock: MockModel, home: string) => {
     `enabled = false`,
     ""
   ].join("\n"))
+  // OpenCode's global config (RUNTIMES.md §4.1): the mock as an openai-compatible provider; shell and edits ask.
+  fs.mkdirSync(path.join(home, ".config", "opencode"), { recursive: true })
+  fs.writeFileSync(path.join(home, ".config", "opencode", "opencode.json"), JSON.stringify({
+    provider: {
+      mock: {
+        npm: "@ai-sdk/openai-compatible",
+        name: "Mock",
+        options: { baseURL: `${mock.url}/v1`, apiKey: "mock" },
+        models: { "mock-model": { name: "Mock Model", reasoning: true, tool_call: true, limit: { context: 128000, output: 8192 } } }
+      }
+    },
+    model: "mock/mock-model",
+    small_model: "mock/mock-model",
+    autoupdate: false,
+    share: "disabled",
+    permission: { bash: "ask", edit: "ask" }
+  }, null, 2))
 }
 
 /**
