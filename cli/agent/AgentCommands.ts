@@ -8,6 +8,7 @@ import { runAgent } from "./AgentLoop.js"
 import { AgentStatus, type LogFormat, makeAgentLog } from "./AgentLog.js"
 import { Journal } from "./Journal.js"
 import { agentProfileCommands } from "./ProfileCommands.js"
+import { ApprovalPolicy } from "./ApprovalPolicy.js"
 import { maskApiKey, Profiles } from "./Profiles.js"
 import { detectRuntimes, runtimeFor } from "./runtimes/Registry.js"
 import { worktreesCommand } from "./WorktreeCommands.js"
@@ -44,6 +45,17 @@ const start = Command.make("start", {
   ),
   codexExec: Options.boolean("codex-exec").pipe(Options.withDescription("Run Codex threads with `codex exec --json` instead of the app-server")),
   force: Options.boolean("force").pipe(Options.withDescription("Take over the profile from another live CLI session")),
+  approve: Options.choice("approve", ApprovalPolicy.literals).pipe(
+    Options.withDefault("none"),
+    Options.withDescription(
+      "Permission requests this machine answers itself: none (ask a person through Trellis), read-only (allow tools that only read), all"
+    )
+  ),
+  interactionTimeout: Options.integer("interaction-timeout").pipe(
+    Options.withSchema(Schema.Int.pipe(Schema.between(1, 7 * 24 * 3600))),
+    Options.withDefault(10 * 3600),
+    Options.withDescription("Seconds a permission request or question waits for an answer before it expires (default 10 hours)")
+  ),
   logFormat: Options.choice("log-format", ["json", "pretty"]).pipe(
     Options.withDescription("json: one JSON object per line (the default when stdout is not a terminal)"),
     Options.optional
@@ -73,7 +85,9 @@ const start = Command.make("start", {
       profileId: profile.profileId,
       paths: profile.paths.filter((p) => p.kind === "checkout").map(({ branch, gitRemoteUrl, label, path }) => ({ path, label, gitRemoteUrl, branch })),
       availableClis,
-      runtimeFor,
+      runtimeFor: (cliType) => runtimeFor(cliType, { codexExec: args.codexExec }),
+      approve: args.approve,
+      interactionTimeoutMs: args.interactionTimeout * 1000,
       maxConcurrent: args.maxConcurrent,
       force: args.force,
       stateDir: path.join(configDir, "state"),

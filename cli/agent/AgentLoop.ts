@@ -4,6 +4,7 @@ import type { AvailableCli } from "../../src/domain/CliProfile.js"
 import { AgentSessionId, CliProfileId, type ProjectId } from "../../src/domain/Ids.js"
 import { VERSION } from "../../src/Version.js"
 import type { AgentLog, AgentStatus } from "./AgentLog.js"
+import type { ApprovalPolicy } from "./ApprovalPolicy.js"
 import { backoff, makeBridgeClient, isTransient } from "./BridgeClient.js"
 import { Journal } from "./Journal.js"
 import type { Runtime } from "./runtimes/Runtime.js"
@@ -27,6 +28,10 @@ export interface AgentOptions {
   readonly paths: ReadonlyArray<{ readonly path: string; readonly label: string; readonly gitRemoteUrl: string | null; readonly branch: string | null }>
   readonly availableClis: ReadonlyArray<AvailableCli>
   readonly runtimeFor: (cliType: string) => Runtime | undefined
+  /** Permission requests this machine answers itself (`--approve`). */
+  readonly approve: ApprovalPolicy
+  /** An unanswered interaction expires after this long. */
+  readonly interactionTimeoutMs: number
   readonly maxConcurrent: number
   readonly force: boolean
   readonly stateDir: string
@@ -201,6 +206,8 @@ export const runAgent = (options: AgentOptions) =>
             client,
             sessionId: current.sessionId,
             runtimeFor: options.runtimeFor,
+            approve: options.approve,
+            interactionTimeoutMs: options.interactionTimeoutMs,
             mcp,
             worktreesDir,
             claimLeaseMs: current.claimLeaseMs,

@@ -5,7 +5,8 @@ import type { AgentSessionId } from "../../src/domain/Ids.js"
 import { backoff, type BridgeClient, isTransient } from "./BridgeClient.js"
 import { Journal, type JournalChunk, type JournalFile, type JournalHeader } from "./Journal.js"
 import type { AgentLog } from "./AgentLog.js"
-import type { RawLine, Runtime } from "./runtimes/Runtime.js"
+import { type ApprovalPolicy, settleLocally } from "./ApprovalPolicy.js"
+import type { InteractionOutcome, InteractionRequest, RawLine, Runtime } from "./runtimes/Runtime.js"
 import { createWorktree, WorktreeRequest } from "./Worktree.js"
 import { Schema } from "effect"
 
@@ -24,7 +25,80 @@ export interface ThreadRunContext {
   readonly claimLeaseMs: number
   readonly log: AgentLog
   readonly onProgress: (threadId: string, events: number) => Effect.Effect<void>
+  /** Permission requests this machine answers itself (`--approve`). */
+  readonly approve: ApprovalPolicy
+  /** An interaction nobody answered within this time expires (reported to the runtime as expired). */
+  readonly interactionTimeoutMs: number
 }
+
+/** One long poll of an interaction's answer (the backend caps it at 25 s). */
+const INTERACTION_POLL_MS = 20_000
+
+/**
+ * Settles a runtime's request: locally when the `--approve` policy covers it, else filed with the
+ * bridge under the claim and long-polled until a person answers or it expires. A claim lost while
+ * waiting stops the work anyway; the runtime is then told the request expired, never denied.
+ */
+const askThroughBridge = (context: ThreadRunContext, threadId: string, claimRef: { readonly sessionId: AgentSessionId; readonly epoch: number }) =>
+  (request: InteractionRequest): Effect.Effect<InteractionOutcome> =>
+    Effect.gen(function* () {
+      const local = settleLocally(context.approve, request)
+      if (Option.isSome(local)) {
+        yield* context.log.info(`thread ${threadId}: ${request.kind} request allowed by the --approve ${context.approve} policy`)
+        return local.value
+      }
+      const filed = yield* persist(context.client.agent.requestInteraction({
+        path: { threadId },
+        payload: { ...claimRef, kind: request.kind, request: request.request, expiresInMs: context.interactionTimeoutMs }
+      }))
+      yield* context.log.info(`thread ${threadId}: waiting for an answer to ${request.kind} request ${filed.interactionId}`)
+      let settled = filed
+      while (settled.status === "pending") {
+        settled = yield* persist(context.client.agent.awaitInteraction({
+          path: { interactionId: filed.interactionId },
+          urlParams: { waitMs: INTERACTION_POLL_MS }
+        }))
+      }
+      yield* context.log.info(`thread ${threadId}: ${request.kind} request ${filed.interactionId} ${settled.status}`)
+      const outcome: InteractionOutcome = settled.status === "answered"
+        ? { _tag: "Answered", answer: settled.answer }
+        : settled.status === "denied"
+        ? { _tag: "Denied", answer: settled.answer }
+        : { _tag: "Expired" }
+      return outcome
+    }).pipe(
+      Effect.catchAll((gone) =>
+        Effect.as(context.log.warn(`thread ${threadId}: ${request.kind} request abandoned (${gone.reason})`), { _tag: "Expired" } as const)
+      )
+    )
+
+const HistoryResult = Schema.Struct({
+  result: Schema.Struct({
+    structuredContent: Schema.Struct({
+      messages: Schema.Array(Schema.Struct({ messageId: Schema.String, role: Schema.String, text: Schema.String }))
+    })
+  })
+})
+
+/**
+ * The thread's earlier messages (the last 20 the tools return), read over MCP with the profile's
+ * key; empty when they cannot be read (a fresh session then starts without them).
+ */
+const threadHistory = (mcp: ThreadRunContext["mcp"], threadId: string, exclude: ReadonlySet<string>) =>
+  Effect.tryPromise(async () => {
+    const response = await fetch(mcp.url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${mcp.apiKey}`, "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_thread_messages", arguments: { threadId, limit: 20 } } })
+    })
+    return response.json()
+  }).pipe(
+    Effect.flatMap(Schema.decodeUnknown(HistoryResult)),
+    Effect.map((decoded) =>
+      decoded.result.structuredContent.messages.filter((m) => !exclude.has(m.messageId) && m.text !== "").map(({ role, text }) => ({ role, text }))
+    ),
+    Effect.orElseSucceed(() => [])
+  )
 
 /** Per upload: at most this many lines, or what arrived within the window. */
 const GROUP_LINES = 500
@@ -129,7 +203,9 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
           effort: claim.cliEffort,
           mode: claim.cliMode,
           agentPrompt: claim.agentPrompt,
-          mcp: context.mcp
+          mcp: context.mcp,
+          history: threadHistory(context.mcp, threadId, new Set([...batch.messages.map((m) => m.messageId), batch.assistantMessageId])),
+          ask: askThroughBridge(context, threadId, claimRef)
         }).pipe(
           Stream.tap((output) => (output._tag === "SessionId" ? Ref.set(sessionRef, output.id) : Effect.void)),
           Stream.filterMap((output) => (output._tag === "Line" ? Option.some(output.line) : Option.none())),

@@ -205,7 +205,10 @@ export class AgentGroup extends HttpApiGroup.make("agent")
         sessionId: AgentSessionId,
         epoch: Epoch,
         kind: InteractionKind,
-        request: Schema.Unknown.annotations({ description: "What the runtime asks: the tool and its input, or the questions" })
+        request: Schema.Unknown.annotations({ description: "What the runtime asks: the tool and its input, or the questions" }),
+        expiresInMs: Schema.optional(Schema.Int.pipe(Schema.positive())).annotations({
+          description: "Unanswered after this long, the request expires (reported to the runtime as expired, never as denied)"
+        })
       }))
       .addSuccess(Interaction)
       .addError(ClaimLost, { status: 409 })

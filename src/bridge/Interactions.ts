@@ -11,7 +11,8 @@ import { ThreadQueue } from "./ThreadQueue.js"
  * Permission and question requests a runtime makes mid-run, routed to a person: the CLI files
  * one under its claim and waits; the thread's owner answers (or denies) from a client. Answers are
  * idempotent: the first one stands, a repeat returns it unchanged. Requests still pending when the
- * batch ends expire with it.
+ * batch ends expire with it, and so does a request past the expiry time the CLI gave it: the
+ * CLI's wait then returns it as expired (never as denied) and a late answer cannot land.
  */
 
 export const InteractionKind = Schema.Literal("permission", "question")
@@ -25,7 +26,8 @@ export const Interaction = Schema.Struct({
   status: InteractionStatus,
   answer: Schema.NullOr(Schema.Unknown),
   createdAt: Schema.String,
-  answeredAt: Schema.NullOr(Schema.String)
+  answeredAt: Schema.NullOr(Schema.String),
+  expiresAt: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "Interaction" })
 export type Interaction = typeof Interaction.Type
 
@@ -38,7 +40,8 @@ const Row = Schema.Struct({
   status: InteractionStatus,
   answer: Schema.NullOr(Schema.Unknown),
   createdAt: Schema.DateFromSelf,
-  answeredAt: Schema.NullOr(Schema.DateFromSelf)
+  answeredAt: Schema.NullOr(Schema.DateFromSelf),
+  expiresAt: Schema.NullOr(Schema.DateFromSelf)
 })
 type Row = typeof Row.Type
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
@@ -46,7 +49,8 @@ const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const view = ({ createdBy: _, ...row }: Row): Interaction => ({
   ...row,
   createdAt: row.createdAt.toISOString(),
-  answeredAt: row.answeredAt?.toISOString() ?? null
+  answeredAt: row.answeredAt?.toISOString() ?? null,
+  expiresAt: row.expiresAt?.toISOString() ?? null
 })
 
 export const MAX_WAIT = Duration.seconds(25)
@@ -61,9 +65,27 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
     const select = (where: ReturnType<typeof sql.and>) =>
       sql`
         SELECT i.id AS "interactionId", i.thread_id AS "threadId", t.created_by AS "createdBy", i.kind, i.request,
-          i.status, i.answer, i.created_at AS "createdAt", i.answered_at AS "answeredAt"
+          i.status, i.answer, i.created_at AS "createdAt", i.answered_at AS "answeredAt", i.expires_at AS "expiresAt"
         FROM thread_interactions i JOIN threads t ON t.id = i.thread_id
         WHERE ${where} ORDER BY i.created_at, i.id`.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+
+    /** Pending requests of the thread past their expiry become expired (one statement each, idempotent). */
+    const expireOverdue = (threadId: string) =>
+      sql.withTransaction(Effect.gen(function* () {
+        const expired = yield* sql`
+          UPDATE thread_interactions SET status = 'expired'
+          WHERE thread_id = ${threadId} AND status = 'pending' AND expires_at <= now()
+          RETURNING id`
+        if (expired.length === 0) return false
+        yield* sql`
+          UPDATE threads SET has_pending_interaction = EXISTS (
+            SELECT 1 FROM thread_interactions WHERE thread_id = ${threadId} AND status = 'pending')
+          WHERE id = ${threadId}`
+        return true
+      })).pipe(
+        Effect.orDie,
+        Effect.tap((changed) => (changed ? live.threadChanged(threadId, null) : Effect.void))
+      )
 
     const notFound = (id: string) => new NotFound({ message: `interactionId: interaction ${id} not found` })
 
@@ -73,14 +95,15 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
       sessionId: AgentSessionId,
       threadId: string,
       epoch: number,
-      input: { readonly kind: typeof InteractionKind.Type; readonly request: unknown }
+      input: { readonly kind: typeof InteractionKind.Type; readonly request: unknown; readonly expiresInMs?: number | undefined }
     ) {
       const id = InteractionId.generate()
+      const expiresAt = input.expiresInMs === undefined ? null : new Date(Date.now() + input.expiresInMs)
       yield* queue.underClaim(principal, sessionId, threadId, epoch, (activeMessageId) =>
         Effect.gen(function* () {
           yield* sql`
-            INSERT INTO thread_interactions (id, thread_id, message_id, kind, request)
-            VALUES (${id}, ${threadId}, ${activeMessageId}, ${input.kind}, ${JSON.stringify(input.request ?? null)}::jsonb)`
+            INSERT INTO thread_interactions (id, thread_id, message_id, kind, request, expires_at)
+            VALUES (${id}, ${threadId}, ${activeMessageId}, ${input.kind}, ${JSON.stringify(input.request ?? null)}::jsonb, ${expiresAt})`
           yield* sql`UPDATE threads SET has_pending_interaction = true, last_activity_at = now() WHERE id = ${threadId}`
         }))
       yield* live.threadChanged(threadId, null)
@@ -94,16 +117,21 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
         select(sql.and([sql`i.id = ${id}`, sql`t.created_by = ${principal.userId}`])),
         (rows) => rows[0]
       )
-      const first = yield* find
-      if (first === undefined) return yield* notFound(id)
+      const found = yield* find
+      if (found === undefined) return yield* notFound(id)
+      if (found.status === "pending" && found.expiresAt !== null && found.expiresAt.getTime() <= Date.now()) {
+        yield* expireOverdue(found.threadId)
+      }
+      const first = (yield* find) ?? found
       if (first.status !== "pending") return view(first)
+      const untilExpiry = first.expiresAt === null ? MAX_WAIT : Duration.millis(Math.max(0, first.expiresAt.getTime() - Date.now()))
       const settled = yield* Effect.scoped(Effect.gen(function* () {
         const signals = yield* live.threadSignals(first.threadId)
         return yield* Stream.concat(Stream.make(undefined), signals).pipe(
           Stream.mapEffect(() => find),
           Stream.filter((row): row is Row => row !== undefined && row.status !== "pending"),
           Stream.runHead,
-          Effect.timeoutTo({ duration: Duration.min(wait, MAX_WAIT), onTimeout: () => Option.none(), onSuccess: (row) => row })
+          Effect.timeoutTo({ duration: Duration.min(Duration.min(wait, MAX_WAIT), untilExpiry), onTimeout: () => Option.none(), onSuccess: (row) => row })
         )
       }))
       return view(Option.getOrElse(settled, () => first))
@@ -118,6 +146,8 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
       const [row] = yield* select(sql.and([sql`i.id = ${id}`]))
       if (row === undefined) return yield* notFound(id)
       yield* threads.findOwn(principal, row.threadId, "interactionId").pipe(Effect.mapError(() => notFound(id)))
+      // An answer after the expiry cannot land: the runtime was already told the request expired.
+      yield* expireOverdue(row.threadId)
       yield* sql.withTransaction(Effect.gen(function* () {
         yield* sql`
           UPDATE thread_interactions
@@ -136,6 +166,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
 
     const listPending = Effect.fn("Interactions.listPending")(function* (principal: Principal, threadId: string) {
       yield* threads.get(principal, threadId)
+      yield* expireOverdue(threadId)
       const rows = yield* select(sql.and([sql`i.thread_id = ${threadId}`, sql`i.status = 'pending'`]))
       return rows.map(view)
     })

@@ -6,6 +6,7 @@ import tasks from "./migrations/0003_tasks.js"
 import threads from "./migrations/0004_threads.js"
 import agentsPromptsSkills from "./migrations/0005_agents_prompts_skills.js"
 import artifacts from "./migrations/0006_artifacts.js"
+import interactionExpiry from "./migrations/0007_interaction_expiry.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
@@ -14,7 +15,8 @@ export const migrations = Migrator.fromRecord({
   "0003_tasks": tasks,
   "0004_threads": threads,
   "0005_agents_prompts_skills": agentsPromptsSkills,
-  "0006_artifacts": artifacts
+  "0006_artifacts": artifacts,
+  "0007_interaction_expiry": interactionExpiry
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.

@@ -1,5 +1,5 @@
 import type { CliType, RuntimeTransport } from "../domain/CliType.js"
-import type { ChunkNormalizer } from "./LineNormalizer.js"
+import { type ChunkNormalizer, lineNormalizer, misread } from "./LineNormalizer.js"
 import type { NormalizedEvent } from "./NormalizedEvent.js"
 import { normalizeClaudeChunk } from "./runtimes/ClaudeCode.js"
 import { normalizeCodexAppServerChunk } from "./runtimes/CodexAppServer.js"
@@ -31,6 +31,14 @@ export const normalizerFor = (source: ChunkSource): ChunkNormalizer => {
   }
 }
 
+/**
+ * A line the CLI itself adds to a runtime's stream, the same for every runtime: `{"message"}`
+ * (e.g. a lost runtime session started afresh).
+ */
+export const CLI_WARNING_TYPE = "trellis.warning"
+
+const normalizeCliWarning = lineNormalizer((_, line) => (typeof line["message"] === "string" ? [{ kind: "warning", message: line["message"] }] : [misread]))
+
 /** Normalizes one raw chunk at insert time: pure, total, one event (possibly a bundle). */
 export const normalizeChunk = (source: ChunkSource, type: string, data: string): NormalizedEvent =>
-  normalizerFor(source)(type, data)
+  type === CLI_WARNING_TYPE ? normalizeCliWarning(type, data) : normalizerFor(source)(type, data)

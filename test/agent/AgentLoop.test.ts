@@ -80,6 +80,8 @@ describe("trellis agent: the claim loop", () => {
           paths: [{ path: checkout, label: "project", gitRemoteUrl: null, branch: null }],
           availableClis: [{ type: "claude", version: "replay" }],
           runtimeFor: (cliType) => (cliType === "claude" ? ClaudeCode : undefined),
+          approve: "none",
+          interactionTimeoutMs: 60_000,
           maxConcurrent: 2,
           force: false,
           stateDir: join(home, "state"),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import { bridgeClient, registerCli } from "../support/FakeCli.js"
+import { bridgeClient, realSleep, registerCli } from "../support/FakeCli.js"
 import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
 
 const structured = (json: unknown): Record<string, unknown> =>
@@ -72,6 +72,35 @@ describe("interactions and worktrees", () => {
         })
         const settled = yield* cli.agent.awaitInteraction({ path: { interactionId: asked.interactionId }, urlParams: {} })
         expect(settled.status).toBe("expired")
+      }))
+
+    it.effect("a request past the expiry the CLI gave it is returned expired, never denied, and a late answer does not land", () =>
+      Effect.gen(function* () {
+        const { cli, owner, sessionId, thread } = yield* streamingThread("ask-timeout")
+        const asked = yield* cli.agent.requestInteraction({
+          path: { threadId: thread.threadId },
+          payload: { sessionId, epoch: thread.epoch, kind: "permission", request: { tool: "bash" }, expiresInMs: 300 }
+        })
+        expect(asked).toMatchObject({ status: "pending", expiresAt: expect.any(String) })
+        yield* realSleep(400)
+        const after = yield* cli.agent.awaitInteraction({ path: { interactionId: asked.interactionId }, urlParams: { waitMs: 20_000 } })
+        expect(after.status).toBe("expired")
+        const late = yield* cli.threads.answerInteraction({ path: { interactionId: asked.interactionId }, payload: { answer: { reply: "once" } } })
+        expect(late).toMatchObject({ status: "expired", answer: null })
+        expect(structured((yield* callTool(owner.key, "get_thread", { threadId: thread.threadId })).json)["hasPendingInteraction"]).toBe(false)
+      }))
+
+    it.effect("a request without an expiry stays pending until answered or its batch ends", () =>
+      Effect.gen(function* () {
+        const { cli, sessionId, thread } = yield* streamingThread("ask-no-timeout")
+        const asked = yield* cli.agent.requestInteraction({
+          path: { threadId: thread.threadId },
+          payload: { sessionId, epoch: thread.epoch, kind: "question", request: {} }
+        })
+        expect(asked.expiresAt).toBeNull()
+        yield* realSleep(100)
+        const pending = yield* cli.threads.pendingInteractions({ path: { threadId: thread.threadId } })
+        expect(pending.interactions.map((i) => i.status)).toEqual(["pending"])
       }))
 
     it.effect("another user cannot answer (not found)", () =>

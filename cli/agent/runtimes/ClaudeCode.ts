@@ -1,23 +1,30 @@
-import { Command } from "@effect/platform"
-import { Effect, Fiber, Queue, Ref, Stream } from "effect"
+import { Command, type CommandExecutor } from "@effect/platform"
+import { Effect, Fiber, Queue, Ref, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import type { BatchInput, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"
-import { RuntimeFailed } from "./Runtime.js"
+import type { BatchInput, BatchMessage, InteractionOutcome, InteractionRequest, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"
+import { lostSessionPrompt, lostSessionWarning, RuntimeFailed } from "./Runtime.js"
 
 /**
  * Runtime A, Claude Code: one subprocess per batch in print mode with stream-json in and out
  * (RUNTIMES.md §2). A new thread gets a session id chosen here; later batches resume it.
+ * Tool permissions, questions (AskUserQuestion) and plan approvals (ExitPlanMode) arrive as
+ * `control_request can_use_tool` on stdout; each is settled through the interaction bridge and
+ * answered with a `control_response` on stdin, which stays open until the last `result`.
  * `result.is_error` — not `subtype` — says whether the batch failed.
  */
 
 const STDERR_KEPT = 64 * 1024
 
-export const claudeArguments = (input: BatchInput, sessionId: string): ReadonlyArray<string> => [
+/** A new session with the id chosen here, or the resumption of the thread's. */
+export type ClaudeSession = { readonly _tag: "New"; readonly id: string } | { readonly _tag: "Resume"; readonly id: string }
+
+export const claudeArguments = (input: BatchInput, session: ClaudeSession): ReadonlyArray<string> => [
   "-p",
   "--input-format", "stream-json",
   "--output-format", "stream-json",
   "--verbose",
-  ...(input.runtimeSessionId === null ? ["--session-id", sessionId] : ["--resume", input.runtimeSessionId]),
+  "--permission-prompt-tool", "stdio",
+  ...(session._tag === "New" ? ["--session-id", session.id] : ["--resume", session.id]),
   ...(input.model === null ? [] : ["--model", input.model]),
   ...(input.effort === null ? [] : ["--effort", input.effort]),
   ...(input.mode === "plan" ? ["--permission-mode", "plan"] : []),
@@ -30,11 +37,109 @@ export const claudeArguments = (input: BatchInput, sessionId: string): ReadonlyA
   })
 ]
 
-/** A user turn in stream-json input. */
-const userTurn = (text: string): string =>
-  JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text }] } }) + "\n"
+/**
+ * The batch's user turns: consecutive messages become one turn (one text block each), and a
+ * runtime command (a slash command) is a turn of its own, so Claude runs it as a command.
+ */
+export const userTurns = (messages: ReadonlyArray<BatchMessage>): ReadonlyArray<ReadonlyArray<string>> => {
+  const turns: Array<Array<string>> = []
+  let open: Array<string> | undefined
+  for (const message of messages) {
+    if (message.runtimeCommand) {
+      turns.push([message.content])
+      open = undefined
+    } else if (open === undefined) {
+      open = [message.content]
+      turns.push(open)
+    } else {
+      open.push(message.content)
+    }
+  }
+  return turns
+}
+
+const userTurn = (texts: ReadonlyArray<string>): string =>
+  JSON.stringify({
+    type: "user",
+    message: { role: "user", content: texts.map((text) => ({ type: "text", text })) },
+    parent_tool_use_id: null,
+    session_id: ""
+  }) + "\n"
+
+/** Tools that only read: what `--approve read-only` may allow without asking. */
+const READ_ONLY_TOOLS = new Set([
+  "Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoWrite", "ListMcpResourcesTool", "ReadMcpResourceTool"
+])
+
+type Json = Record<string, unknown>
+const record = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
+
+/** What a `can_use_tool` request asks of a person. */
+export const interactionOf = (request: Json): InteractionRequest => {
+  const tool = String(request["tool_name"] ?? "")
+  const shown = {
+    tool,
+    input: request["input"] ?? {},
+    ...(typeof request["description"] === "string" ? { description: request["description"] } : {}),
+    ...(typeof request["blocked_path"] === "string" ? { blockedPath: request["blocked_path"] } : {})
+  }
+  if (tool === "AskUserQuestion") return { kind: "question", request: { ...shown, questions: record(request["input"])["questions"] ?? [] }, approval: "ask" }
+  if (tool === "ExitPlanMode" || tool === "EnterPlanMode") return { kind: "permission", request: shown, approval: "ask" }
+  return { kind: "permission", request: shown, approval: READ_ONLY_TOOLS.has(tool) ? "read-only" : "write" }
+}
+
+export const EXPIRED_MESSAGE =
+  "Nobody answered this request in time, so it expired. This is not a refusal by the user: do not treat it as one. " +
+  "Continue without it, or ask again later."
+
+/**
+ * The answers to AskUserQuestion, keyed by question text, from a client's answer: one list of
+ * chosen labels per question (`[["Blue"]]`), `{ answers: { "<question>": "<label>" } }`, or one string.
+ */
+const questionAnswers = (input: Json, answer: unknown): Record<string, string> => {
+  const questions = Array.isArray(input["questions"]) ? input["questions"].map((q) => String(record(q)["question"] ?? "")) : []
+  const given = record(answer)["answers"]
+  if (typeof given === "object" && given !== null && !Array.isArray(given)) {
+    return Object.fromEntries(Object.entries(given).map(([question, value]) => [question, Array.isArray(value) ? value.join(", ") : String(value)]))
+  }
+  const perQuestion: ReadonlyArray<unknown> = Array.isArray(given) ? given : Array.isArray(answer) ? answer : [answer]
+  return Object.fromEntries(questions.flatMap((question, i) => {
+    const value = perQuestion[i]
+    if (value === undefined || value === null) return []
+    return [[question, Array.isArray(value) ? value.map(String).join(", ") : String(value)]]
+  }))
+}
+
+const denialMessage = (answer: unknown, fallback: string): string => {
+  const message = typeof answer === "string" ? answer : record(answer)["message"]
+  return typeof message === "string" && message !== "" ? message : fallback
+}
+
+/** The `can_use_tool` reply for an outcome. */
+export const permissionReply = (request: Json, outcome: InteractionOutcome): Json => {
+  const tool = String(request["tool_name"] ?? "")
+  const input = record(request["input"])
+  switch (outcome._tag) {
+    case "Expired":
+      return { behavior: "deny", message: EXPIRED_MESSAGE }
+    case "Denied":
+      return {
+        behavior: "deny",
+        message: denialMessage(outcome.answer, tool === "AskUserQuestion" ? "The user declined to answer." : "The user denied this request.")
+      }
+    case "Answered":
+      return { behavior: "allow", updatedInput: tool === "AskUserQuestion" ? { ...input, answers: questionAnswers(input, outcome.answer) } : input }
+  }
+}
+
+const controlResponse = (requestId: string, response: Json): string =>
+  JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: requestId, response } }) + "\n"
+
+const controlError = (requestId: string, error: string): string =>
+  JSON.stringify({ type: "control_response", response: { subtype: "error", request_id: requestId, error } }) + "\n"
 
 interface ParsedLine {
+  readonly value: Json
   readonly type: string
   readonly sessionId: string | undefined
   readonly failure: string | undefined
@@ -46,73 +151,133 @@ const parseLine = (line: string): ParsedLine => {
   try {
     value = JSON.parse(line)
   } catch {
-    return { type: "unparsed", sessionId: undefined, failure: undefined, isResult: false }
+    return { value: {}, type: "unparsed", sessionId: undefined, failure: undefined, isResult: false }
   }
-  if (typeof value !== "object" || value === null) return { type: "unparsed", sessionId: undefined, failure: undefined, isResult: false }
-  const type = Reflect.get(value, "type")
-  const sessionId = Reflect.get(value, "session_id")
+  const json = record(value)
+  const type = json["type"]
+  const sessionId = json["session_id"]
   const isResult = type === "result"
-  const result = Reflect.get(value, "result")
+  const result = json["result"]
   return {
+    value: json,
     type: typeof type === "string" ? type : "unparsed",
     sessionId: typeof sessionId === "string" ? sessionId : undefined,
-    failure: isResult && Reflect.get(value, "is_error") === true ? (typeof result === "string" && result !== "" ? result : "Claude reported an error") : undefined,
+    failure: isResult && json["is_error"] === true ? (typeof result === "string" && result !== "" ? result : "Claude reported an error") : undefined,
     isResult
   }
 }
 
+/** Claude no longer has the session a batch asked to resume ("No conversation found…"). */
+class SessionGone extends Schema.TaggedError<SessionGone>()("SessionGone", { sessionId: Schema.String }) {}
+
+const SESSION_GONE = /No conversation found/i
+
+const isInit = (parsed: ParsedLine): boolean => parsed.type === "system" && parsed.value["subtype"] === "init"
+
+/** The turns of a fresh session replacing a lost one: the conversation so far comes first. */
+const withHistory = (turns: ReadonlyArray<ReadonlyArray<string>>, summary: string, firstIsCommand: boolean): ReadonlyArray<ReadonlyArray<string>> => {
+  const [first, ...rest] = turns
+  if (first === undefined || firstIsCommand) return [[summary], ...turns]
+  return [[summary, ...first], ...rest]
+}
+
+/** One claude process for the batch's turns. */
+const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArray<ReadonlyArray<string>>) =>
+  Stream.unwrapScoped(Effect.gen(function* () {
+    const scope = yield* Scope.Scope
+    const command = Command.make("claude", ...claudeArguments(input, session)).pipe(
+      Command.workingDirectory(input.cwd),
+      Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId }),
+      Command.stdin("pipe")
+    )
+    const process = yield* Command.start(command).pipe(
+      Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start claude: ${error.message}`, stderr: "" }))
+    )
+    // stdin stays open until the last result, so control responses can still be written.
+    const stdin = yield* Queue.unbounded<string>()
+    yield* Queue.offerAll(stdin, turns.map(userTurn))
+    yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
+    const stderr = yield* process.stderr.pipe(
+      Stream.decodeText(),
+      Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
+      Effect.orElseSucceed(() => ""),
+      Effect.forkScoped
+    )
+    const failure = yield* Ref.make<string | undefined>(undefined)
+    const results = yield* Ref.make(0)
+    // Resuming, output is held back until claude shows it has the session (its init line): a
+    // lost session is then retried fresh without its error lines in the thread.
+    const held = yield* Ref.make<ReadonlyArray<RuntimeOutput> | undefined>(session._tag === "Resume" ? [] : undefined)
+
+    /** Settles a control request off the output stream, so output keeps flowing while a person decides. */
+    const answerControl = (line: Json) => {
+      const requestId = String(line["request_id"] ?? "")
+      const request = record(line["request"])
+      if (request["subtype"] !== "can_use_tool") {
+        return Queue.offer(stdin, controlError(requestId, `unsupported control request: ${String(request["subtype"])}`))
+      }
+      return input.ask(interactionOf(request)).pipe(
+        Effect.flatMap((outcome) => Queue.offer(stdin, controlResponse(requestId, permissionReply(request, outcome)))),
+        Effect.forkIn(scope)
+      )
+    }
+
+    const outputs = process.stdout.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.filter((line) => line.trim() !== ""),
+      Stream.mapConcatEffect((data) =>
+        Effect.gen(function* () {
+          const parsed = parseLine(data)
+          if (parsed.failure !== undefined) yield* Ref.set(failure, parsed.failure)
+          if (parsed.type === "control_request") yield* answerControl(parsed.value)
+          if (parsed.isResult && (yield* Ref.updateAndGet(results, (n) => n + 1)) >= turns.length) yield* Queue.shutdown(stdin)
+          const line: RawLine = { type: parsed.type, data }
+          const out: Array<RuntimeOutput> = [{ _tag: "Line", line }]
+          if (parsed.sessionId !== undefined) out.push({ _tag: "SessionId", id: parsed.sessionId })
+          const holding = yield* Ref.get(held)
+          if (holding === undefined) return out
+          if (!isInit(parsed)) return yield* Ref.set(held, [...holding, ...out]).pipe(Effect.as([]))
+          yield* Ref.set(held, undefined)
+          return [...holding, ...out]
+        })
+      ),
+      Stream.mapError((error) => new RuntimeFailed({ message: `Reading claude's output failed: ${String(error)}`, stderr: "" }))
+    )
+
+    const ending = Effect.gen(function* () {
+      yield* Queue.shutdown(stdin)
+      const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
+      const errors = yield* Fiber.join(stderr)
+      const holding = yield* Ref.get(held)
+      const reported = yield* Ref.get(failure)
+      const outcome: Stream.Stream<RuntimeOutput, RuntimeFailed | SessionGone> =
+        session._tag === "Resume" && holding !== undefined && exitCode !== 0 && SESSION_GONE.test(errors)
+          ? Stream.fail(new SessionGone({ sessionId: session.id }))
+          : reported !== undefined
+          ? Stream.concat(Stream.fromIterable(holding ?? []), Stream.fail(new RuntimeFailed({ message: reported, stderr: errors })))
+          : exitCode !== 0
+          ? Stream.concat(Stream.fromIterable(holding ?? []), Stream.fail(new RuntimeFailed({ message: `claude exited with code ${exitCode}`, stderr: errors })))
+          : Stream.fromIterable(holding ?? [])
+      return outcome
+    })
+    return Stream.concat(outputs, Stream.unwrap(ending))
+  }))
+
 export const ClaudeCode: Runtime = {
   cliType: "claude",
   transport: "stream-json",
-  run: (input) =>
-    Stream.unwrapScoped(Effect.gen(function* () {
-      const sessionId = input.runtimeSessionId ?? randomUUID()
-      const command = Command.make("claude", ...claudeArguments(input, sessionId)).pipe(
-        Command.workingDirectory(input.cwd),
-        Command.env({ TRELLIS_THREAD_ID: input.threadId }),
-        Command.stdin("pipe")
-      )
-      const process = yield* Command.start(command).pipe(
-        Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start claude: ${error.message}`, stderr: "" }))
-      )
-      // stdin stays open until the result, so control responses can still be written (permissions).
-      const stdin = yield* Queue.unbounded<string>()
-      yield* Queue.offerAll(stdin, input.messages.map((m) => userTurn(m.content)))
-      yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
-      const stderr = yield* process.stderr.pipe(
-        Stream.decodeText(),
-        Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
-        Effect.orElseSucceed(() => ""),
-        Effect.forkScoped
-      )
-      const failure = yield* Ref.make<string | undefined>(undefined)
-
-      const outputs = process.stdout.pipe(
-        Stream.decodeText(),
-        Stream.splitLines,
-        Stream.filter((line) => line.trim() !== ""),
-        Stream.mapConcatEffect((data) =>
-          Effect.gen(function* () {
-            const parsed = parseLine(data)
-            if (parsed.failure !== undefined) yield* Ref.set(failure, parsed.failure)
-            if (parsed.isResult) yield* Queue.shutdown(stdin)
-            const line: RawLine = { type: parsed.type, data }
-            const out: Array<RuntimeOutput> = [{ _tag: "Line", line }]
-            if (parsed.sessionId !== undefined) out.push({ _tag: "SessionId", id: parsed.sessionId })
-            return out
-          })
-        ),
-        Stream.mapError((error) => new RuntimeFailed({ message: `Reading claude's output failed: ${String(error)}`, stderr: "" }))
-      )
-
-      const ending = Effect.gen(function* () {
-        yield* Queue.shutdown(stdin)
-        const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
-        const errors = yield* Fiber.join(stderr)
-        const reported = yield* Ref.get(failure)
-        if (reported !== undefined) return yield* new RuntimeFailed({ message: reported, stderr: errors })
-        if (exitCode !== 0) return yield* new RuntimeFailed({ message: `claude exited with code ${exitCode}`, stderr: errors })
-      })
-      return Stream.concat(outputs, Stream.drain(Stream.fromEffect(ending)))
-    }))
+  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> => {
+    const turns = userTurns(input.messages)
+    if (input.runtimeSessionId === null) return runClaude(input, { _tag: "New", id: randomUUID() }, turns).pipe(Stream.catchTag("SessionGone", () => Stream.empty))
+    return runClaude(input, { _tag: "Resume", id: input.runtimeSessionId }, turns).pipe(
+      Stream.catchTag("SessionGone", (gone) =>
+        Stream.concat(
+          Stream.succeed<RuntimeOutput>({ _tag: "Line", line: lostSessionWarning("claude", gone.sessionId) }),
+          Stream.unwrap(Effect.map(input.history, (history) =>
+            runClaude(input, { _tag: "New", id: randomUUID() }, withHistory(turns, lostSessionPrompt(history), input.messages[0]?.runtimeCommand === true))
+              .pipe(Stream.catchTag("SessionGone", () => Stream.empty))))
+        ))
+    )
+  }
 }

@@ -1,6 +1,7 @@
 import type { CommandExecutor } from "@effect/platform"
-import { Schema, type Stream } from "effect"
+import { type Effect, Schema, type Stream } from "effect"
 import type { CliType, RuntimeTransport } from "../../../src/domain/CliType.js"
+import { CLI_WARNING_TYPE } from "../../../src/events/normalize.js"
 
 /** One raw line of runtime output, typed the way the backend's normalizer for this runtime expects. */
 export interface RawLine {
@@ -19,6 +20,24 @@ export interface BatchMessage {
   readonly runtimeCommand: boolean
 }
 
+/**
+ * A permission or question the runtime asks mid-run, routed through the interaction bridge.
+ * `approval` says what a local `--approve` policy may do with it: a read-only or writing tool
+ * use can be settled locally; questions and plan approvals always go to a person.
+ */
+export interface InteractionRequest {
+  readonly kind: "permission" | "question"
+  /** What the person sees: the tool and its full input, or the questions. */
+  readonly request: unknown
+  readonly approval: "read-only" | "write" | "ask"
+}
+
+/** How a request ended. `Expired` (no answer in time) is never a denial. */
+export type InteractionOutcome =
+  | { readonly _tag: "Answered"; readonly answer: unknown }
+  | { readonly _tag: "Denied"; readonly answer: unknown }
+  | { readonly _tag: "Expired" }
+
 /** Everything a runtime needs to run one batch of a thread. */
 export interface BatchInput {
   readonly threadId: string
@@ -31,7 +50,27 @@ export interface BatchInput {
   readonly agentPrompt: string | null
   /** This backend as an MCP server, so the agent can use the tools. */
   readonly mcp: { readonly url: string; readonly apiKey: string }
+  /**
+   * The thread's earlier messages, oldest first (without this batch): what a fresh session is
+   * told when the runtime lost the one it should resume.
+   */
+  readonly history: Effect.Effect<ReadonlyArray<{ readonly role: string; readonly text: string }>>
+  /** Files a request with the interaction bridge (or the local policy) and waits for its outcome. */
+  readonly ask: (request: InteractionRequest) => Effect.Effect<InteractionOutcome>
 }
+
+/** The introduction of a fresh session that replaces a lost one: the conversation so far. */
+export const lostSessionPrompt = (history: ReadonlyArray<{ readonly role: string; readonly text: string }>): string =>
+  [
+    "The previous session of this conversation could not be resumed, so this is a fresh session. The conversation so far, oldest first:",
+    ...history.map((message) => `${message.role === "assistant" ? "Assistant" : "User"}: ${message.text}`),
+    "Continue from there; the new message follows."
+  ].join("\n\n")
+
+export const lostSessionWarning = (runtime: string, sessionId: string): RawLine => ({
+  type: CLI_WARNING_TYPE,
+  data: JSON.stringify({ message: `${runtime} no longer has session ${sessionId}; started a fresh session with the thread's earlier messages summarised` })
+})
 
 export class RuntimeFailed extends Schema.TaggedError<RuntimeFailed>()("RuntimeFailed", {
   message: Schema.String,

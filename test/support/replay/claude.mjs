@@ -46,8 +46,8 @@ const readTurns = () =>
         input = input.slice(newline + 1)
         if (line.trim() === "") continue
         const turn = JSON.parse(line)
-        const text = (turn.message?.content ?? []).map((b) => b.text ?? "").join("")
-        prompts.push(text)
+        // A turn holds one text block per batched message.
+        for (const block of turn.message?.content ?? []) prompts.push(block.text ?? "")
       }
     }
     process.stdin.setEncoding("utf8")

@@ -1,0 +1,254 @@
+import { Command, type CommandExecutor } from "@effect/platform"
+import { Deferred, Effect, Fiber, Queue, Ref, Schema, Scope, Stream, Take } from "effect"
+import type { ThreadResumeParams } from "./codex-protocol/v2/ThreadResumeParams.js"
+import type { ThreadStartParams } from "./codex-protocol/v2/ThreadStartParams.js"
+import type { TurnStartParams } from "./codex-protocol/v2/TurnStartParams.js"
+import type { ToolRequestUserInputParams } from "./codex-protocol/v2/ToolRequestUserInputParams.js"
+import type { ToolRequestUserInputResponse } from "./codex-protocol/v2/ToolRequestUserInputResponse.js"
+import type { CommandExecutionApprovalDecision } from "./codex-protocol/v2/CommandExecutionApprovalDecision.js"
+import type { BatchInput, InteractionOutcome, Runtime, RuntimeOutput } from "./Runtime.js"
+import { lostSessionPrompt, lostSessionWarning, RuntimeFailed } from "./Runtime.js"
+import { userTurns } from "./ClaudeCode.js"
+
+/**
+ * Runtime B, default transport: `codex app-server`, JSON-RPC over stdio without the `jsonrpc`
+ * field (RUNTIMES.md §3.3), one process per batch. initialize → thread/start (or thread/resume
+ * of the thread's runtime session) → one turn/start per user turn, each until turn/completed;
+ * `/compact` is thread/compact/start. Approval and user-input requests from the server are
+ * settled through the interaction bridge. Every message the server sends is a chunk typed with
+ * its method (a response with the method of its request), as the normalizer expects.
+ */
+
+const STDERR_KEPT = 64 * 1024
+
+type Json = Record<string, unknown>
+const record = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
+
+/** The app-server refused to resume the thread's session: the batch starts a fresh thread instead. */
+class SessionGone extends Schema.TaggedError<SessionGone>()("SessionGone", { message: Schema.String }) {}
+
+class RpcFailed extends Schema.TaggedError<RpcFailed>()("RpcFailed", { method: Schema.String, message: Schema.String }) {}
+
+/** An approval decision for an outcome. Codex has no "expired": it is declined, and the log says why. */
+const decision = (outcome: InteractionOutcome): CommandExecutionApprovalDecision => (outcome._tag === "Answered" ? "accept" : "decline")
+
+/**
+ * request_user_input answers keyed by question id, from a client's answer: one list of labels
+ * per question (`[["Blue"]]`), `{ answers: { "<id>": ["<label>"] } }`, or one string.
+ */
+export const userInputAnswers = (
+  questions: ToolRequestUserInputParams["questions"],
+  outcome: InteractionOutcome
+): ToolRequestUserInputResponse => {
+  if (outcome._tag !== "Answered") return { answers: {} }
+  const given = record(outcome.answer)["answers"]
+  const byId = record(given)
+  const perQuestion: ReadonlyArray<unknown> = Array.isArray(given) ? given : Array.isArray(outcome.answer) ? outcome.answer : [outcome.answer]
+  return {
+    answers: Object.fromEntries(questions.flatMap((question, i) => {
+      const value = byId[question.id] ?? perQuestion[i]
+      if (value === undefined || value === null) return []
+      return [[question.id, { answers: Array.isArray(value) ? value.map(String) : [String(value)] }]]
+    }))
+  }
+}
+
+const decodeQuestions = (value: unknown): ToolRequestUserInputParams["questions"] =>
+  Array.isArray(value) ? value.flatMap((q) => (typeof record(q)["id"] === "string" ? [q] : [])) : []
+
+const isCompact = (turn: ReadonlyArray<string>, command: boolean): boolean => command && turn.length === 1 && turn[0]?.trim() === "/compact"
+
+export const codexThreadConfig = (input: BatchInput): ThreadStartParams => ({
+  cwd: input.cwd,
+  approvalPolicy: "untrusted",
+  sandbox: "workspace-write",
+  ...(input.model === null ? {} : { model: input.model }),
+  ...(input.agentPrompt === null || input.agentPrompt === "" ? {} : { developerInstructions: input.agentPrompt }),
+  config: { mcp_servers: { trellis: { url: input.mcp.url, bearer_token_env_var: "TRELLIS_MCP_TOKEN" } } }
+})
+
+const runAppServer = (input: BatchInput, resume: boolean, turns: ReadonlyArray<{ readonly texts: ReadonlyArray<string>; readonly command: boolean }>) =>
+  Stream.unwrapScoped(Effect.gen(function* () {
+    const scope = yield* Scope.Scope
+    const process = yield* Command.start(
+      Command.make("codex", "app-server").pipe(
+        Command.workingDirectory(input.cwd),
+        Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId, TRELLIS_MCP_TOKEN: input.mcp.apiKey }),
+        Command.stdin("pipe")
+      )
+    ).pipe(Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start codex app-server: ${error.message}`, stderr: "" })))
+    const stdin = yield* Queue.unbounded<string>()
+    yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
+    const stderr = yield* process.stderr.pipe(
+      Stream.decodeText(),
+      Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
+      Effect.orElseSucceed(() => ""),
+      Effect.forkScoped
+    )
+    const out = yield* Queue.unbounded<Take.Take<RuntimeOutput, RuntimeFailed | SessionGone>>()
+    const emit = (type: string, data: string) => Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "Line", line: { type, data } }))
+    const send = (message: Json) => Queue.offer(stdin, JSON.stringify(message) + "\n")
+
+    const nextId = yield* Ref.make(1)
+    const pending = new Map<number, { readonly method: string; readonly reply: Deferred.Deferred<Json, RpcFailed> }>()
+    const turnEnd = yield* Ref.make<Deferred.Deferred<Json, RpcFailed> | undefined>(undefined)
+
+    const request = (method: string, params: unknown) =>
+      Effect.gen(function* () {
+        const id = yield* Ref.getAndUpdate(nextId, (n) => n + 1)
+        const reply = yield* Deferred.make<Json, RpcFailed>()
+        pending.set(id, { method, reply })
+        yield* send({ id, method, params })
+        return yield* Deferred.await(reply)
+      })
+
+    /** A server→client request: settled through the bridge off the reading fiber. */
+    const serverRequest = (id: unknown, method: string, params: Json) => {
+      const reply = (result: unknown) => send({ id, result })
+      switch (method) {
+        case "item/commandExecution/requestApproval":
+        case "item/fileChange/requestApproval": {
+          const tool = method === "item/fileChange/requestApproval" ? "fileChange" : "command"
+          const shown = { tool, ...params }
+          return input.ask({ kind: "permission", request: shown, approval: "write" }).pipe(
+            Effect.flatMap((outcome) => reply({ decision: decision(outcome) }))
+          )
+        }
+        case "item/tool/requestUserInput": {
+          const questions = decodeQuestions(params["questions"])
+          return input.ask({ kind: "question", request: { tool: "request_user_input", questions }, approval: "ask" }).pipe(
+            Effect.flatMap((outcome) => reply(userInputAnswers(questions, outcome)))
+          )
+        }
+        default:
+          return send({ id, error: { code: -32601, message: `${method} is not supported by this client` } })
+      }
+    }
+
+    const reader = process.stdout.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.filter((line) => line.trim() !== ""),
+      Stream.runForEach((data) =>
+        Effect.gen(function* () {
+          let parsed: unknown
+          try {
+            parsed = JSON.parse(data)
+          } catch {
+            return yield* emit("unparsed", data)
+          }
+          const message = record(parsed)
+          const method = message["method"]
+          if (typeof method !== "string") {
+            const id = Number(message["id"])
+            const waiting = pending.get(id)
+            pending.delete(id)
+            yield* emit(waiting?.method ?? "response", data)
+            if (waiting === undefined) return
+            const error = message["error"]
+            return yield* error === undefined
+              ? Deferred.succeed(waiting.reply, record(message["result"]))
+              : Deferred.fail(waiting.reply, new RpcFailed({ method: waiting.method, message: String(record(error)["message"] ?? JSON.stringify(error)) }))
+          }
+          yield* emit(method, data)
+          if (message["id"] !== undefined) return yield* Effect.forkIn(serverRequest(message["id"], method, record(message["params"])), scope)
+          if (method === "turn/completed") {
+            const waiting = yield* Ref.get(turnEnd)
+            if (waiting !== undefined) yield* Deferred.succeed(waiting, record(record(message["params"])["turn"]))
+          }
+        })
+      )
+    )
+
+    const exited = Effect.gen(function* () {
+      const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
+      return new RuntimeFailed({ message: `codex app-server exited with code ${exitCode}`, stderr: yield* Fiber.join(stderr) })
+    })
+
+    /** Runs one turn (or a compaction) to its turn/completed. */
+    const runTurn = (threadId: string, model: string | null, turn: { readonly texts: ReadonlyArray<string>; readonly command: boolean }) =>
+      Effect.gen(function* () {
+        const end = yield* Deferred.make<Json, RpcFailed>()
+        yield* Ref.set(turnEnd, end)
+        if (isCompact(turn.texts, turn.command)) {
+          yield* request("thread/compact/start", { threadId })
+        } else {
+          const params: TurnStartParams = {
+            threadId,
+            input: turn.texts.map((text) => ({ type: "text", text, text_elements: [] })),
+            ...(input.model === null ? {} : { model: input.model }),
+            ...(input.effort === null ? {} : { effort: input.effort }),
+            ...(input.mode === "plan" && model !== null
+              ? { collaborationMode: { mode: "plan", settings: { model, reasoning_effort: null, developer_instructions: null } } }
+              : {})
+          }
+          yield* request("turn/start", params)
+        }
+        const completed = yield* Deferred.await(end)
+        if (completed["status"] === "failed") {
+          const error = record(completed["error"])
+          return yield* new RpcFailed({ method: "turn", message: String(error["message"] ?? "the turn failed") })
+        }
+      })
+
+    const driver = Effect.gen(function* () {
+      yield* request("initialize", { clientInfo: { name: "trellis", title: "Trellis", version: "1" }, capabilities: { experimentalApi: true } })
+      yield* send({ method: "initialized" })
+      const config = codexThreadConfig(input)
+      const resumed = resume && input.runtimeSessionId !== null
+        ? yield* request("thread/resume", { ...config, threadId: input.runtimeSessionId } satisfies ThreadResumeParams).pipe(Effect.either)
+        : undefined
+      if (resumed !== undefined && resumed._tag === "Left") return yield* new SessionGone({ message: resumed.left.message })
+      const started = resumed?.right ?? (yield* request("thread/start", config))
+      const threadId = String(record(started["thread"])["id"] ?? "")
+      const model = typeof started["model"] === "string" ? started["model"] : input.model
+      yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "SessionId", id: threadId }))
+      for (const turn of turns) yield* runTurn(threadId, model, turn)
+    })
+
+    // The driver races the reader: output ending first means codex died mid-batch.
+    yield* Effect.raceFirst(
+      driver.pipe(Effect.mapError((error) => error._tag === "SessionGone" ? error : new RuntimeFailed({ message: error.message, stderr: "" }))),
+      reader.pipe(Effect.ignore, Effect.zipRight(Effect.flatMap(exited, Effect.fail)))
+    ).pipe(
+      Effect.matchEffect({
+        onSuccess: () => Queue.offer(out, Take.end),
+        onFailure: (error) => Queue.offer(out, Take.fail(error))
+      }),
+      Effect.forkIn(scope)
+    )
+    return Stream.flattenTake(Stream.fromQueue(out))
+  }))
+
+
+const turnsOf = (input: BatchInput) => {
+  let i = 0
+  return userTurns(input.messages).map((texts) => {
+    const first = input.messages[i]
+    i += texts.length
+    return { texts, command: first?.runtimeCommand === true }
+  })
+}
+
+export const CodexAppServer: Runtime = {
+  cliType: "codex",
+  transport: "app-server",
+  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> => {
+    const turns = turnsOf(input)
+    const fresh = (history: ReadonlyArray<{ readonly role: string; readonly text: string }>) => {
+      const [first, ...rest] = turns
+      const summary = lostSessionPrompt(history)
+      const replaced = first === undefined || first.command ? [{ texts: [summary], command: false }, ...turns] : [{ texts: [summary, ...first.texts], command: false }, ...rest]
+      return runAppServer(input, false, replaced)
+    }
+    const sessionId = input.runtimeSessionId
+    if (sessionId === null) return runAppServer(input, false, turns).pipe(Stream.catchTag("SessionGone", () => Stream.empty))
+    return runAppServer(input, true, turns).pipe(
+      Stream.catchTag("SessionGone", () =>
+        Stream.concat(
+          Stream.succeed<RuntimeOutput>({ _tag: "Line", line: lostSessionWarning("codex", sessionId) }),
+          Stream.unwrap(Effect.map(input.history, fresh))
+        ).pipe(Stream.catchTag("SessionGone", () => Stream.empty)))
+    )
+  }
+}

@@ -1,0 +1,89 @@
+import { Command, type CommandExecutor } from "@effect/platform"
+import { Effect, Fiber, Ref, Stream } from "effect"
+import type { BatchInput, RuntimeOutput } from "./Runtime.js"
+import { type Runtime, RuntimeFailed } from "./Runtime.js"
+
+/**
+ * Runtime B with `trellis agent start --codex-exec`: one `codex exec --json` run per batch, or
+ * `codex exec resume --json <id>` once the thread has a session (RUNTIMES.md §3.2). Exec has no
+ * interactive approvals (commands run in the workspace-write sandbox), hides API retries and
+ * sends slash commands to the model as text. A `turn.failed` line or a non-zero exit fails the batch.
+ */
+
+const STDERR_KEPT = 64 * 1024
+
+/** `-c key=value` overrides; values are TOML (a JSON string is a TOML basic string). */
+const config = (input: BatchInput): ReadonlyArray<string> => [
+  "-c", `sandbox_mode=${JSON.stringify("workspace-write")}`,
+  "-c", `mcp_servers.trellis.url=${JSON.stringify(input.mcp.url)}`,
+  "-c", `mcp_servers.trellis.bearer_token_env_var=${JSON.stringify("TRELLIS_MCP_TOKEN")}`,
+  ...(input.effort === null ? [] : ["-c", `model_reasoning_effort=${JSON.stringify(input.effort)}`]),
+  ...(input.agentPrompt === null || input.agentPrompt === "" ? [] : ["-c", `developer_instructions=${JSON.stringify(input.agentPrompt)}`])
+]
+
+export const codexExecArguments = (input: BatchInput, prompt: string): ReadonlyArray<string> => [
+  "exec",
+  ...(input.runtimeSessionId === null ? [] : ["resume"]),
+  "--json",
+  "--skip-git-repo-check",
+  ...(input.model === null ? [] : ["-m", input.model]),
+  ...config(input),
+  ...(input.runtimeSessionId === null ? [] : [input.runtimeSessionId]),
+  prompt
+]
+
+const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
+
+export const CodexExec: Runtime = {
+  cliType: "codex",
+  transport: "exec",
+  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> =>
+    Stream.unwrapScoped(Effect.gen(function* () {
+      const prompt = input.messages.map((message) => message.content).join("\n\n")
+      const process = yield* Command.start(
+        Command.make("codex", ...codexExecArguments(input, prompt)).pipe(
+          Command.workingDirectory(input.cwd),
+          Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId, TRELLIS_MCP_TOKEN: input.mcp.apiKey }),
+          // An empty stdin: a piped one that stays open would be read as more prompt.
+          Command.feed("")
+        )
+      ).pipe(Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start codex exec: ${error.message}`, stderr: "" })))
+      const stderr = yield* process.stderr.pipe(
+        Stream.decodeText(),
+        Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
+        Effect.orElseSucceed(() => ""),
+        Effect.forkScoped
+      )
+      const failure = yield* Ref.make<string | undefined>(undefined)
+      const outputs = process.stdout.pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
+        Stream.filter((line) => line.trim() !== ""),
+        Stream.mapConcatEffect((data) =>
+          Effect.gen(function* () {
+            let parsed: unknown
+            try {
+              parsed = JSON.parse(data)
+            } catch {
+              return [{ _tag: "Line", line: { type: "unparsed", data } }] satisfies ReadonlyArray<RuntimeOutput>
+            }
+            const line = record(parsed)
+            const type = typeof line["type"] === "string" ? line["type"] : "unparsed"
+            if (type === "turn.failed") yield* Ref.set(failure, String(record(line["error"])["message"] ?? "the turn failed"))
+            const out: Array<RuntimeOutput> = [{ _tag: "Line", line: { type, data } }]
+            if (type === "thread.started" && typeof line["thread_id"] === "string") out.push({ _tag: "SessionId", id: line["thread_id"] })
+            return out
+          })
+        ),
+        Stream.mapError((error) => new RuntimeFailed({ message: `Reading codex's output failed: ${String(error)}`, stderr: "" }))
+      )
+      const ending = Effect.gen(function* () {
+        const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
+        const errors = yield* Fiber.join(stderr)
+        const reported = yield* Ref.get(failure)
+        if (reported !== undefined) return yield* new RuntimeFailed({ message: reported, stderr: errors })
+        if (exitCode !== 0) return yield* new RuntimeFailed({ message: `codex exec exited with code ${exitCode}`, stderr: errors })
+      })
+      return Stream.concat(outputs, Stream.drain(Stream.fromEffect(ending)))
+    }))
+}

@@ -1,0 +1,179 @@
+/**
+ * End-to-end runs of the real runtime binaries: `trellis serve`, one logged-in machine whose
+ * `trellis agent start` finds the pinned binaries first on PATH and talks to the mock model,
+ * every runtime's home and config isolated in the machine's own directories.
+ */
+import { Schema } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { linkRuntimeBinaries } from "../../support/runtimes/RuntimeBinaries.js"
+import type { MockModel } from "../../support/mock-model/MockModel.js"
+import { eventually, repoRoot, tempDir } from "./Processes.js"
+import { type Agent, agentEnv, type CliProfile, gitRepo, Mcp, type Message, messagesOf, Profiles, type Serve, startAgent, startServe, trellisOk } from "./Trellis.js"
+import { freePort } from "./Processes.js"
+
+export interface Backend {
+  readonly serve: Serve
+  readonly mcp: Mcp
+}
+
+export const startBackend = async (): Promise<Backend> => {
+  const serve = await startServe(tempDir("trellis-rt-home-"), await freePort())
+  return { serve, mcp: await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey) }
+}
+
+export interface Machine {
+  readonly root: string
+  readonly home: string
+  readonly checkout: string
+  readonly env: NodeJS.ProcessEnv
+}
+
+/** What each runtime needs to reach the mock model and nothing else (RUNTIMES.md §2.1, §3.1, §4.1). */
+const runtimeEnv = (mock: MockModel, home: string): NodeJS.ProcessEnv => ({
+  HOME: home,
+  XDG_CONFIG_HOME: path.join(home, ".config"),
+  XDG_DATA_HOME: path.join(home, ".local", "share"),
+  XDG_CACHE_HOME: path.join(home, ".cache"),
+  XDG_STATE_HOME: path.join(home, ".local", "state"),
+  ANTHROPIC_BASE_URL: mock.url,
+  ANTHROPIC_API_KEY: "sk-ant-mock",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  DISABLE_TELEMETRY: "1",
+  DISABLE_AUTOUPDATER: "1",
+  DISABLE_ERROR_REPORTING: "1",
+  CODEX_HOME: path.join(home, ".codex"),
+  MOCK_API_KEY: "mock",
+  OPENCODE_DISABLE_AUTOUPDATE: "1",
+  OPENCODE_DISABLE_MODELS_FETCH: "1",
+  OPENCODE_DISABLE_SHARE: "1",
+  OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+  OPENCODE_ENABLE_QUESTION_TOOL: "1"
+})
+
+/** Codex's provider config (RUNTIMES.md §3.1). Failed requests are retried as stream retries, which the app-server reports (error willRetry). */
+const writeRuntimeConfig = (mock: MockModel, home: string) => {
+  fs.mkdirSync(path.join(home, ".codex"), { recursive: true })
+  fs.writeFileSync(path.join(home, ".codex", "config.toml"), [
+    `model = "mock-model"`,
+    `model_provider = "mock"`,
+    `model_reasoning_effort = "medium"`,
+    `check_for_update_on_startup = false`,
+    `[model_providers.mock]`,
+    `name = "Mock"`,
+    `base_url = "${mock.url}/v1"`,
+    `env_key = "MOCK_API_KEY"`,
+    `wire_api = "responses"`,
+    `request_max_retries = 0`,
+    `stream_max_retries = 3`,
+    `[analytics]`,
+    `enabled = false`,
+    ""
+  ].join("\n"))
+  // OpenCode's global config (RUNTIMES.md §4.1): the mock as an openai-compatible provider; shell and edits ask.
+  fs.mkdirSync(path.join(home, ".config", "opencode"), { recursive: true })
+  fs.writeFileSync(path.join(home, ".config", "opencode", "opencode.json"), JSON.stringify({
+    provider: {
+      mock: {
+        npm: "@ai-sdk/openai-compatible",
+        name: "Mock",
+        options: { baseURL: `${mock.url}/v1`, apiKey: "mock" },
+        models: { "mock-model": { name: "Mock Model", reasoning: true, tool_call: true, limit: { context: 128000, output: 8192 } } }
+      }
+    },
+    model: "mock/mock-model",
+    small_model: "mock/mock-model",
+    autoupdate: false,
+    share: "disabled",
+    permission: { bash: "ask", edit: "ask" }
+  }, null, 2))
+}
+
+/**
+ * A machine logged in to `backend` with a fresh checkout added as a path: its own config dir,
+ * HOME and XDG dirs, and the pinned runtime binaries first on PATH.
+ */
+export const realMachine = async (backend: Backend, mock: MockModel, name: string): Promise<Machine> => {
+  const root = tempDir(`trellis-rt-${name}-`)
+  const home = path.join(root, "home")
+  fs.mkdirSync(home)
+  const bin = linkRuntimeBinaries(path.join(root, "bin"))
+  writeRuntimeConfig(mock, home)
+  const env = agentEnv(path.join(root, "config"), bin, runtimeEnv(mock, home))
+  await trellisOk(
+    ["agent", "login", "--server", backend.serve.baseUrl, "--project", backend.serve.credentials.projectRef, "--name", "e2e", "--machine-name", `rt-${name}`],
+    repoRoot,
+    { ...env, TRELLIS_API_KEY: backend.serve.credentials.apiKey }
+  )
+  const checkout = await gitRepo(path.join(root, "checkout"))
+  await trellisOk(["agent", "paths", "add"], checkout, env)
+  return { root, home, checkout, env }
+}
+
+export const startRealAgent = (m: Machine, extraArgs: ReadonlyArray<string> = []): Promise<Agent> => startAgent(m.checkout, m.env, extraArgs)
+
+const SavedProfileId = Schema.parseJson(Schema.Struct({ profiles: Schema.Struct({ e2e: Schema.Struct({ profileId: Schema.String }) }) }))
+
+/** The machine's profile once its agent is online, and the path ID of its checkout. */
+export const onlineTarget = async (backend: Backend, m: Machine, agent: Agent): Promise<{ readonly profile: CliProfile; readonly pathId: string }> => {
+  const file = path.join(m.env["TRELLIS_CONFIG_DIR"] ?? "", "profiles.json")
+  const { profileId } = Schema.decodeUnknownSync(SavedProfileId)(fs.readFileSync(file, "utf8")).profiles.e2e
+  const [profile] = await eventually("the profile to be online", async () => {
+    const { profiles } = await backend.mcp.call(Profiles, "list_cli_profiles", { projectId: backend.serve.credentials.projectId })
+    return profiles.filter((p) => p.profileId === profileId && p.online)
+  }, (online) => online.length === 1, 60_000, () => agent.proc.describe())
+  const pathId = profile?.paths.find((p) => p.path === m.checkout)?.pathId
+  if (profile === undefined || pathId === undefined) throw new Error("the machine's checkout is not registered")
+  return { profile, pathId }
+}
+
+const Created = Schema.Struct({ threadId: Schema.String })
+export const ThreadState = Schema.Struct({ threadId: Schema.String, hasPendingInteraction: Schema.Boolean, status: Schema.String })
+
+export const createThread = async (backend: Backend, target: { readonly profile: CliProfile; readonly pathId: string }, cliType: string, content: string, extra: Record<string, unknown> = {}) =>
+  (await backend.mcp.call(Created, "create_thread", { content, profileId: target.profile.profileId, pathId: target.pathId, cliType, ...extra })).threadId
+
+export const send = (backend: Backend, threadId: string, content: string, extra: Record<string, unknown> = {}) =>
+  backend.mcp.call(Schema.Struct({ messageId: Schema.String }), "send_thread_message", { threadId, content, ...extra })
+
+/** Waits for the thread to hold `count` messages, the last an assistant answer in a final state. */
+export const settledMessages = (backend: Backend, threadId: string, count: number, agent: Agent, timeoutMs = 90_000): Promise<ReadonlyArray<Message>> =>
+  eventually(`thread ${threadId} to hold ${count} settled messages`, () => messagesOf(backend.mcp, threadId), (messages) => {
+    const last = messages.at(-1)
+    return messages.length === count && last?.role === "assistant" && (last.status === "completed" || last.status === "failed")
+  }, timeoutMs, () => agent.proc.describe())
+
+// ---- the interaction bridge, as a client answers it -------------------------------------------------
+
+export const Interaction = Schema.Struct({
+  interactionId: Schema.String,
+  kind: Schema.String,
+  status: Schema.String,
+  request: Schema.Unknown,
+  answer: Schema.Unknown
+})
+export type Interaction = typeof Interaction.Type
+const decodePending = Schema.decodeUnknownSync(Schema.Struct({ interactions: Schema.Array(Interaction) }))
+
+const api = async (backend: Backend, method: string, url: string, body?: unknown): Promise<unknown> => {
+  const response = await fetch(`${backend.serve.baseUrl}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${backend.serve.credentials.apiKey}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  if (!response.ok) throw new Error(`${method} ${url}: HTTP ${response.status}: ${await response.text()}`)
+  return response.json()
+}
+
+/** The thread's one pending interaction, once the runtime has asked. */
+export const pendingInteraction = async (backend: Backend, threadId: string, agent: Agent): Promise<Interaction> => {
+  const [pending] = await eventually(`a pending interaction on ${threadId}`, async () =>
+    decodePending(await api(backend, "GET", `/api/threads/${threadId}/interactions`)).interactions, (list) => list.length === 1, 90_000, () => agent.proc.describe())
+  if (pending === undefined) throw new Error("no pending interaction")
+  return pending
+}
+
+export const answerInteraction = async (backend: Backend, interactionId: string, payload: { readonly deny?: boolean; readonly answer?: unknown }) =>
+  Schema.decodeUnknownSync(Interaction)(await api(backend, "POST", `/api/threads/interactions/${interactionId}/answer`, payload))
+
+export const retryThread = (backend: Backend, threadId: string) => api(backend, "POST", `/api/threads/${threadId}/retry`)
