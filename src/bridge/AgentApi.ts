@@ -7,7 +7,7 @@ import { CliType, RuntimeTransport } from "../domain/CliType.js"
 import { Conflict, Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
 import { AgentSessionId, CliProfileId, ProjectId } from "../domain/Ids.js"
 import { ClaimLost, SessionConflict, SessionExpired } from "./BridgeErrors.js"
-import { Interaction, InteractionKind } from "./Interactions.js"
+import { Interaction, InteractionKind } from "../domain/Interaction.js"
 
 /**
  * The CLI bridge over HTTP (SPEC "CLI bridge HTTP endpoints", DESIGN §6): the contract both the

@@ -3,6 +3,7 @@ import { Duration, Effect, Option, Schema, Stream } from "effect"
 import type { Principal } from "../auth/Principal.js"
 import { NotFound } from "../domain/Errors.js"
 import { type AgentSessionId, InteractionId } from "../domain/Ids.js"
+import { Interaction, InteractionKind, InteractionStatus } from "../domain/Interaction.js"
 import { Threads } from "../services/Threads.js"
 import { LiveEvents } from "./LiveEvents.js"
 import { ThreadQueue } from "./ThreadQueue.js"
@@ -15,21 +16,6 @@ import { ThreadQueue } from "./ThreadQueue.js"
  * CLI's wait then returns it as expired (never as denied) and a late answer cannot land.
  */
 
-export const InteractionKind = Schema.Literal("permission", "question")
-export const InteractionStatus = Schema.Literal("pending", "answered", "denied", "expired")
-
-export const Interaction = Schema.Struct({
-  interactionId: Schema.String,
-  threadId: Schema.String,
-  kind: InteractionKind,
-  request: Schema.Unknown,
-  status: InteractionStatus,
-  answer: Schema.NullOr(Schema.Unknown),
-  createdAt: Schema.String,
-  answeredAt: Schema.NullOr(Schema.String),
-  expiresAt: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "Interaction" })
-export type Interaction = typeof Interaction.Type
 
 const Row = Schema.Struct({
   interactionId: Schema.String,
