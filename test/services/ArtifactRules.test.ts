@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { MAX_ARTIFACT_CONTENT_LENGTH } from "../../src/domain/Artifact.js"
+import type { ToolError } from "../../src/domain/Errors.js"
 import { Projects } from "../../src/services/Projects.js"
 import { memberAs, seedArtifact } from "../support/ArtifactServices.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
@@ -202,14 +203,14 @@ describe("Artifacts rules", () => {
         const seen = yield* artifacts.read(viewer.principal, artifactId)
         expect(seen.artifact).toEqual(before)
         const viewersTask = yield* tasks.resolve(viewer.principal, task.task.id, null)
-        const attempts = {
-          create: artifacts.create(viewer.principal, viewersTask, { name: "Mine" }),
-          update: artifacts.update(seen, { name: "Mine" }),
-          replace: artifacts.replace(seen, { oldString: "Body", newString: "Mine" }),
-          move: artifacts.move(seen, target),
-          remove: artifacts.remove(seen)
-        }
-        for (const [name, attempt] of Object.entries(attempts)) {
+        const attempts: ReadonlyArray<readonly [string, Effect.Effect<unknown, ToolError>]> = [
+          ["create", artifacts.create(viewer.principal, viewersTask, { name: "Mine" })],
+          ["update", artifacts.update(seen, { name: "Mine" })],
+          ["replace", artifacts.replace(seen, { oldString: "Body", newString: "Mine" })],
+          ["move", artifacts.move(seen, target)],
+          ["remove", artifacts.remove(seen)]
+        ]
+        for (const [name, attempt] of attempts) {
           expect(yield* Effect.flip(attempt), name).toMatchObject({ _tag: "Forbidden", message: expect.stringContaining("the caller is viewer") })
         }
         expect((yield* current()).artifact).toEqual(before)
