@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { CONTEXT_LENGTH } from "../../src/domain/Anchor.js"
+import { MAX_COMMENT_IDS_PER_STATUS_BATCH } from "../../src/domain/Artifact.js"
 import type { ToolError } from "../../src/domain/Errors.js"
 import { ArtifactCommentId } from "../../src/domain/Ids.js"
 import type { ArtifactComments, ThreadRows } from "../../src/services/ArtifactComments.js"
@@ -277,6 +278,24 @@ describe("ArtifactComments rules", () => {
           expect(yield* statusesOf(comments, artifactId)).toEqual(before)
         }
         expect(yield* statusesOf(elsewhere.comments, elsewhere.artifactId)).toEqual([[foreign.root.commentId, "open"]])
+      }))
+
+    it.effect("a status batch names 1 to 100 root comments: 100 change at once; none or more than 100 are refused naming commentIds and change nothing", () =>
+      Effect.gen(function* () {
+        const words = Array.from({ length: MAX_COMMENT_IDS_PER_STATUS_BATCH }, (_, i) => `w${i}.`)
+        const { artifactId, comments, current, principal } = yield* seedArtifact("acr-batch", words.join(" "))
+        const ids = []
+        for (const anchorText of words) ids.push((yield* comments.create(principal, yield* current(), { content: "c", anchorText })).root.commentId)
+        const before = yield* statusesOf(comments, artifactId)
+        for (const batch of [[], [...ids, ...ids.slice(0, 1)]]) {
+          expect(yield* Effect.flip(comments.setStatus(principal, batch, "resolved")), `${batch.length} IDs`).toMatchObject({
+            _tag: "InvalidArgument",
+            message: expect.stringMatching(new RegExp(`^commentIds: ${batch.length} given; a batch names 1 to ${MAX_COMMENT_IDS_PER_STATUS_BATCH}`))
+          })
+        }
+        expect(yield* statusesOf(comments, artifactId)).toEqual(before)
+        expect((yield* comments.setStatus(principal, ids, "resolved")).commentIds).toHaveLength(MAX_COMMENT_IDS_PER_STATUS_BATCH)
+        expect(yield* comments.threadsOf(artifactId, "open")).toEqual([])
       }))
 
     it.effect("a viewer reads threads, but opening, replying to and resolving them are forbidden and change nothing", () =>
