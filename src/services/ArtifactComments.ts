@@ -4,7 +4,7 @@ import { Effect, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
 import { isForeignKeyViolation } from "../db/SqlErrors.js"
 import * as Anchor from "../domain/Anchor.js"
-import { CommentStatus } from "../domain/Artifact.js"
+import { CommentStatus, MAX_COMMENT_IDS_PER_STATUS_BATCH } from "../domain/Artifact.js"
 import { InvalidArgument, NotFound } from "../domain/Errors.js"
 import { ArtifactCommentId, ArtifactId, ProjectId } from "../domain/Ids.js"
 import { Artifacts, type ResolvedArtifact } from "./Artifacts.js"
@@ -171,6 +171,12 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
       commentIds: ReadonlyArray<ArtifactCommentId>,
       status: CommentStatus
     ) {
+      // The tool's input declares this limit too; callers of the service get a typed error, not a malformed query.
+      if (commentIds.length === 0 || commentIds.length > MAX_COMMENT_IDS_PER_STATUS_BATCH) {
+        return yield* new InvalidArgument({
+          message: `commentIds: ${commentIds.length} given; a batch names 1 to ${MAX_COMMENT_IDS_PER_STATUS_BATCH} comments`
+        })
+      }
       const ids = [...new Set(commentIds)]
       return yield* sql.withTransaction(Effect.gen(function* () {
         const found = new Map((yield* locate(ids)).map((row) => [row.id, row]))

@@ -1,26 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Exit } from "effect"
-import { ArtifactComments } from "../../src/services/ArtifactComments.js"
-import { Artifacts } from "../../src/services/Artifacts.js"
-import { Projects } from "../../src/services/Projects.js"
-import { Tasks } from "../../src/services/Tasks.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
-
-/** A project owner with one task and a markdown artifact on it, and the services. */
-const seed = (slug: string, content: string) =>
-  Effect.gen(function* () {
-    const owner = yield* seedOwner(slug)
-    const access = yield* (yield* Projects).access(owner.principal, owner.project.id)
-    const tasks = yield* Tasks
-    const artifacts = yield* Artifacts
-    const comments = yield* ArtifactComments
-    const { taskId } = yield* tasks.create(owner.principal, access, { name: "Task" })
-    const task = yield* tasks.resolve(owner.principal, taskId, null)
-    const { artifactId } = yield* artifacts.create(owner.principal, task, { name: "Doc", content })
-    const current = () => artifacts.read(owner.principal, artifactId)
-    return { ...owner, access, tasks, artifacts, comments, task, artifactId, current }
-  })
+import { seedArtifact } from "../support/ArtifactServices.js"
+import { TestServer } from "../support/TestServer.js"
 
 /**
  * Runs `effect` with a row trigger on `table` in place (`event`, `condition`, plpgsql `body`), so a
@@ -42,7 +24,7 @@ describe("Artifacts", () => {
   layer(TestServer())((it) => {
     it.effect("resolving an artifact (for comment calls, moves, deletes and edits) leaves its content unread; read loads it", () =>
       Effect.gen(function* () {
-        const { artifactId, artifacts, principal } = yield* seed("art-resolve", "Body")
+        const { artifactId, artifacts, principal } = yield* seedArtifact("art-resolve", "Body")
         const resolved = yield* artifacts.resolve(principal, artifactId)
         expect(resolved.artifact.id).toBe(artifactId)
         expect(Object.keys(resolved.artifact)).not.toContain("content")
@@ -51,7 +33,7 @@ describe("Artifacts", () => {
 
     it.effect("concurrent replacements in one artifact all land: content writers take turns on the artifact's row", () =>
       Effect.gen(function* () {
-        const { artifacts, current } = yield* seed("art-concurrent", range(10).map((n) => `[t${n}]`).join(" "))
+        const { artifacts, current } = yield* seedArtifact("art-concurrent", range(10).map((n) => `[t${n}]`).join(" "))
         const resolved = yield* current()
         yield* Effect.all(range(10).map((n) => artifacts.replace(resolved, { oldString: `[t${n}]`, newString: `<done ${n}>` })), {
           concurrency: "unbounded"
@@ -61,7 +43,7 @@ describe("Artifacts", () => {
 
     it.effect("threads created while the content is being edited still point at their snippets", () =>
       Effect.gen(function* () {
-        const { artifacts, comments, current, principal } = yield* seed("art-race", range(8).map((n) => `word${n}`).join(" "))
+        const { artifacts, comments, current, principal } = yield* seedArtifact("art-race", range(8).map((n) => `word${n}`).join(" "))
         const resolved = yield* current()
         yield* Effect.all([
           ...range(8).map((n) => comments.create(principal, resolved, { content: "c", anchorText: `word${n}` })),
@@ -78,7 +60,7 @@ describe("Artifacts", () => {
 
     it.effect("an update that fails after writing the content writes none of its fields and moves no anchor", () =>
       Effect.gen(function* () {
-        const { artifacts, comments, current, principal } = yield* seed("art-atomic", "Body alpha")
+        const { artifacts, comments, current, principal } = yield* seedArtifact("art-atomic", "Body alpha")
         yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
         const resolved = yield* current()
         const threadsBefore = yield* comments.threadsOf(resolved.artifact.id)
@@ -93,9 +75,7 @@ describe("Artifacts", () => {
 
     it.effect("a move racing the deletion of its target task or of the artifact itself is not found and moves nothing", () =>
       Effect.gen(function* () {
-        const { access, artifacts, current, principal, task, tasks } = yield* seed("art-move-race", "Body")
-        const newTask = (name: string) =>
-          Effect.flatMap(tasks.create(principal, access, { name }), ({ taskId }) => tasks.resolve(principal, taskId, null))
+        const { artifacts, current, newTask, task, tasks } = yield* seedArtifact("art-move-race", "Body")
         const resolved = yield* current()
         const doomed = yield* newTask("Deleted meanwhile")
         yield* tasks.remove(doomed, "delete_all")
@@ -110,7 +90,7 @@ describe("Artifacts", () => {
 
     it.effect("a reply racing the deletion of its artifact is not found, not an internal error", () =>
       Effect.gen(function* () {
-        const { comments, current, principal } = yield* seed("art-reply-race", "alpha")
+        const { comments, current, principal } = yield* seedArtifact("art-reply-race", "alpha")
         const thread = yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
         // The artifact goes away after the reply's checks passed, just before its row is written.
         const result = yield* Effect.either(comments.reply(principal, thread.root.commentId, "raced")).pipe(
@@ -122,7 +102,7 @@ describe("Artifacts", () => {
 
     it.effect("summariesOf gives each of several tasks its artifacts in one call, oldest first, with open thread counts", () =>
       Effect.gen(function* () {
-        const { access, artifactId, artifacts, comments, current, principal, task, tasks } = yield* seed("art-summaries", "alpha beta")
+        const { access, artifactId, artifacts, comments, current, principal, task, tasks } = yield* seedArtifact("art-summaries", "alpha beta")
         const other = yield* tasks.resolve(principal, (yield* tasks.create(principal, access, { name: "Other" })).taskId, null)
         const second = yield* artifacts.create(principal, task, { name: "Second" })
         yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
@@ -134,7 +114,7 @@ describe("Artifacts", () => {
 
     it.effect("purging a deleted task removes its artifacts and their comments for good", () =>
       Effect.gen(function* () {
-        const { artifactId, comments, current, principal, task, tasks } = yield* seed("art-purge", "alpha")
+        const { artifactId, comments, current, principal, task, tasks } = yield* seedArtifact("art-purge", "alpha")
         const thread = yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
         yield* comments.reply(principal, thread.root.commentId, "r")
         yield* tasks.remove(task, "delete_all")

@@ -1,0 +1,39 @@
+import { Effect } from "effect"
+import type { ArtifactContentType } from "../../src/domain/Artifact.js"
+import type { ProjectId } from "../../src/domain/Ids.js"
+import type { ProjectRole } from "../../src/domain/Roles.js"
+import { ArtifactComments } from "../../src/services/ArtifactComments.js"
+import { Artifacts } from "../../src/services/Artifacts.js"
+import { Memberships } from "../../src/services/Memberships.js"
+import { Projects } from "../../src/services/Projects.js"
+import { Tasks } from "../../src/services/Tasks.js"
+import { Users } from "../../src/services/Users.js"
+import { createKey, seedOwner } from "./TestServer.js"
+
+/** Helpers for tests that call the artifact and artifact comment services directly. */
+
+/** A project owner with one task and an artifact on it (markdown unless told), and the services. */
+export const seedArtifact = (slug: string, content: string, contentType?: ArtifactContentType) =>
+  Effect.gen(function* () {
+    const owner = yield* seedOwner(slug)
+    const access = yield* (yield* Projects).access(owner.principal, owner.project.id)
+    const tasks = yield* Tasks
+    const artifacts = yield* Artifacts
+    const comments = yield* ArtifactComments
+    const { taskId } = yield* tasks.create(owner.principal, access, { name: "Task" })
+    const task = yield* tasks.resolve(owner.principal, taskId, null)
+    const { artifactId } = yield* artifacts.create(owner.principal, task, { name: "Doc", content, contentType })
+    const current = () => artifacts.read(owner.principal, artifactId)
+    /** Another task of the project, resolved for the owner. */
+    const newTask = (name: string) =>
+      Effect.flatMap(tasks.create(owner.principal, access, { name }), (created) => tasks.resolve(owner.principal, created.taskId, null))
+    return { ...owner, access, tasks, artifacts, comments, task, artifactId, current, newTask }
+  })
+
+/** A new user with `role` in the project, and their principal. */
+export const memberAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
+  Effect.gen(function* () {
+    const user = yield* (yield* Users).create({ name: `${role} of ${slug}`, email: `${role}@${slug}.test` })
+    yield* (yield* Memberships).addToProject(projectId, user.id, role)
+    return { user, principal: (yield* createKey(user.id, null)).principal }
+  })
