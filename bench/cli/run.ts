@@ -12,6 +12,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Schema } from "effect"
 import { intEnv } from "../mcp-overhead/ChildProcess.js"
+import { createDatabase } from "../task-tools/PgDatabase.js"
 import { median } from "../mcp-overhead/Report.js"
 import { freePort, killEverything, removeTempDirs, runOk, sleep, tempDir } from "../../test/e2e/support/Processes.js"
 import {
@@ -64,7 +65,10 @@ const main = async () => {
   const repo = tempDir("trellis-bench-cli-repo-")
   await runOk("git init", "git", ["init", "-q"], { cwd: repo, env: process.env })
   const port = await freePort()
-  const serve = await startServe(home, port)
+  // BENCH_DATABASE_URL: a PostgreSQL server to create the run's database on; without it, the embedded one.
+  const serverUrl = process.env["BENCH_DATABASE_URL"] || undefined
+  const database = serverUrl === undefined ? undefined : await createDatabase(serverUrl)
+  const serve = await startServe(home, port, database === undefined ? {} : { DATABASE_URL: database.url })
   const env = agentEnv(configDir, bin, { REPLAY_LINES: String(LINES) })
   await trellisOk(["agent", "login", "--server", serve.baseUrl, "--api-key", serve.credentials.apiKey, "--project", serve.credentials.projectId], repo, env)
   await trellisOk(["agent", "paths", "add"], repo, env)
@@ -106,6 +110,7 @@ const main = async () => {
   } finally {
     await killEverything()
     removeTempDirs()
+    await database?.drop()
   }
 
   const floor = median(baseline)
@@ -118,7 +123,7 @@ const main = async () => {
     ["runtime → agent → backend → rows", `${Math.round(measured).toLocaleString("en")} lines/s`],
     ["ratio to the baseline", (measured / floor).toFixed(3)]
   ]
-  console.log(`bench/cli: ${LINES.toLocaleString("en")} lines per run, median of ${ROUNDS} round(s), embedded database`)
+  console.log(`bench/cli: ${LINES.toLocaleString("en")} lines per run, median of ${ROUNDS} round(s), ${database === undefined ? "embedded database" : `PostgreSQL (fresh database ${database.name})`}`)
   for (const [name, value] of rows) console.log(`  ${(name ?? "").padEnd(36)} ${value}`)
   console.log(`  agent RSS: idle ${idleRss.toFixed(0)} MB, peak ${peakRss.toFixed(0)} MB; at a quarter of the runs ${early.toFixed(0)} MB, at the end ${late.toFixed(0)} MB`)
   console.log(`targets:`)
