@@ -1,27 +1,15 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Principal } from "../../src/auth/Principal.js"
 import type { OrganizationId, ProjectId } from "../../src/domain/Ids.js"
 import { PromptId } from "../../src/domain/Ids.js"
 import type { OrganizationRole, ProjectRole } from "../../src/domain/Roles.js"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Prompts } from "../../src/services/Prompts.js"
-import { type ScopeAccess, Scopes } from "../../src/services/Scopes.js"
+import type { ScopeAccess } from "../../src/services/Scopes.js"
 import { Users } from "../../src/services/Users.js"
+import { organizationScope, projectScope } from "../support/ScopeFixtures.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
-
-const projectScope = (principal: Principal, projectId: ProjectId) =>
-  Effect.map(Effect.flatMap(Projects, (projects) => projects.access(principal, projectId)), (project): ScopeAccess => ({
-    kind: "project",
-    project
-  }))
-
-const organizationScope = (principal: Principal, slugOrId: string) =>
-  Effect.map(Effect.flatMap(Scopes, (scopes) => scopes.organization(principal, slugOrId, "organization")), (organization): ScopeAccess => ({
-    kind: "organization",
-    organization
-  }))
 
 /** A fresh organization and project; `project` and `organization` are the owner's two scopes. */
 const seed = (slug: string) =>
