@@ -31,6 +31,10 @@ const member = (projectId: ProjectAccess["project"]["id"], slug: string, role: P
 
 const teal = { color: "teal" } as const
 
+/** An agent with every optional field set. */
+const builder = (automation: AgentAutomation) =>
+  ({ name: "Builder", description: "Builds", prompt: "You build.", category: "eng", appearance: teal, automation }) as const
+
 const decodeAutomation = Schema.decodeUnknownEither(AgentAutomation)
 const decodeAppearance = Schema.decodeUnknownEither(AgentAppearance)
 
@@ -129,14 +133,7 @@ describe("ProjectAgents", () => {
     it.effect("update changes only the fields given", () =>
       Effect.gen(function* () {
         const { access, agents, principal } = yield* seed("pa-update")
-        const id = yield* agents.create(access, {
-          name: "Builder",
-          description: "Builds",
-          prompt: "You build.",
-          category: "eng",
-          appearance: teal,
-          automation: { enabled: true, cliType: "claude" }
-        })
+        const id = yield* agents.create(access, builder({ enabled: true, cliType: "claude" }))
         const [before] = yield* agents.list(access)
         yield* agents.update(principal, id, {})
         expect(yield* agents.list(access)).toEqual([{ ...before, updatedAt: expect.any(Date) }])
@@ -149,14 +146,7 @@ describe("ProjectAgents", () => {
     it.effect("null clears description, prompt and category; automation is replaced whole and null clears it", () =>
       Effect.gen(function* () {
         const { access, agents, principal } = yield* seed("pa-clear")
-        const id = yield* agents.create(access, {
-          name: "Builder",
-          description: "Builds",
-          prompt: "You build.",
-          category: "eng",
-          appearance: teal,
-          automation: { enabled: true, cliType: "claude", cliModel: "opus", workspace: "local" }
-        })
+        const id = yield* agents.create(access, builder({ enabled: true, cliType: "claude", cliModel: "opus", workspace: "local" }))
         yield* agents.update(principal, id, { automation: { enabled: false, mode: "plan" } })
         expect((yield* agents.list(access))[0]?.automation).toEqual({ enabled: false, mode: "plan" })
         yield* agents.update(principal, id, { description: null, prompt: null, category: null, automation: null })

@@ -8,16 +8,13 @@ import { Projects } from "../../src/services/Projects.js"
 import { Prompts } from "../../src/services/Prompts.js"
 import type { ScopeAccess } from "../../src/services/Scopes.js"
 import { Users } from "../../src/services/Users.js"
-import { organizationScope, projectScope } from "../support/ScopeFixtures.js"
+import { organizationScope, projectScope, seedScopes } from "../support/ScopeFixtures.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
-/** A fresh organization and project; `project` and `organization` are the owner's two scopes. */
+/** A fresh organization and project with the owner's two scopes, and the Prompts service. */
 const seed = (slug: string) =>
   Effect.gen(function* () {
-    const owner = yield* seedOwner(slug)
-    const project = yield* projectScope(owner.principal, owner.project.id)
-    const organization = yield* organizationScope(owner.principal, owner.organization.slug)
-    return { ...owner, scopes: { project, organization }, prompts: yield* Prompts }
+    return { ...(yield* seedScopes(slug)), prompts: yield* Prompts }
   })
 
 /** A new user with an unnarrowed key, in the project and/or the organization with the roles given. */
@@ -38,18 +35,12 @@ describe("Prompts", () => {
       Effect.gen(function* () {
         const { prompts, scopes, organization, project } = yield* seed("pr-create")
         const plain = yield* prompts.create(scopes.project, { key: "review", content: "Review this" })
-        const full = yield* prompts.create(scopes.project, {
-          key: "git:commit",
-          content: "Write a commit message",
-          description: "Commit helper",
-          category: "git",
-          autoExpand: true,
-          autoSubmit: true
-        })
+        const every = { key: "git:commit", content: "Commit", description: "Commit helper", category: "git", autoExpand: true, autoSubmit: true }
+        const full = yield* prompts.create(scopes.project, every)
         expect(plain).toMatch(/^prompt_[0-9a-f]{32}$/)
         const filed = { scope: "project", organizationId: organization.id, projectId: project.id }
         expect(yield* prompts.list(scopes.project)).toEqual([
-          { id: full, ...filed, key: "git:commit", description: "Commit helper", category: "git", content: "Write a commit message", autoExpand: true, autoSubmit: true },
+          { id: full, ...filed, ...every },
           { id: plain, ...filed, key: "review", description: null, category: null, content: "Review this", autoExpand: false, autoSubmit: false }
         ])
       }))
@@ -124,16 +115,9 @@ describe("Prompts", () => {
         expect(yield* prompts.list(scopes.project)).toEqual([before])
         yield* prompts.update(principal, id, { content: "Review carefully" })
         expect(yield* prompts.list(scopes.project)).toEqual([{ ...before, content: "Review carefully" }])
-        yield* prompts.update(principal, id, { key: "deep-review", autoExpand: false, autoSubmit: true, description: null, category: null })
-        expect(yield* prompts.list(scopes.project)).toEqual([{
-          ...before,
-          key: "deep-review",
-          content: "Review carefully",
-          description: null,
-          category: null,
-          autoExpand: false,
-          autoSubmit: true
-        }])
+        const rest = { key: "deep-review", autoExpand: false, autoSubmit: true, description: null, category: null }
+        yield* prompts.update(principal, id, rest)
+        expect(yield* prompts.list(scopes.project)).toEqual([{ ...before, content: "Review carefully", ...rest }])
       }))
 
     it.effect("update keeps the stored prompt in its own scope, where its new key must be unique", () =>

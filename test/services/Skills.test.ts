@@ -6,7 +6,7 @@ import { Projects } from "../../src/services/Projects.js"
 import { Skills } from "../../src/services/Skills.js"
 import { DefaultProject } from "../../src/tools/ToolImplementation.js"
 import { ToolRunner } from "../../src/tools/ToolRunner.js"
-import { organizationScope, projectScope } from "../support/ScopeFixtures.js"
+import { organizationScope, seedScopes } from "../support/ScopeFixtures.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 type Edit =
@@ -300,19 +300,16 @@ describe("Skills: update_skill against a model", () => {
 })
 
 /** A fresh organization and project with the owner's two scopes, and the Skills service. */
-const seedScopes = (slug: string) =>
+const seedSkills = (slug: string) =>
   Effect.gen(function* () {
-    const owner = yield* seedOwner(slug)
-    const project = yield* projectScope(owner.principal, owner.project.id)
-    const organization = yield* organizationScope(owner.principal, owner.organization.slug)
-    return { ...owner, scopes: { project, organization }, skills: yield* Skills }
+    return { ...(yield* seedScopes(slug)), skills: yield* Skills }
   })
 
 describe("Skills", () => {
   layer(TestServer())((it) => {
     it.effect("a save that sets the stored name, description, category or files keeps the version; any change bumps it once", () =>
       Effect.gen(function* () {
-        const { principal, scopes, skills } = yield* seedScopes("skills-same")
+        const { principal, scopes, skills } = yield* seedSkills("skills-same")
         const id = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy", description: "Ships", category: "ops" })
         for (const same of [
           {},
@@ -333,7 +330,7 @@ describe("Skills", () => {
 
     it.effect("an unplaceable replace is the result { ok: false, index, code, message, occurrences } and stores nothing", () =>
       Effect.gen(function* () {
-        const { principal, scopes, skills } = yield* seedScopes("skills-unplaced")
+        const { principal, scopes, skills } = yield* seedSkills("skills-unplaced")
         const id = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy\nmake make" })
         const before = yield* skills.get(principal, id)
         const missing = yield* skills.update(principal, id, {
@@ -350,7 +347,7 @@ describe("Skills", () => {
 
     it.effect("a missing file, a bad path or a cap breach fails the save and stores nothing", () =>
       Effect.gen(function* () {
-        const { principal, scopes, skills } = yield* seedScopes("skills-errors")
+        const { principal, scopes, skills } = yield* seedSkills("skills-errors")
         const id = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy" })
         const before = yield* skills.get(principal, id)
         for (const [edit, tag] of [
@@ -367,7 +364,7 @@ describe("Skills", () => {
 
     it.effect("load and readFile reach project Skills only, and give null for a missing or impossible name or path", () =>
       Effect.gen(function* () {
-        const { principal, project, scopes, skills } = yield* seedScopes("skills-load")
+        const { principal, project, scopes, skills } = yield* seedSkills("skills-load")
         const access = yield* (yield* Projects).access(principal, project.id)
         const local = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy", description: "Ships" })
         yield* skills.update(principal, local, { edits: [{ op: "write", path: "bin/run.sh", content: "make" }] })
@@ -392,7 +389,7 @@ describe("Skills", () => {
 
     it.effect("a key narrowed to projects reaches none of its organization's Skills, and another organization's are not found", () =>
       Effect.gen(function* () {
-        const { organization, principal, project, scopes, skills, user } = yield* seedScopes("skills-narrowed")
+        const { organization, principal, project, scopes, skills, user } = yield* seedSkills("skills-narrowed")
         const shared = yield* skills.create(principal, scopes.organization, { name: "shared", content: "# Shared" })
         const local = yield* skills.create(principal, scopes.project, { name: "local", content: "# Local" })
         const narrowed = (yield* createKey(user.id, [project.id])).principal

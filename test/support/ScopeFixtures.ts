@@ -3,6 +3,7 @@ import type { Principal } from "../../src/auth/Principal.js"
 import type { ProjectId } from "../../src/domain/Ids.js"
 import { Projects } from "../../src/services/Projects.js"
 import { type ScopeAccess, Scopes } from "../../src/services/Scopes.js"
+import { seedOwner } from "./TestServer.js"
 
 /** A project as the owner of prompts and Skills, access-checked for `principal`. */
 export const projectScope = (principal: Principal, projectId: ProjectId) =>
@@ -17,3 +18,12 @@ export const organizationScope = (principal: Principal, slugOrId: string) =>
     kind: "organization",
     organization
   }))
+
+/** A fresh organization and project (seedOwner), with the owner's two scopes: the project and the organization. */
+export const seedScopes = (slug: string) =>
+  Effect.gen(function* () {
+    const owner = yield* seedOwner(slug)
+    const project = yield* projectScope(owner.principal, owner.project.id)
+    const organization = yield* organizationScope(owner.principal, owner.organization.slug)
+    return { ...owner, scopes: { project, organization } }
+  })
