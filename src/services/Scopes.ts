@@ -76,7 +76,7 @@ export class Scopes extends Effect.Service<Scopes>()("trellis/Scopes", {
       return yield* Effect.orDie(decodeOrganization(rows[0]))
     })
 
-    /** The scope of a stored row, for the caller; `what` names the row in a not-found message. */
+    /** The scope of a stored row, for the caller; one they cannot see fails with the row's own `notFound`. */
     const ofStored = Effect.fn("Scopes.ofStored")(function* (principal: Principal, stored: StoredScope, notFound: NotFound) {
       if (stored.projectId !== null) {
         const project = yield* projects.access(principal, stored.projectId).pipe(Effect.catchTag("NotFound", () => notFound))
