@@ -57,21 +57,26 @@ export class Scopes extends Effect.Service<Scopes>()("trellis/Scopes", {
     const sql = yield* SqlClient.SqlClient
     const projects = yield* Projects
 
+    /**
+     * The caller's organization. Membership is checked before the key's narrowing, so that a
+     * narrowed key learns nothing about organizations (or their prompts and Skills) its user is
+     * not a member of: those are not found, like for any other key.
+     */
     const organization = Effect.fn("Scopes.organization")(function* (principal: Principal, slugOrId: string, field: string) {
-      if (principal.projectIds !== null) {
-        return yield* new Forbidden({
-          message: `${field}: this API key is narrowed to specific projects, so it cannot reach organization prompts or Skills`
-        })
-      }
       const rows = yield* sql`
         SELECT o.id, o.slug, o.name, m.role FROM organizations o
         JOIN organization_members m ON m.organization_id = o.id AND m.user_id = ${principal.userId}
         WHERE o.slug = ${slugOrId.toLowerCase()} OR o.id = ${slugOrId}`.pipe(Effect.orDie)
       if (rows[0] === undefined) return yield* new NotFound({ message: `${field}: organization ${slugOrId} not found` })
+      if (principal.projectIds !== null) {
+        return yield* new Forbidden({
+          message: `${field}: this API key is narrowed to specific projects, so it cannot reach organization prompts or Skills`
+        })
+      }
       return yield* Effect.orDie(decodeOrganization(rows[0]))
     })
 
-    /** The scope of a stored row, for the caller; `what` names the row in a not-found message. */
+    /** The scope of a stored row, for the caller; one they cannot see fails with the row's own `notFound`. */
     const ofStored = Effect.fn("Scopes.ofStored")(function* (principal: Principal, stored: StoredScope, notFound: NotFound) {
       if (stored.projectId !== null) {
         const project = yield* projects.access(principal, stored.projectId).pipe(Effect.catchTag("NotFound", () => notFound))

@@ -1,9 +1,13 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, FastCheck, Runtime } from "effect"
 import { CurrentPrincipal, type Principal } from "../../src/auth/Principal.js"
+import { SkillId } from "../../src/domain/Ids.js"
+import { Projects } from "../../src/services/Projects.js"
+import { Skills } from "../../src/services/Skills.js"
 import { DefaultProject } from "../../src/tools/ToolImplementation.js"
 import { ToolRunner } from "../../src/tools/ToolRunner.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { organizationScope, seedScopes } from "../support/ScopeFixtures.js"
+import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 type Edit =
   | { readonly op: "write"; readonly path: string; readonly content: string }
@@ -291,6 +295,123 @@ describe("Skills: update_skill against a model", () => {
         )
         for (const result of more) versions.add((result as { readonly version: number }).version)
         expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: writers }, (_, i) => 2 + saves + i))
+      }))
+  })
+})
+
+/** A fresh organization and project with the owner's two scopes, and the Skills service. */
+const seedSkills = (slug: string) =>
+  Effect.gen(function* () {
+    return { ...(yield* seedScopes(slug)), skills: yield* Skills }
+  })
+
+describe("Skills", () => {
+  layer(TestServer())((it) => {
+    it.effect("a save that sets the stored name, description, category or files keeps the version; any change bumps it once", () =>
+      Effect.gen(function* () {
+        const { principal, scopes, skills } = yield* seedSkills("skills-same")
+        const id = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy", description: "Ships", category: "ops" })
+        for (const same of [
+          {},
+          { name: "deploy" },
+          { description: "Ships" },
+          { category: "ops" },
+          { name: "deploy", description: "Ships", category: "ops", content: "# Deploy", edits: [] }
+        ]) {
+          expect(yield* skills.update(principal, id, same), JSON.stringify(same)).toEqual({ ok: true, version: 1 })
+        }
+        expect(yield* skills.update(principal, id, { description: "Ships it", category: "ops" })).toEqual({ ok: true, version: 2 })
+        expect(yield* skills.update(principal, id, {
+          content: "# Deploy",
+          edits: [{ op: "write", path: "a.md", content: "A" }, { op: "delete", path: "a.md" }]
+        })).toEqual({ ok: true, version: 2 })
+        expect((yield* skills.get(principal, id)).record).toMatchObject({ description: "Ships it", category: "ops", version: 2 })
+      }))
+
+    it.effect("an unplaceable replace is the result { ok: false, index, code, message, occurrences } and stores nothing", () =>
+      Effect.gen(function* () {
+        const { principal, scopes, skills } = yield* seedSkills("skills-unplaced")
+        const id = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy\nmake make" })
+        const before = yield* skills.get(principal, id)
+        const missing = yield* skills.update(principal, id, {
+          name: "renamed",
+          category: "changed",
+          edits: [{ op: "write", path: "a.md", content: "A" }, { op: "replace", path: "SKILL.md", oldString: "ninja", newString: "x" }]
+        })
+        expect(missing).toEqual({ ok: false, index: 1, code: "old_string_not_found", message: expect.stringContaining("SKILL.md"), occurrences: 0 })
+        expect(Object.keys(missing).sort()).toEqual(["code", "index", "message", "occurrences", "ok"])
+        const multiple = yield* skills.update(principal, id, { edits: [{ op: "replace", path: "SKILL.md", oldString: "make", newString: "x" }] })
+        expect(multiple).toEqual({ ok: false, index: 0, code: "multiple_matches", message: expect.any(String), occurrences: 2 })
+        expect(yield* skills.get(principal, id)).toEqual(before)
+      }))
+
+    it.effect("a missing file, a bad path or a cap breach fails the save and stores nothing", () =>
+      Effect.gen(function* () {
+        const { principal, scopes, skills } = yield* seedSkills("skills-errors")
+        const id = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy" })
+        const before = yield* skills.get(principal, id)
+        for (const [edit, tag] of [
+          [{ op: "delete", path: "missing.md" }, "NotFound"],
+          [{ op: "write", path: "../up.md", content: "x" }, "InvalidArgument"],
+          [{ op: "move", path: "SKILL.md", newPath: "README.md" }, "InvalidArgument"],
+          [{ op: "write", path: "huge.md", content: "x".repeat(256 * 1024 + 1) }, "LimitExceeded"]
+        ] as const) {
+          const failure = yield* Effect.flip(skills.update(principal, id, { description: "changed", edits: [{ op: "write", path: "a.md", content: "A" }, edit] }))
+          expect(failure._tag, JSON.stringify(edit)).toBe(tag)
+        }
+        expect(yield* skills.get(principal, id)).toEqual(before)
+      }))
+
+    it.effect("load and readFile reach project Skills only, and give null for a missing or impossible name or path", () =>
+      Effect.gen(function* () {
+        const { principal, project, scopes, skills } = yield* seedSkills("skills-load")
+        const access = yield* (yield* Projects).access(principal, project.id)
+        const local = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy", description: "Ships" })
+        yield* skills.update(principal, local, { edits: [{ op: "write", path: "bin/run.sh", content: "make" }] })
+        const shared = yield* skills.create(principal, scopes.organization, { name: "shared", content: "# Shared" })
+        yield* skills.update(principal, shared, { edits: [{ op: "write", path: "a.md", content: "A" }] })
+        expect(yield* skills.load(access, "deploy")).toEqual({ name: "deploy", description: "Ships", skillMd: "# Deploy", paths: ["bin/run.sh"] })
+        expect(yield* skills.readFile(access, "deploy", "bin/run.sh")).toEqual({ path: "bin/run.sh", content: "make" })
+        for (const name of ["shared", "missing", "Deploy", "x", ""]) expect(yield* skills.load(access, name), name).toBeNull()
+        for (const [name, path] of [
+          ["shared", "a.md"],
+          ["shared", "SKILL.md"],
+          ["missing", "bin/run.sh"],
+          ["deploy", "bin/other.sh"],
+          ["deploy", "/bin/run.sh"],
+          ["deploy", "bin/../bin/run.sh"],
+          ["deploy", "bin\\run.sh"],
+          ["deploy", "toString"]
+        ] as const) {
+          expect(yield* skills.readFile(access, name, path), `${name} ${path}`).toBeNull()
+        }
+      }))
+
+    it.effect("a key narrowed to projects reaches none of its organization's Skills, and another organization's are not found", () =>
+      Effect.gen(function* () {
+        const { organization, principal, project, scopes, skills, user } = yield* seedSkills("skills-narrowed")
+        const shared = yield* skills.create(principal, scopes.organization, { name: "shared", content: "# Shared" })
+        const local = yield* skills.create(principal, scopes.project, { name: "local", content: "# Local" })
+        const narrowed = (yield* createKey(user.id, [project.id])).principal
+        expect(yield* Effect.flip(organizationScope(narrowed, organization.slug))).toMatchObject({ _tag: "Forbidden" })
+        for (const attempt of [
+          skills.get(narrowed, shared),
+          skills.update(narrowed, shared, { content: "# Mine" }),
+          skills.remove(narrowed, shared)
+        ]) {
+          expect(yield* Effect.flip(attempt)).toMatchObject({ _tag: "Forbidden", message: expect.stringContaining("narrowed") })
+        }
+        expect((yield* skills.get(narrowed, local)).record.name).toBe("local")
+        const other = yield* seedOwner("skills-narrowed-other")
+        const narrowedOther = (yield* createKey(other.user.id, [other.project.id])).principal
+        expect(yield* Effect.flip(organizationScope(narrowedOther, organization.slug))).toMatchObject({ _tag: "NotFound" })
+        for (const skillId of [shared, local, SkillId.generate()]) {
+          expect(yield* Effect.flip(skills.get(narrowedOther, skillId))).toMatchObject({
+            _tag: "NotFound",
+            message: `skillId: Skill ${skillId} not found`
+          })
+        }
+        expect((yield* skills.get(principal, shared)).record.version).toBe(1)
       }))
   })
 })

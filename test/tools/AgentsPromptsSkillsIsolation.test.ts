@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, ok, scopedTo, type Scope, type ToolErrorBody } from "../support/TaskTools.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 /** Words that only organization A's agents, prompts and Skills contain: no answer to B may carry them. */
 const SECRETS = ["Alpha agent", "alpha-prompt", "Alpha prompt text", "alpha-skill", "Alpha skill body", "alpha file", "Alpha org"]
@@ -115,6 +115,31 @@ describe("tenant isolation of the agent, prompt and Skill tools", () => {
           yield* ok(b.key, "list_skills", { scope: "organization" }, onB)
         ])
         expect(yield* stateOf(a.key, onA, [a.skillId, a.orgSkillId])).toEqual(before)
+      }))
+
+    it.effect("a key of organization B narrowed to its projects finds none of A's organization prompts and Skills: not found, not forbidden", () =>
+      Effect.gen(function* () {
+        const a = yield* seedA("iso-narrowed-a")
+        const b = yield* seedOwner("iso-narrowed-b")
+        const narrowed = (yield* createKey(b.user.id, [b.project.id])).secret
+        const onB = scopedTo(b.project.id)
+        const before = yield* stateOf(a.key, a.scope, [a.skillId, a.orgSkillId])
+        for (const [name, args] of [
+          ["list_prompts", { scope: "organization", organization: a.organization.slug }],
+          ["create_prompt", { scope: "organization", organization: a.organization.id, key: "planted", content: "x" }],
+          ["update_prompt", { promptId: a.orgPromptId, content: "Hijacked" }],
+          ["list_skills", { scope: "organization", organization: a.organization.slug }],
+          ["create_skill", { scope: "organization", organization: a.organization.id, name: "planted", content: "x" }],
+          ["get_skill", { skillId: a.orgSkillId }],
+          ["update_skill", { skillId: a.orgSkillId, content: "Hijacked" }],
+          ["delete_skill", { skillId: a.orgSkillId }]
+        ] as const) {
+          const label = `${name} ${JSON.stringify(args)}`
+          const result = yield* call(narrowed, name, args, onB)
+          expect((result.structuredContent as { readonly error: ToolErrorBody }).error.code, label).toBe("not_found")
+          leaksNothing(label, result)
+        }
+        expect(yield* stateOf(a.key, a.scope, [a.skillId, a.orgSkillId])).toEqual(before)
       }))
   })
 })

@@ -181,6 +181,24 @@ describe("Skill tools", () => {
         expect(yield* getSkill(key, id)).toMatchObject({ name: "ship", description: null, version: 4 })
       }))
 
+    it.effect("a name, description or category update that sets the stored values, alone or together, keeps the version", () =>
+      Effect.gen(function* () {
+        const { key, project } = yield* seedOwner("skill-same-columns")
+        const id = yield* createSkill(key, { name: "deploy", description: "Ships it", category: "ops" }, scopedTo(project.id))
+        for (const same of [
+          { name: "deploy" },
+          { description: "Ships it" },
+          { category: "ops" },
+          { name: "deploy", description: "Ships it", category: "ops" },
+          { content: SKILL_MD, name: "deploy", category: "ops", edits: [] }
+        ]) {
+          expect(yield* updateSkill(key, id, same), JSON.stringify(same)).toEqual({ ok: true, version: 1 })
+        }
+        expect(yield* updateSkill(key, id, { category: "release" })).toEqual({ ok: true, version: 2 })
+        expect(yield* updateSkill(key, id, { category: "release", description: "Ships it" })).toEqual({ ok: true, version: 2 })
+        expect(yield* getSkill(key, id)).toMatchObject({ name: "deploy", description: "Ships it", category: "release", version: 2 })
+      }))
+
     it.effect("an unplaceable replace is a result { ok: false, index, code, message, occurrences } and writes nothing, column changes included", () =>
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("skill-replace")
