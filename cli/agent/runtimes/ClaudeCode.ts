@@ -2,7 +2,7 @@ import { Command, type CommandExecutor } from "@effect/platform"
 import { Effect, Fiber, Queue, Ref, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { BatchInput, BatchMessage, InteractionOutcome, InteractionRequest, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"
-import { lostSessionPrompt, lostSessionWarning, RuntimeFailed } from "./Runtime.js"
+import { lostSessionPrompt, lostSessionWarning, RuntimeFailed, outputLines, startRuntime } from "./Runtime.js"
 
 /**
  * Runtime A, Claude Code: one subprocess per batch in print mode with stream-json in and out
@@ -12,8 +12,6 @@ import { lostSessionPrompt, lostSessionWarning, RuntimeFailed } from "./Runtime.
  * answered with a `control_response` on stdin, which stays open until the last `result`.
  * `result.is_error` — not `subtype` — says whether the batch failed.
  */
-
-const STDERR_KEPT = 64 * 1024
 
 /** A new session with the id chosen here, or the resumption of the thread's. */
 export type ClaudeSession = { readonly _tag: "New"; readonly id: string } | { readonly _tag: "Resume"; readonly id: string }
@@ -185,24 +183,11 @@ const withHistory = (turns: ReadonlyArray<ReadonlyArray<string>>, summary: strin
 const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArray<ReadonlyArray<string>>) =>
   Stream.unwrapScoped(Effect.gen(function* () {
     const scope = yield* Scope.Scope
-    const command = Command.make("claude", ...claudeArguments(input, session)).pipe(
-      Command.workingDirectory(input.cwd),
-      Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId }),
-      Command.stdin("pipe")
-    )
-    const process = yield* Command.start(command).pipe(
-      Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start claude: ${error.message}`, stderr: "" }))
-    )
+    const { process, stderr } = yield* startRuntime("claude", Command.make("claude", ...claudeArguments(input, session)).pipe(Command.stdin("pipe")), input)
     // stdin stays open until the last result, so control responses can still be written.
     const stdin = yield* Queue.unbounded<string>()
     yield* Queue.offerAll(stdin, turns.map(userTurn))
     yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
-    const stderr = yield* process.stderr.pipe(
-      Stream.decodeText(),
-      Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
-      Effect.orElseSucceed(() => ""),
-      Effect.forkScoped
-    )
     const failure = yield* Ref.make<string | undefined>(undefined)
     const results = yield* Ref.make(0)
     // Resuming, output is held back until claude shows it has the session (its init line): a
@@ -222,10 +207,7 @@ const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArr
       )
     }
 
-    const outputs = process.stdout.pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.filter((line) => line.trim() !== ""),
+    const outputs = outputLines(process.stdout).pipe(
       Stream.mapConcatEffect((data) =>
         Effect.gen(function* () {
           const parsed = parseLine(data)

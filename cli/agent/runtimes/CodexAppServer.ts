@@ -7,7 +7,7 @@ import type { ToolRequestUserInputParams } from "./codex-protocol/v2/ToolRequest
 import type { ToolRequestUserInputResponse } from "./codex-protocol/v2/ToolRequestUserInputResponse.js"
 import type { CommandExecutionApprovalDecision } from "./codex-protocol/v2/CommandExecutionApprovalDecision.js"
 import type { BatchInput, InteractionOutcome, Runtime, RuntimeOutput } from "./Runtime.js"
-import { lostSessionPrompt, lostSessionWarning, RuntimeFailed } from "./Runtime.js"
+import { lostSessionPrompt, lostSessionWarning, RuntimeFailed, outputLines, startRuntime } from "./Runtime.js"
 import { userTurns } from "./ClaudeCode.js"
 
 /**
@@ -18,8 +18,6 @@ import { userTurns } from "./ClaudeCode.js"
  * settled through the interaction bridge. Every message the server sends is a chunk typed with
  * its method (a response with the method of its request), as the normalizer expects.
  */
-
-const STDERR_KEPT = 64 * 1024
 
 type Json = Record<string, unknown>
 const record = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
@@ -70,21 +68,11 @@ export const codexThreadConfig = (input: BatchInput): ThreadStartParams => ({
 const runAppServer = (input: BatchInput, resume: boolean, turns: ReadonlyArray<{ readonly texts: ReadonlyArray<string>; readonly command: boolean }>) =>
   Stream.unwrapScoped(Effect.gen(function* () {
     const scope = yield* Scope.Scope
-    const process = yield* Command.start(
-      Command.make("codex", "app-server").pipe(
-        Command.workingDirectory(input.cwd),
-        Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId, TRELLIS_MCP_TOKEN: input.mcp.apiKey }),
-        Command.stdin("pipe")
-      )
-    ).pipe(Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start codex app-server: ${error.message}`, stderr: "" })))
+    const { process, stderr } = yield* startRuntime("codex app-server", Command.make("codex", "app-server").pipe(Command.stdin("pipe")), input, {
+      TRELLIS_MCP_TOKEN: input.mcp.apiKey
+    })
     const stdin = yield* Queue.unbounded<string>()
     yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
-    const stderr = yield* process.stderr.pipe(
-      Stream.decodeText(),
-      Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
-      Effect.orElseSucceed(() => ""),
-      Effect.forkScoped
-    )
     const out = yield* Queue.unbounded<Take.Take<RuntimeOutput, RuntimeFailed | SessionGone>>()
     const emit = (type: string, data: string) => Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "Line", line: { type, data } }))
     const send = (message: Json) => Queue.offer(stdin, JSON.stringify(message) + "\n")
@@ -125,10 +113,7 @@ const runAppServer = (input: BatchInput, resume: boolean, turns: ReadonlyArray<{
       }
     }
 
-    const reader = process.stdout.pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.filter((line) => line.trim() !== ""),
+    const reader = outputLines(process.stdout).pipe(
       Stream.runForEach((data) =>
         Effect.gen(function* () {
           let parsed: unknown

@@ -1,7 +1,7 @@
 import { Command, type CommandExecutor } from "@effect/platform"
 import { Effect, Fiber, Ref, Stream } from "effect"
 import type { BatchInput, RuntimeOutput } from "./Runtime.js"
-import { type Runtime, RuntimeFailed } from "./Runtime.js"
+import { type Runtime, RuntimeFailed, outputLines, startRuntime } from "./Runtime.js"
 
 /**
  * Runtime B with `trellis agent start --codex-exec`: one `codex exec --json` run per batch, or
@@ -9,8 +9,6 @@ import { type Runtime, RuntimeFailed } from "./Runtime.js"
  * interactive approvals (commands run in the workspace-write sandbox), hides API retries and
  * sends slash commands to the model as text. A `turn.failed` line or a non-zero exit fails the batch.
  */
-
-const STDERR_KEPT = 64 * 1024
 
 /** `-c key=value` overrides; values are TOML (a JSON string is a TOML basic string). */
 const config = (input: BatchInput): ReadonlyArray<string> => [
@@ -40,25 +38,12 @@ export const CodexExec: Runtime = {
   run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> =>
     Stream.unwrapScoped(Effect.gen(function* () {
       const prompt = input.messages.map((message) => message.content).join("\n\n")
-      const process = yield* Command.start(
-        Command.make("codex", ...codexExecArguments(input, prompt)).pipe(
-          Command.workingDirectory(input.cwd),
-          Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId, TRELLIS_MCP_TOKEN: input.mcp.apiKey }),
-          // An empty stdin: a piped one that stays open would be read as more prompt.
-          Command.feed("")
-        )
-      ).pipe(Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start codex exec: ${error.message}`, stderr: "" })))
-      const stderr = yield* process.stderr.pipe(
-        Stream.decodeText(),
-        Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
-        Effect.orElseSucceed(() => ""),
-        Effect.forkScoped
-      )
+      // An empty stdin: a piped one that stays open would be read as more prompt.
+      const { process, stderr } = yield* startRuntime("codex exec", Command.make("codex", ...codexExecArguments(input, prompt)).pipe(Command.feed("")), input, {
+        TRELLIS_MCP_TOKEN: input.mcp.apiKey
+      })
       const failure = yield* Ref.make<string | undefined>(undefined)
-      const outputs = process.stdout.pipe(
-        Stream.decodeText(),
-        Stream.splitLines,
-        Stream.filter((line) => line.trim() !== ""),
+      const outputs = outputLines(process.stdout).pipe(
         Stream.mapConcatEffect((data) =>
           Effect.gen(function* () {
             let parsed: unknown

@@ -2,7 +2,7 @@ import { Command, type CommandExecutor } from "@effect/platform"
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import { Deferred, Duration, Effect, Fiber, Queue, Ref, Scope, Stream, Take } from "effect"
 import type { BatchInput, InteractionOutcome, RuntimeOutput } from "./Runtime.js"
-import { type Runtime, RuntimeFailed } from "./Runtime.js"
+import { type Runtime, RuntimeFailed, startRuntime } from "./Runtime.js"
 
 /**
  * Runtime C, OpenCode: `opencode serve` on 127.0.0.1 (a free port) driven through
@@ -13,7 +13,6 @@ import { type Runtime, RuntimeFailed } from "./Runtime.js"
  * chunk typed with its event type.
  */
 
-const STDERR_KEPT = 64 * 1024
 const START_TIMEOUT = Duration.seconds(60)
 
 type Json = Record<string, unknown>
@@ -50,25 +49,12 @@ export const OpenCode: Runtime = {
   run: (input: BatchInput): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> =>
     Stream.unwrapScoped(Effect.gen(function* () {
       const scope = yield* Scope.Scope
-      const process = yield* Command.start(
-        Command.make("opencode", "serve", "--hostname", "127.0.0.1", "--port", "0").pipe(
-          Command.workingDirectory(input.cwd),
-          Command.env({
-            TRELLIS_THREAD_ID: input.threadId,
-            SERVICE_THREAD_ID: input.threadId,
-            OPENCODE_ENABLE_QUESTION_TOOL: "1",
-            OPENCODE_CONFIG_CONTENT: JSON.stringify({
-              mcp: { trellis: { type: "remote", url: input.mcp.url, headers: { Authorization: `Bearer ${input.mcp.apiKey}` } } }
-            })
-          })
-        )
-      ).pipe(Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start opencode serve: ${error.message}`, stderr: "" })))
-      const stderr = yield* process.stderr.pipe(
-        Stream.decodeText(),
-        Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
-        Effect.orElseSucceed(() => ""),
-        Effect.forkScoped
-      )
+      const { process, stderr } = yield* startRuntime("opencode serve", Command.make("opencode", "serve", "--hostname", "127.0.0.1", "--port", "0"), input, {
+        OPENCODE_ENABLE_QUESTION_TOOL: "1",
+        OPENCODE_CONFIG_CONTENT: JSON.stringify({
+          mcp: { trellis: { type: "remote", url: input.mcp.url, headers: { Authorization: `Bearer ${input.mcp.apiKey}` } } }
+        })
+      })
       const listening = yield* Deferred.make<string, RuntimeFailed>()
       yield* process.stdout.pipe(
         Stream.decodeText(),

@@ -1,5 +1,5 @@
-import type { CommandExecutor } from "@effect/platform"
-import { type Effect, Schema, type Stream } from "effect"
+import { Command, type CommandExecutor } from "@effect/platform"
+import { Effect, Schema, Stream } from "effect"
 import type { CliType, RuntimeTransport } from "../../../src/domain/CliType.js"
 import { CLI_WARNING_TYPE } from "../../../src/events/normalize.js"
 
@@ -88,3 +88,36 @@ export interface Runtime {
   readonly transport: RuntimeTransport
   readonly run: (input: BatchInput) => Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor>
 }
+
+/** How much of a runtime's stderr is kept for the failure report. */
+const STDERR_KEPT = 64 * 1024
+
+/**
+ * Starts a runtime's process in the batch's scope with the thread's id in its environment, and
+ * keeps the tail of its stderr (a fiber) for the failure report.
+ */
+export const startRuntime = (
+  name: string,
+  command: Command.Command,
+  input: BatchInput,
+  env: Record<string, string> = {}
+) =>
+  Effect.gen(function* () {
+    const process = yield* Command.start(
+      command.pipe(
+        Command.workingDirectory(input.cwd),
+        Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId, ...env })
+      )
+    ).pipe(Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start ${name}: ${error.message}`, stderr: "" })))
+    const stderr = yield* process.stderr.pipe(
+      Stream.decodeText(),
+      Stream.runFold("", (kept, piece) => (kept + piece).slice(-STDERR_KEPT)),
+      Effect.orElseSucceed(() => ""),
+      Effect.forkScoped
+    )
+    return { process, stderr }
+  })
+
+/** A runtime's stdout as its non-empty lines. */
+export const outputLines = <E, R>(stdout: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E, R> =>
+  stdout.pipe(Stream.decodeText(), Stream.splitLines, Stream.filter((line) => line.trim() !== ""))

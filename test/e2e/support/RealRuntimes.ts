@@ -3,13 +3,28 @@
  * `trellis agent start` finds the pinned binaries first on PATH and talks to the mock model,
  * every runtime's home and config isolated in the machine's own directories.
  */
+import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { linkRuntimeBinaries } from "../../support/runtimes/RuntimeBinaries.js"
-import type { MockModel } from "../../support/mock-model/MockModel.js"
-import { eventually, repoRoot, tempDir } from "./Processes.js"
-import { type Agent, agentEnv, type CliProfile, gitRepo, Mcp, type Message, messagesOf, Profiles, type Serve, startAgent, startServe, trellisOk } from "./Trellis.js"
+import { type MockModel, type MockRequest, startMockModel } from "../../support/mock-model/MockModel.js"
+import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "./Processes.js"
+import {
+  type Agent,
+  agentEnv,
+  type CliProfile,
+  gitRepo,
+  Mcp,
+  type Message,
+  messagesOf,
+  Profiles,
+  readEvents,
+  type Serve,
+  startAgent,
+  startServe,
+  trellisOk
+} from "./Trellis.js"
 import { freePort } from "./Processes.js"
 
 export interface Backend {
@@ -177,3 +192,129 @@ export const answerInteraction = async (backend: Backend, interactionId: string,
   Schema.decodeUnknownSync(Interaction)(await api(backend, "POST", `/api/threads/interactions/${interactionId}/answer`, payload))
 
 export const retryThread = (backend: Backend, threadId: string) => api(backend, "POST", `/api/threads/${threadId}/retry`)
+
+// ---- one runtime's suite: a mock model, a backend, a machine and its agent, one thread at a time ----
+
+export interface RealRuntimeSuite {
+  readonly mock: () => MockModel
+  readonly backend: () => Backend
+  readonly machine: () => Machine
+  readonly agent: () => Agent
+  readonly target: () => { readonly profile: CliProfile; readonly pathId: string }
+  /** Creates the suite's thread and waits for its first answer. */
+  readonly start: (cliType: string, content: string, extra?: Record<string, unknown>) => Promise<{ readonly threadId: string; readonly answer: Message }>
+  readonly threadId: () => string
+  /** Sends a message on the suite's thread (counted), without waiting. */
+  readonly send: (content: string, extra?: Record<string, unknown>) => Promise<void>
+  /** The thread's answer to the last message sent, once settled. */
+  readonly answer: () => Promise<Message>
+  /** Sends a message and waits for its answer. */
+  readonly turn: (content: string, extra?: Record<string, unknown>) => Promise<Message>
+  /** The model requests whose last user text contains `text`. */
+  readonly requestsWith: (text: string) => ReadonlyArray<MockRequest>
+}
+
+/** Registers the hooks of a suite running `trellis agent start <agentArgs>` with the real binaries. */
+export const realRuntimeSuite = (name: string, agentArgs: ReadonlyArray<string>): RealRuntimeSuite => {
+  let mock: MockModel | undefined
+  let backend: Backend | undefined
+  let machine: Machine | undefined
+  let agent: Agent | undefined
+  let target: { readonly profile: CliProfile; readonly pathId: string } | undefined
+  let threadId = ""
+  let messageCount = 0
+  const need = <A>(value: A | undefined): A => {
+    if (value === undefined) throw new Error("the suite did not start")
+    return value
+  }
+
+  beforeAll(async () => {
+    mock = await startMockModel()
+    backend = await startBackend()
+    machine = await realMachine(backend, mock, name)
+    agent = await startRealAgent(machine, agentArgs)
+    target = await onlineTarget(backend, machine, agent)
+  }, 180_000)
+
+  afterAll(async () => {
+    await backend?.mcp.close()
+    await killEverything()
+    await mock?.close()
+    removeTempDirs()
+  }, 30_000)
+
+  const answer = async () => {
+    const last = (await settledMessages(need(backend), threadId, messageCount, need(agent))).at(-1)
+    if (last === undefined) throw new Error("no answer")
+    return last
+  }
+  const sendOne = async (content: string, extra: Record<string, unknown> = {}) => {
+    await send(need(backend), threadId, content, extra)
+    messageCount += 2
+  }
+  return {
+    mock: () => need(mock),
+    backend: () => need(backend),
+    machine: () => need(machine),
+    agent: () => need(agent),
+    target: () => need(target),
+    start: async (cliType, content, extra = {}) => {
+      threadId = await createThread(need(backend), need(target), cliType, content, extra)
+      messageCount = 2
+      return { threadId, answer: await answer() }
+    },
+    threadId: () => threadId,
+    send: sendOne,
+    answer,
+    turn: async (content, extra = {}) => {
+      await sendOne(content, extra)
+      return answer()
+    },
+    requestsWith: (text) => need(mock).requests.filter((r) => r.conversation?.lastUserText.includes(text) === true)
+  }
+}
+
+/** Sends `content` on the suite's thread and waits for the interaction the runtime files. */
+export const askedBy = async (suite: RealRuntimeSuite, content: string): Promise<Interaction> => {
+  await suite.send(content)
+  return pendingInteraction(suite.backend(), suite.threadId(), suite.agent())
+}
+
+/** Answers (or refuses) an interaction as a client does. */
+export const answer = (suite: RealRuntimeSuite, interactionId: string, payload: { readonly deny?: boolean; readonly answer?: unknown }) =>
+  answerInteraction(suite.backend(), interactionId, payload)
+
+/** The events of the suite's thread for one message, once `kind` is among them. */
+export const eventsOf = async (suite: RealRuntimeSuite, messageId: string, kind: string) =>
+  (await readEvents(suite.backend().serve, suite.threadId(), (read) => read.some((e) => e.messageId === messageId && e.event.kind === kind)))
+    .filter((e) => e.messageId === messageId)
+
+export const hasPendingInteraction = async (suite: RealRuntimeSuite) =>
+  (await suite.backend().mcp.call(ThreadState, "get_thread", { threadId: suite.threadId() })).hasPendingInteraction
+
+const SCENARIO_TIMEOUT = 120_000
+
+/**
+ * The scenarios every runtime with a compaction command and API-retry reporting shares:
+ * `/compact` as a runtime command, a transient API error retried with runtime notices, a hard
+ * API error failing the message. `compactVia` names how the runtime compacts.
+ */
+export const compactionAndApiErrorScenarios = (suite: RealRuntimeSuite, compactVia: string) => {
+  it(`/compact as a runtime command is ${compactVia}: the session is compacted`, async () => {
+    const done = await suite.turn("/compact", { runtimeCommand: true })
+    expect(done.status).toBe("completed")
+    expect((await eventsOf(suite, done.messageId, "context-compaction")).some((e) => e.event.kind === "context-compaction")).toBe(true)
+  }, SCENARIO_TIMEOUT)
+
+  it("a transient API error (two 503s) is retried: runtime-notice events, then the answer", async () => {
+    const done = await suite.turn("FAIL_TWICE then answer")
+    expect([done.status, done.text]).toEqual(["completed", "Mock reply: FAIL_TWICE then answer"])
+    expect((await eventsOf(suite, done.messageId, "runtime-notice")).some((e) => e.event.kind === "runtime-notice")).toBe(true)
+  }, SCENARIO_TIMEOUT)
+
+  it("a hard API error fails the message with the error", async () => {
+    const done = await suite.turn("FAIL_HARD please")
+    expect(done.status).toBe("failed")
+    expect(done.errorMessage).toBeTruthy()
+  }, SCENARIO_TIMEOUT)
+}
