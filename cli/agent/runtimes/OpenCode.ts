@@ -2,7 +2,7 @@ import { Command, type CommandExecutor } from "@effect/platform"
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import { Deferred, Duration, Effect, Fiber, Queue, Ref, Scope, Stream, Take } from "effect"
 import type { BatchInput, InteractionOutcome, RuntimeOutput } from "./Runtime.js"
-import { type Runtime, RuntimeFailed, startRuntime } from "./Runtime.js"
+import { type Runtime, RuntimeFailed, startRuntime, stopRuntime } from "./Runtime.js"
 
 /**
  * Runtime C, OpenCode: `opencode serve` on 127.0.0.1 (a free port) driven through
@@ -123,7 +123,8 @@ export const OpenCode: Runtime = {
             yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "Line", line: { type, data: JSON.stringify(event) } }))
             if (type === "permission.asked" || type === "question.asked") yield* Effect.forkIn(settle(type, props), scope)
             if (type === "session.error") yield* Ref.set(sessionError, String(record(record(props["error"])["data"])["message"] ?? "the session failed"))
-            if (type === "session.idle") {
+            // The run is over at session.idle, or a session.status of type idle (both are sent; either may come first).
+            if (type === "session.idle" || (type === "session.status" && record(props["status"])["type"] === "idle")) {
               const waiting = yield* Ref.get(idle)
               if (waiting !== undefined) yield* Deferred.succeed(waiting, undefined)
             }
@@ -162,7 +163,10 @@ export const OpenCode: Runtime = {
         })
 
       yield* Effect.forEach(input.messages, runMessage, { discard: true }).pipe(
-        Effect.matchEffect({ onSuccess: () => Queue.offer(out, Take.end), onFailure: (error) => Queue.offer(out, Take.fail(error)) }),
+        Effect.matchEffect({
+          onSuccess: () => stopRuntime(process).pipe(Effect.zipRight(Queue.offer(out, Take.end))),
+          onFailure: (error) => Queue.offer(out, Take.fail(error))
+        }),
         Effect.forkIn(scope)
       )
       return Stream.flattenTake(Stream.fromQueue(out))
