@@ -123,8 +123,7 @@ export const OpenCode: Runtime = {
             yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "Line", line: { type, data: JSON.stringify(event) } }))
             if (type === "permission.asked" || type === "question.asked") yield* Effect.forkIn(settle(type, props), scope)
             if (type === "session.error") yield* Ref.set(sessionError, String(record(record(props["error"])["data"])["message"] ?? "the session failed"))
-            // The run is over at session.idle, or a session.status of type idle (both are sent; either may come first).
-            if (type === "session.idle" || (type === "session.status" && record(props["status"])["type"] === "idle")) {
+            if (type === "session.idle") {
               const waiting = yield* Ref.get(idle)
               if (waiting !== undefined) yield* Deferred.succeed(waiting, undefined)
             }
