@@ -7,7 +7,7 @@ import type { ToolRequestUserInputParams } from "./codex-protocol/v2/ToolRequest
 import type { ToolRequestUserInputResponse } from "./codex-protocol/v2/ToolRequestUserInputResponse.js"
 import type { CommandExecutionApprovalDecision } from "./codex-protocol/v2/CommandExecutionApprovalDecision.js"
 import type { BatchInput, InteractionOutcome, Runtime, RuntimeOutput } from "./Runtime.js"
-import { lostSessionPrompt, lostSessionWarning, RuntimeFailed, outputLines, startRuntime } from "./Runtime.js"
+import { lostSessionPrompt, lostSessionWarning, RuntimeFailed, outputLines, startRuntime, stopRuntime } from "./Runtime.js"
 import { userTurns } from "./ClaudeCode.js"
 
 /**
@@ -197,7 +197,8 @@ const runAppServer = (input: BatchInput, resume: boolean, turns: ReadonlyArray<{
       reader.pipe(Effect.ignore, Effect.zipRight(Effect.flatMap(exited, Effect.fail)))
     ).pipe(
       Effect.matchEffect({
-        onSuccess: () => Queue.offer(out, Take.end),
+        // stdin closed, the app-server exits on its own.
+        onSuccess: () => Queue.shutdown(stdin).pipe(Effect.zipRight(stopRuntime(process, "none")), Effect.zipRight(Queue.offer(out, Take.end))),
         onFailure: (error) => Queue.offer(out, Take.fail(error))
       }),
       Effect.forkIn(scope)

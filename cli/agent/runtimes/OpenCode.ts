@@ -2,7 +2,7 @@ import { Command, type CommandExecutor } from "@effect/platform"
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import { Deferred, Duration, Effect, Fiber, Queue, Ref, Scope, Stream, Take } from "effect"
 import type { BatchInput, InteractionOutcome, RuntimeOutput } from "./Runtime.js"
-import { type Runtime, RuntimeFailed, startRuntime } from "./Runtime.js"
+import { type Runtime, RuntimeFailed, startRuntime, stopRuntime } from "./Runtime.js"
 
 /**
  * Runtime C, OpenCode: `opencode serve` on 127.0.0.1 (a free port) driven through
@@ -162,7 +162,10 @@ export const OpenCode: Runtime = {
         })
 
       yield* Effect.forEach(input.messages, runMessage, { discard: true }).pipe(
-        Effect.matchEffect({ onSuccess: () => Queue.offer(out, Take.end), onFailure: (error) => Queue.offer(out, Take.fail(error)) }),
+        Effect.matchEffect({
+          onSuccess: () => stopRuntime(process).pipe(Effect.zipRight(Queue.offer(out, Take.end))),
+          onFailure: (error) => Queue.offer(out, Take.fail(error))
+        }),
         Effect.forkIn(scope)
       )
       return Stream.flattenTake(Stream.fromQueue(out))

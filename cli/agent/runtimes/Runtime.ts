@@ -1,5 +1,5 @@
 import { Command, type CommandExecutor } from "@effect/platform"
-import { Effect, Schema, Stream } from "effect"
+import { Duration, Effect, Schema, Stream } from "effect"
 import type { CliType, RuntimeTransport } from "../../../src/domain/CliType.js"
 import { CLI_WARNING_TYPE } from "../../../src/events/normalize.js"
 
@@ -121,3 +121,15 @@ export const startRuntime = (
 /** A runtime's stdout as its non-empty lines. */
 export const outputLines = <E, R>(stdout: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E, R> =>
   stdout.pipe(Stream.decodeText(), Stream.splitLines, Stream.filter((line) => line.trim() !== ""))
+
+/**
+ * Ends a long-running runtime process once its batch is done and waits for it to exit (SIGKILL
+ * after 10 s): a lingering one would still hold the runtime's session store when the next batch
+ * starts a new process on the same session.
+ */
+export const stopRuntime = (process: CommandExecutor.Process, signal: "SIGTERM" | "none" = "SIGTERM") =>
+  Effect.gen(function* () {
+    if (signal === "SIGTERM") yield* process.kill("SIGTERM").pipe(Effect.ignore)
+    const exited = yield* process.exitCode.pipe(Effect.timeout(Duration.seconds(10)), Effect.option)
+    if (exited._tag === "None") yield* process.kill("SIGKILL").pipe(Effect.ignore)
+  })
