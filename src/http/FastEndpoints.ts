@@ -1,9 +1,9 @@
 import { HttpApiError, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
-import { Cause, Effect, Either, Exit, Option, ParseResult, Runtime, Schema, SchemaAST } from "effect"
+import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { ApiKeys } from "../auth/ApiKeys.js"
 import { CurrentPrincipal } from "../auth/Principal.js"
-import { headerOf, readBody, type Body } from "./NodeBody.js"
+import { type Body, headerOf, makeResponder, readBody, writeReply } from "./NodeIo.js"
 
 /**
  * A few HttpApi endpoints — the ones a CLI calls for every thread and every batch of lines —
@@ -151,17 +151,11 @@ const compile = ({ endpoint, group, handler }: FastRoute) => {
 export const makeFastEndpoints = (routes: ReadonlyArray<FastRoute>, maxBodyBytes: number) =>
   Effect.gen(function* () {
     const apiKeys = yield* ApiKeys
-    const runSync = Runtime.runSyncExit(yield* Effect.runtime<never>())
+    const respond = makeResponder(yield* Effect.runtime<never>())
     const compiled = routes.map(compile)
 
     const write = (response: ServerResponse, reply: Reply) =>
-      Effect.sync(() => {
-        const body = Buffer.from(reply.body, "utf8")
-        response.writeHead(
-          reply.status,
-          body.length === 0 ? { "content-length": "0" } : { "content-type": "application/json", "content-length": String(body.length) }
-        ).end(body)
-      })
+      writeReply(response, reply.status, reply.body === "" ? {} : { "content-type": "application/json" }, reply.body)
 
     const bearer = (request: IncomingMessage) => {
       const header = headerOf(request)("authorization") ?? ""
@@ -178,7 +172,8 @@ export const makeFastEndpoints = (routes: ReadonlyArray<FastRoute>, maxBodyBytes
         if (params === undefined) continue
         readBody(request, maxBodyBytes, (body: Body) => {
           const key = bearer(request)
-          const exit = runSync(
+          respond(
+            response,
             Effect.gen(function* () {
               if (Either.isLeft(body)) return { status: 413, body: "" }
               const principal = key === undefined ? undefined : yield* Effect.option(apiKeys.authenticate(key))
@@ -190,8 +185,6 @@ export const makeFastEndpoints = (routes: ReadonlyArray<FastRoute>, maxBodyBytes
               Effect.flatMap((reply) => write(response, reply))
             )
           )
-          const wentAsync = Exit.isFailure(exit) && Option.exists(Cause.dieOption(exit.cause), Runtime.isAsyncFiberException)
-          if (Exit.isFailure(exit) && !wentAsync) response.writeHead(500).end()
         })
         return true
       }

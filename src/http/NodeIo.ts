@@ -1,0 +1,46 @@
+import { Cause, Effect, Either, Exit, Option, Runtime } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { BodyTooLarge, BodyUnreadable } from "../mcp/McpHttp.js"
+
+/** What the `node:http` fast paths share: reading the body, writing the reply, running the handler. */
+
+export type Body = Either.Either<string, BodyTooLarge | BodyUnreadable>
+
+/** Reads the whole body, keeping at most `maxBytes`; the rest is drained and discarded. */
+export const readBody = (request: IncomingMessage, maxBytes: number, done: (body: Body) => void) => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  request.on("data", (chunk: Buffer) => {
+    size += chunk.length
+    if (size <= maxBytes) chunks.push(chunk)
+  })
+  request.on("end", () =>
+    done(size > maxBytes ? Either.left(new BodyTooLarge()) : Either.right(Buffer.concat(chunks).toString("utf8"))))
+  request.on("error", (cause) => done(Either.left(new BodyUnreadable({ cause }))))
+}
+
+export const headerOf = (request: IncomingMessage) => (name: string) => {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value.join(", ") : value
+}
+
+
+/** Writes a whole reply; with a length, node sends the body in the same write as the headers. */
+export const writeReply = (response: ServerResponse, status: number, headers: Record<string, string>, text: string) =>
+  Effect.sync(() => {
+    const body = Buffer.from(text, "utf8")
+    response.writeHead(status, { ...headers, "content-length": String(body.length) }).end(body)
+  })
+
+/**
+ * Runs a handler that writes its own reply: one whose work never waits completes synchronously;
+ * one that waits goes on in its fiber. A synchronous failure still gets a bare 500.
+ */
+export const makeResponder = <R>(runtime: Runtime.Runtime<R>) => {
+  const runSync = Runtime.runSyncExit(runtime)
+  return (response: ServerResponse, handler: Effect.Effect<void, unknown, R>) => {
+    const exit = runSync(handler)
+    const wentAsync = Exit.isFailure(exit) && Option.exists(Cause.dieOption(exit.cause), Runtime.isAsyncFiberException)
+    if (Exit.isFailure(exit) && !wentAsync) response.writeHead(500).end()
+  }
+}
