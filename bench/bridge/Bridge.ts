@@ -8,7 +8,7 @@
  */
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { request, type IncomingMessage } from "node:http"
+import { Agent, request, type IncomingMessage } from "node:http"
 import { performance } from "node:perf_hooks"
 import { TrellisApi } from "../../src/bridge/AgentApi.js"
 import type { AgentSessionId, ProjectId } from "../../src/domain/Ids.js"
@@ -78,6 +78,36 @@ export const createThreads = (
         })).pipe(Effect.map((thread) => stringField(thread, "threadId"))),
     { concurrency }
   )
+
+/**
+ * `POST /api/agent/claim` for one CLI on keep-alive sockets of its own, with nothing between the
+ * socket and `JSON.parse`: on a 2-core machine the load generator shares the cores with the server
+ * and PostgreSQL, and the typed client spent as much CPU per claim as the server did. The typed
+ * client still registers, heartbeats and uploads; the fast path's replies are the contract's.
+ */
+export const leanClaimer = (baseUrl: string, key: string, sockets: number) => {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets })
+  const url = new URL("/api/agent/claim", baseUrl)
+  const claim = (sessionId: string): Promise<string | undefined> =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify({ sessionId })
+      const req = request(url, {
+        method: "POST",
+        agent,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+      }, (response) => {
+        void readBody(response).then((text) => {
+          if (response.statusCode !== 200) return reject(new Error(`claim: HTTP ${response.statusCode} ${text.slice(0, 300)}`))
+          const thread: unknown = Reflect.get(JSON.parse(text), "thread")
+          const threadId: unknown = thread === null ? undefined : Reflect.get(Object(thread), "threadId")
+          resolve(typeof threadId === "string" ? threadId : undefined)
+        })
+      })
+      req.on("error", reject)
+      req.end(body)
+    })
+  return { claim, close: () => agent.destroy() }
+}
 
 // ---- server-sent events -------------------------------------------------------------------
 

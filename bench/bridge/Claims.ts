@@ -9,7 +9,7 @@ import { Deferred, Effect } from "effect"
 import { performance } from "node:perf_hooks"
 import type { Principal } from "../../src/auth/Principal.js"
 import { ThreadQueue } from "../../src/bridge/ThreadQueue.js"
-import { openSse, type BridgeClient, type Cli, type SseStream } from "./Bridge.js"
+import { leanClaimer, openSse, type Cli, type SseStream } from "./Bridge.js"
 import { startCpu, type CpuShare } from "./Cpu.js"
 import { percentile } from "./Workload.js"
 
@@ -105,10 +105,9 @@ const claimLoops = <E, R>(
 /**
  * Over HTTP. With `pendingStreams`, each CLI first opens its queue's SSE stream
  * (GET /api/agent/sessions/:id/pending) as the real CLI does, and the stream's first frame has
- * arrived before the clock starts; every claim then makes the server re-read that queue.
+ * arrived before the clock starts; the streams stay open while the CLIs claim.
  */
 export const httpClaims = (
-  client: BridgeClient,
   setup: ClaimSetup,
   options: { readonly baseUrl: string; readonly apiKey: string; readonly pendingStreams: boolean },
   serverPid: number | undefined
@@ -136,11 +135,13 @@ export const httpClaims = (
         }), { concurrency: "unbounded", discard: true })
     }
     const before = streams.reduce((n, stream) => n + stream.frameCount(), 0)
+    const claimers = yield* Effect.acquireRelease(
+      Effect.sync(() => new Map(setup.queues.map(({ cli }) => [cli.sessionId, leanClaimer(options.baseUrl, options.apiKey, setup.claimersPerCli)]))),
+      (claimers) => Effect.sync(() => claimers.forEach((claimer) => claimer.close()))
+    )
     const run = yield* claimLoops(setup, (cli) =>
-      client.agent.claim({ payload: { sessionId: cli.sessionId } }).pipe(
-        Effect.orDie,
-        Effect.map((result) => result.thread?.threadId)
-      ), serverPid)
+      Effect.promise(() => claimers.get(cli.sessionId)?.claim(cli.sessionId) ?? Promise.reject(new Error(`no claimer for ${cli.name}`))),
+      serverPid)
     const pendingFrames = options.pendingStreams ? streams.reduce((n, stream) => n + stream.frameCount(), 0) - before : undefined
     return { ...run, pendingFrames } satisfies ClaimRun
   }).pipe(Effect.scoped)

@@ -177,11 +177,11 @@ export const runServerPhase = (
     // 4. Claims: a warm-up queue, the spread setup, then the shared one.
     const httpClaimOptions = { baseUrl, apiKey: options.apiKey, pendingStreams: settings.pendingStreams }
     if (claimWarmup !== undefined) {
-      progress(formatClaims(`claims warm-up (${claimWarmup.title}):`, yield* httpClaims(client, claimWarmup, httpClaimOptions, options.serverPid)))
+      progress(formatClaims(`claims warm-up (${claimWarmup.title}):`, yield* httpClaims(claimWarmup, httpClaimOptions, options.serverPid)))
     }
     const claims: Array<{ setup: ClaimSetup; run: ClaimRun }> = []
     for (const setup of [spread, shared]) {
-      const run = yield* httpClaims(client, setup, httpClaimOptions, options.serverPid)
+      const run = yield* httpClaims(setup, httpClaimOptions, options.serverPid)
       claims.push({ setup, run })
       progress(formatClaims(`claims (${setup.title}):`, run))
     }

@@ -7,7 +7,7 @@ import { NormalizedEvent } from "../events/NormalizedEvent.js"
 import { Threads } from "../services/Threads.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { SessionExpired } from "./BridgeErrors.js"
-import { LiveEvents, type QueueSignal } from "./LiveEvents.js"
+import { LiveEvents } from "./LiveEvents.js"
 
 /**
  * Server-sent event streams: a thread's normalized events as bootstrap plus deltas after a
@@ -29,6 +29,12 @@ const PAGE = 500
 /** The longest queue a pending frame lists: the oldest threads, which are the ones claimed next. */
 const PENDING_SHOWN = 1000
 const KEEP_ALIVE = Duration.seconds(15)
+/**
+ * The least time between two reads of a queue for its stream. A frame is only a cue to claim, so
+ * an idle queue's first change still goes out at once; under a burst of changes (threads created
+ * by the hundred), the changes of the interval cost one read and one frame.
+ */
+const PENDING_FRAME_SPACING = Duration.millis(100)
 
 /** One SSE frame. Data is one line of JSON, so no field needs escaping. */
 export const sseFrame = (frame: { readonly id?: string; readonly event: string; readonly data: unknown }): string =>
@@ -110,19 +116,11 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       const profileId = session.profileId
       return Stream.unwrapScoped(Effect.gen(function* () {
         const signals = yield* live.queueSignals(profileId)
-        // The queue as last read, kept in step by claim signals; any other change reads it again, and
-        // so does a claim from a queue longer than a frame shows (the next thread comes into view).
-        const queue = yield* Ref.make<ReadonlyArray<string>>([])
-        const next = (batch: Chunk.Chunk<QueueSignal>) =>
-          Effect.flatMap(Ref.get(queue), (shown) =>
-            shown.length >= PENDING_SHOWN || Chunk.some(batch, (signal) => signal._tag === "Changed")
-            ? Effect.tap(pendingOf(profileId), (ids) => Ref.set(queue, ids))
-            : Ref.updateAndGet(queue, (ids) => {
-              const claimed = new Set(Chunk.filterMap(batch, (signal) => signal._tag === "Claimed" ? Option.some(signal.threadId) : Option.none()))
-              return ids.filter((id) => !claimed.has(id))
-            }))
-        const frames = Stream.concat(Stream.make(Chunk.of<QueueSignal>({ _tag: "Changed" })), signals).pipe(
-          Stream.mapEffect(next),
+        // Claims send no signal here (see LiveEvents.signalClaimSql): this session made them. Any
+        // other change reads the queue again, and the frame goes out if it differs from the last.
+        const frames = Stream.concat(Stream.make(undefined), signals).pipe(
+          Stream.throttle({ cost: () => 1, units: 1, duration: PENDING_FRAME_SPACING, strategy: "shape" }),
+          Stream.mapEffect(() => pendingOf(profileId)),
           Stream.changesWith((a, b) => a.length === b.length && a.every((id, i) => id === b[i])),
           Stream.map((threadIds) => sseFrame({ event: "pending", data: { threadIds } }))
         )

@@ -234,7 +234,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
         ), claimed AS (
           UPDATE threads t SET ${claimSet(sql`${request.sessionId}`)} FROM next WHERE t.id = next.id RETURNING t.*
         )
-        SELECT ${claimedColumns}, ${live.signalClaimSql(sql`c.id`, sql`c.profile_id`)} FROM claimed c`.pipe(
+        SELECT ${claimedColumns} FROM claimed c`.pipe(
         Effect.flatMap(decodeTargets),
         Effect.map((rows) => rows[0]),
         Effect.orDie
@@ -269,7 +269,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
           WHERE t.id = next.id
           RETURNING request.ord, t.*
         )
-        SELECT c.ord, ${claimedColumns}, ${live.signalClaimSql(sql`c.id`, sql`c.profile_id`)} FROM claimed c`.pipe(
+        SELECT c.ord, ${claimedColumns} FROM claimed c`.pipe(
         Effect.flatMap(decodeOrderedTargets),
         Effect.map((rows) => {
           const byOrd = new Map(rows.map((row) => [row.ord, row]))

@@ -1,5 +1,5 @@
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Fiber, Option, Stream } from "effect"
 import type { BridgeClient } from "../support/FakeCli.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
@@ -134,44 +134,61 @@ describe("live streams (SSE)", () => {
       }).pipe(Effect.scoped))
   })
 
-  it.layer(TestServer())("pending threads", (it) => {
-    it.effect("a CLI session sees its profile's pending threads, then the list again when one is added or claimed", () =>
+  /** A registered CLI and a way to create pending threads for it, each returning its ID. */
+  const queueOf = (slug: string) =>
+    Effect.gen(function* () {
+      const owner = yield* seedOwner(slug)
+      const cli = yield* bridgeClient(owner.key)
+      const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
+      const create = (content: string) =>
+        Effect.map(
+          callTool(owner.key, "create_thread", { content, profileId: profile.profileId, pathId: profile.paths[0]?.pathId, cliType: "claude" }),
+          (created) => String(Reflect.get(Object(Reflect.get(Object(created.json), "result")), "structuredContent")?.threadId)
+        )
+      return { key: owner.key, cli, sessionId, create, path: `/api/agent/sessions/${sessionId}/pending` }
+    })
+
+  // The server's pending frames are spaced on its clock: a live one, as in production.
+  layer(TestServer(), { excludeTestServices: true })("pending threads", (it) => {
+    it.effect("a CLI session sees its profile's pending threads, then the list again when one is added", () =>
       Effect.gen(function* () {
-        const owner = yield* seedOwner("sse-pending")
-        const cli = yield* bridgeClient(owner.key)
-        const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
-        const pathId = profile.paths[0]?.pathId ?? ""
-        const reader = yield* Effect.fork(frames(owner.key, `/api/agent/sessions/${sessionId}/pending`, 3))
+        const { key, create, path } = yield* queueOf("sse-pending")
+        const reader = yield* Effect.fork(frames(key, path, 2))
         yield* pause(200)
-        const created = yield* callTool(owner.key, "create_thread", { content: "one", profileId: profile.profileId, pathId, cliType: "claude" })
-        const threadId = String(Reflect.get(Object(Reflect.get(Object(created.json), "result")), "structuredContent")?.threadId)
-        yield* pause(100)
-        yield* cli.agent.claim({ payload: { sessionId } })
+        const threadId = yield* create("one")
         const got = yield* Fiber.join(reader)
-        expect(got.map((f) => f.event)).toEqual(["pending", "pending", "pending"])
-        expect(got.map((f) => Reflect.get(Object(f.data), "threadIds"))).toEqual([[], [threadId], []])
+        expect(got.map((f) => f.event)).toEqual(["pending", "pending"])
+        expect(got.map((f) => Reflect.get(Object(f.data), "threadIds"))).toEqual([[], [threadId]])
       }))
 
-    it.effect("claims arriving together leave the stream with exactly the threads still waiting, oldest first", () =>
+    it.effect("the session's own claims send no frame; the next change shows the queue without the claimed threads", () =>
       Effect.gen(function* () {
-        const owner = yield* seedOwner("sse-pending-burst")
-        const cli = yield* bridgeClient(owner.key)
-        const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
-        const pathId = profile.paths[0]?.pathId ?? ""
+        const { key, cli, sessionId, create, path } = yield* queueOf("sse-pending-claims")
         const threadIds: Array<string> = []
-        for (const content of ["one", "two", "three", "four"]) {
-          const created = yield* callTool(owner.key, "create_thread", { content, profileId: profile.profileId, pathId, cliType: "claude" })
-          threadIds.push(String(Reflect.get(Object(Reflect.get(Object(created.json), "result")), "structuredContent")?.threadId))
-        }
-        const reader = yield* Effect.fork(framesUntil(owner.key, `/api/agent/sessions/${sessionId}/pending`, (ids) => ids.length <= 1))
+        for (const content of ["one", "two", "three", "four"]) threadIds.push(yield* create(content))
+        const reader = yield* Effect.fork(frames(key, path, 2))
         yield* pause(200)
         const claimed = yield* Effect.all(Array.from({ length: 3 }, () => cli.agent.claim({ payload: { sessionId } })), { concurrency: "unbounded" })
-        const lists = yield* Fiber.join(reader)
-        expect(lists[0]).toEqual(threadIds)
         expect(claimed.map((c) => c.thread?.threadId).sort()).toEqual(threadIds.slice(0, 3).sort())
-        expect(lists.at(-1)).toEqual(threadIds.slice(3))
-        // Every frame is a queue that stood at some moment: the oldest threads leave first.
-        for (const list of lists) expect(list).toEqual(threadIds.slice(threadIds.length - list.length))
+        yield* pause(300)
+        const fifth = yield* create("five")
+        const lists = (yield* Fiber.join(reader)).map((f) => Reflect.get(Object(f.data), "threadIds"))
+        expect(lists).toEqual([threadIds, [threadIds[3], fifth]])
+      }))
+
+    it.effect("a burst of new threads reaches the stream as a few frames, the last one the whole queue, oldest first", () =>
+      Effect.gen(function* () {
+        const { key, create, path } = yield* queueOf("sse-pending-spaced")
+        const reader = yield* Effect.fork(framesUntil(key, path, (ids) => ids.length === 12))
+        yield* pause(200)
+        const threadIds = yield* Effect.forEach(Array.from({ length: 12 }, (_, i) => `t${i}`), create)
+        const lists = yield* Fiber.join(reader)
+        expect(lists[0]).toEqual([])
+        expect(lists.at(-1)).toEqual(threadIds)
+        // Every frame is a queue that stood at some moment: a prefix of the threads, oldest first.
+        for (const list of lists) expect(list).toEqual(threadIds.slice(0, list.length))
+        // Twelve creations one after the other: the first goes out at once, the rest in spaced frames.
+        expect(lists.length).toBeLessThan(1 + 12)
       }))
   })
 })

@@ -1,6 +1,6 @@
 import { HttpClient, HttpClientRequest, HttpLayerRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, Stream } from "effect"
 import * as Trellis from "../../src/server.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
@@ -38,7 +38,7 @@ const sseData = (key: string, path: string, count: number) =>
   }).pipe(Effect.scoped)
 
 describe("two backend instances on one database", () => {
-  it.layer(TestDatabase, { timeout: 60_000 })("live delivery through NOTIFY", (it) => {
+  layer(TestDatabase, { timeout: 60_000, excludeTestServices: true })("live delivery through NOTIFY", (it) => {
     it.effect("a CLI on one instance and a client on the other see each other's writes live", () =>
       Effect.gen(function* () {
         const a = yield* Layer.build(instance)
