@@ -2,7 +2,7 @@
  * bench/cli: a replay runtime printing NORMALIZE-free text lines as fast as it can, through a real
  * `trellis agent start` into a real `trellis serve`: lines per second from the runtime's stdout to
  * rows stored (the batch is completed only after every chunk is acknowledged), and the agent's
- * peak RSS sampled from /proc. Baseline, measured in the same run: the same replay runtime alone,
+ * peak RSS sampled from /proc (the agent process; its launcher is reported apart). Baseline, measured in the same run: the same replay runtime alone,
  * its output piped to nothing.
  *
  *   npm run bench:cli              # CLI_LINES (100000), CLI_ROUNDS (3)
@@ -48,14 +48,27 @@ const runtimeAlone = (bin: string): Promise<number> =>
     child.stdin.end(`${JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: "go" }] } })}\n`)
   })
 
-const rssMb = (pid: number): number => {
+/** A /proc/PID/status field in MB (VmRSS: resident; RssAnon: resident and private to the process). */
+const statusMb = (pid: number, field: "VmRSS" | "RssAnon"): number => {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? "0")
+    const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? "0")
     return kb / 1024
   } catch {
     return 0
   }
+}
+const rssMb = (pid: number): number => statusMb(pid, "VmRSS")
+
+/**
+ * `trellis agent start` is a launcher (cli/bin.js) and the agent it starts with V8 heap limits:
+ * the agent is the launcher's child running cli/bin.js — unless NODE_OPTIONS sets limits, and
+ * the launcher runs the agent itself.
+ */
+const agentOf = (launcher: number): number => {
+  const children = fs.readFileSync(`/proc/${launcher}/task/${launcher}/children`, "utf8").trim().split(/\s+/).filter((pid) => pid !== "")
+  const agent = children.find((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("bin.js"))
+  return Number(agent ?? launcher)
 }
 
 const main = async () => {
@@ -69,11 +82,14 @@ const main = async () => {
   const serverUrl = process.env["BENCH_DATABASE_URL"] || undefined
   const database = serverUrl === undefined ? undefined : await createDatabase(serverUrl)
   const serve = await startServe(home, port, database === undefined ? {} : { DATABASE_URL: database.url })
-  const env = agentEnv(configDir, bin, { REPLAY_LINES: String(LINES) })
+  // BENCH_AGENT_NODE_OPTIONS: node options of the agent alone (e.g. --cpu-prof), not of the server.
+  const agentNodeOptions = process.env["BENCH_AGENT_NODE_OPTIONS"]
+  const env = agentEnv(configDir, bin, { REPLAY_LINES: String(LINES), ...(agentNodeOptions === undefined ? {} : { NODE_OPTIONS: agentNodeOptions }) })
   await trellisOk(["agent", "login", "--server", serve.baseUrl, "--api-key", serve.credentials.apiKey, "--project", serve.credentials.projectId], repo, env)
   await trellisOk(["agent", "paths", "add"], repo, env)
   const agent = await startAgent(repo, env)
-  const agentPid = agent.proc.pid
+  const launcherPid = agent.proc.pid
+  const agentPid = agentOf(launcherPid)
   const idleRss = rssMb(agentPid)
   const mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
   const { profiles } = await mcp.call(Profiles, "list_cli_profiles", { projectId: serve.credentials.projectId })
@@ -85,6 +101,8 @@ const main = async () => {
   const endToEnd: Array<number> = []
   const rssSamples: Array<{ readonly at: number; readonly mb: number }> = []
   let peakRss = 0
+  let launcherRss = 0
+  let launcherPrivate = 0
   try {
     for (let round = 0; round < ROUNDS; round++) {
       baseline.push(await runtimeAlone(bin))
@@ -108,6 +126,8 @@ const main = async () => {
       endToEnd.push(LINES / ((performance.now() - started) / 1000))
     }
   } finally {
+    launcherRss = rssMb(launcherPid)
+    launcherPrivate = statusMb(launcherPid, "RssAnon")
     await killEverything()
     removeTempDirs()
     await database?.drop()
@@ -126,6 +146,9 @@ const main = async () => {
   console.log(`bench/cli: ${LINES.toLocaleString("en")} lines per run, median of ${ROUNDS} round(s), ${database === undefined ? "embedded database" : `PostgreSQL (fresh database ${database.name})`}`)
   for (const [name, value] of rows) console.log(`  ${(name ?? "").padEnd(36)} ${value}`)
   console.log(`  agent RSS: idle ${idleRss.toFixed(0)} MB, peak ${peakRss.toFixed(0)} MB; at a quarter of the runs ${early.toFixed(0)} MB, at the end ${late.toFixed(0)} MB`)
+  if (launcherPid !== agentPid) {
+    console.log(`  its launcher (cli/bin.js): RSS ${launcherRss.toFixed(0)} MB, of which private ${launcherPrivate.toFixed(0)} MB (the rest is the node binary, shared with the agent)`)
+  }
   console.log(`targets:`)
   console.log(`  ≥ ${TARGET_LINES_PER_SECOND.toLocaleString("en")} lines/s end to end   ${Math.round(measured).toLocaleString("en")}/s   ${measured >= TARGET_LINES_PER_SECOND ? "PASS" : "MISS"}`)
   console.log(`  RSS < ${TARGET_RSS_MB} MB                     ${peakRss.toFixed(0)} MB   ${peakRss < TARGET_RSS_MB ? "PASS" : "MISS"}`)

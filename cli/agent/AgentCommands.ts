@@ -1,16 +1,23 @@
-import { Command, Options } from "@effect/cli"
-import { FileSystem, Path } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as os from "node:os"
 import { CliProfileId } from "../../src/domain/Ids.js"
 import { runAgent } from "./AgentLoop.js"
 import { AgentStatus, type LogFormat, makeAgentLog } from "./AgentLog.js"
+import { Git } from "./Git.js"
 import { Journal } from "./Journal.js"
+import { OrphanGuard } from "./OrphanGuard.js"
 import { agentProfileCommands } from "./ProfileCommands.js"
 import { ApprovalPolicy } from "./ApprovalPolicy.js"
 import { maskApiKey, Profiles } from "./Profiles.js"
+import { makeOpenCode } from "./runtimes/OpenCode.js"
+import { makeOpenCodeServers } from "./runtimes/OpenCodeServer.js"
 import { detectRuntimes, runtimeFor } from "./runtimes/Registry.js"
+import { withModels } from "./RuntimeModels.js"
 import { worktreesCommand } from "./WorktreeCommands.js"
 
 const profileOption = Options.text("profile").pipe(
@@ -18,13 +25,19 @@ const profileOption = Options.text("profile").pipe(
   Options.optional
 )
 
-/** A second SIGINT/SIGTERM while shutting down exits at once. */
+/**
+ * A second SIGINT/SIGTERM while shutting down exits at once. Signals within a quarter second of
+ * the previous one are the same request: Ctrl-C reaches both this process and the launcher of
+ * cli/bin.js (one process group), which forwards it too.
+ */
+const SAME_SIGNAL_MS = 250
 const exitOnSecondSignal = Effect.acquireRelease(
   Effect.sync(() => {
-    let signals = 0
+    let first: number | undefined
     const onSignal = () => {
-      signals += 1
-      if (signals >= 2) process.exit(130)
+      const now = Date.now()
+      if (first === undefined) first = now
+      else if (now - first > SAME_SIGNAL_MS) process.exit(130)
     }
     process.on("SIGINT", onSignal)
     process.on("SIGTERM", onSignal)
@@ -34,6 +47,20 @@ const exitOnSecondSignal = Effect.acquireRelease(
     process.off("SIGINT", onSignal)
     process.off("SIGTERM", onSignal)
   })
+)
+
+/**
+ * Started by cli/bin.js's launcher (see there), the agent ends as on SIGTERM when its launcher
+ * is gone: the IPC channel between them closes however the launcher died.
+ */
+const stopWithLauncher = Effect.acquireRelease(
+  Effect.sync(() => {
+    const onDisconnect = () => process.kill(process.pid, "SIGTERM")
+    process.channel?.unref()
+    process.on("disconnect", onDisconnect)
+    return onDisconnect
+  }),
+  (onDisconnect) => Effect.sync(() => process.off("disconnect", onDisconnect))
 )
 
 const start = Command.make("start", {
@@ -68,13 +95,16 @@ const start = Command.make("start", {
     const format: LogFormat = Option.getOrElse(args.logFormat, () => (process.stdout.isTTY ? "pretty" : "json"))
     const log = makeAgentLog(format, { live: process.stdout.isTTY === true })
     const configDir = path.dirname(profiles.file)
-    const availableClis = yield* detectRuntimes
+    // Detected once per process: a registration after an expired session sends the same.
+    const availableClis = yield* Effect.flatMap(detectRuntimes, (detected) => withModels(detected))
     yield* log.info(
       `profile ${name}: ${profile.server}, project ${profile.projectRef ?? profile.projectId}, key ${maskApiKey(profile.apiKey)}; runtimes: ${
         availableClis.map((cli) => `${cli.type} ${cli.version}`).join(", ") || "none found"
       }`
     )
     yield* exitOnSecondSignal
+    yield* stopWithLauncher
+    const openCode = makeOpenCode(yield* makeOpenCodeServers)
     return yield* runAgent({
       profileName: name,
       server: profile.server,
@@ -85,7 +115,7 @@ const start = Command.make("start", {
       profileId: profile.profileId,
       paths: profile.paths.filter((p) => p.kind === "checkout").map(({ branch, gitRemoteUrl, label, path }) => ({ path, label, gitRemoteUrl, branch })),
       availableClis,
-      runtimeFor: (cliType) => runtimeFor(cliType, { codexExec: args.codexExec }),
+      runtimeFor: (cliType) => runtimeFor(cliType, { codexExec: args.codexExec, openCode }),
       approve: args.approve,
       interactionTimeoutMs: args.interactionTimeout * 1000,
       maxConcurrent: args.maxConcurrent,
@@ -97,9 +127,12 @@ const start = Command.make("start", {
           Effect.flatMap((id) => profiles.setProfileId(name, id)),
           Effect.catchAll((error) => log.warn(`could not save the profile ID: ${error.message}`))
         )
-    }).pipe(Effect.provide(Layer.mergeAll(Journal.Default(path.join(configDir, "journal")), NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(Layer.mergeAll(Journal.Default(path.join(configDir, "journal")), Git.Default, NodeHttpClient.layerUndici)))
   }).pipe(
     Effect.scoped,
+    // Around everything that starts a process, the shared opencode serve included: the watcher
+    // outlives the scope above, so it still lists the server while the scope stops it.
+    Effect.provide(OrphanGuard),
     Effect.catchAll((error) => Effect.zipRight(Console.error(`error: ${error.message}`), Effect.sync(() => {
       process.exitCode = 1
     }))),

@@ -1,14 +1,17 @@
-import { FileSystem, HttpClient, HttpClientRequest, Path } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Path from "@effect/platform/Path"
 import { Duration, Effect, Either, FiberSet, Option, Ref, Schedule, Schema, Stream, SubscriptionRef } from "effect"
 import type { AvailableCli } from "../../src/domain/CliProfile.js"
 import { AgentSessionId, CliProfileId, type ProjectId } from "../../src/domain/Ids.js"
 import { VERSION } from "../../src/Version.js"
 import type { AgentLog, AgentStatus } from "./AgentLog.js"
 import type { ApprovalPolicy } from "./ApprovalPolicy.js"
-import { backoff, makeBridgeClient, isTransient } from "./BridgeClient.js"
+import { backoff, isTransient, makeBridgeClient, SHUTDOWN_CALL } from "./BridgeClient.js"
 import { Journal } from "./Journal.js"
 import type { Runtime } from "./runtimes/Runtime.js"
-import { flushJournal, runThread } from "./ThreadRunner.js"
+import { flushJournal, runThread, type ThreadRunRequirements } from "./ThreadRunner.js"
 
 /**
  * `trellis agent start`: SPEC's session lifecycle. Register (or resume the previous session of
@@ -49,6 +52,9 @@ interface Session {
 }
 
 const SavedState = Schema.parseJson(Schema.Struct({ sessionId: AgentSessionId }))
+
+/** At start, a journal left by a crash is sent within this time, else kept for the next start. */
+const LEFTOVER_FLUSH = Duration.seconds(20)
 
 interface RunningThread {
   readonly threadId: string
@@ -136,15 +142,15 @@ export const runAgent = (options: AgentOptions) =>
     // thread from a retry or its next messages until the lease ran out.
     const journal = yield* Journal
     for (const file of yield* journal.leftovers) {
-      yield* flushJournal(client, log, file, "The CLI restarted mid-run")
+      yield* flushJournal(client, log, file, "The CLI restarted mid-run", LEFTOVER_FLUSH)
       const { epoch, sessionId, threadId } = file.header
-      yield* client.agent.release({ path: { threadId }, payload: { sessionId, epoch } }).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+      yield* client.agent.release({ path: { threadId }, payload: { sessionId, epoch } }).pipe(Effect.timeout(SHUTDOWN_CALL), Effect.ignore)
     }
 
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         const { sessionId } = yield* SubscriptionRef.get(session)
-        yield* client.agent.disconnect({ payload: { sessionId } }).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+        yield* client.agent.disconnect({ payload: { sessionId } }).pipe(Effect.timeout(SHUTDOWN_CALL), Effect.ignore)
         yield* fs.remove(stateFile, { force: true }).pipe(Effect.ignore)
         yield* fs.remove(statusFile, { force: true }).pipe(Effect.ignore)
         yield* log.info("disconnected")
@@ -183,7 +189,7 @@ export const runAgent = (options: AgentOptions) =>
     const mcp = { url: `${options.server}/api/mcp?project=${options.projectId}`, apiKey: options.apiKey }
     const worktreesDir = path.join(options.stateDir, "..", "worktrees")
 
-    const dispatch: Effect.Effect<void, never, Journal | FileSystem.FileSystem | Path.Path | import("@effect/platform").CommandExecutor.CommandExecutor> =
+    const dispatch: Effect.Effect<void, never, ThreadRunRequirements> =
       dispatchLock.withPermits(1)(Effect.gen(function* () {
         while (running.size < options.maxConcurrent && !(yield* Ref.get(stopping))) {
           const current = yield* SubscriptionRef.get(session)
@@ -195,7 +201,7 @@ export const runAgent = (options: AgentOptions) =>
           // Claimed while the shutdown began: handed straight back.
           if (yield* Ref.get(stopping)) {
             return yield* client.agent.release({ path: { threadId: claimed.threadId }, payload: { sessionId: current.sessionId, epoch: claimed.epoch } }).pipe(
-              Effect.timeout(Duration.seconds(5)),
+              Effect.timeout(SHUTDOWN_CALL),
               Effect.ignore
             )
           }

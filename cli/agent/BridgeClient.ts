@@ -1,4 +1,6 @@
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Schedule } from "effect"
 import { TrellisApi } from "../../src/bridge/AgentApi.js"
 
@@ -20,3 +22,9 @@ export const backoff = Schedule.exponential(Duration.millis(500)).pipe(
 /** Network trouble or a server that is down: worth retrying; any answer from the backend is not. */
 export const isTransient = (error: { readonly _tag: string }): boolean =>
   error._tag === "RequestError" || error._tag === "ResponseError"
+
+/**
+ * A call made while shutting down (release, disconnect) waits at most this long: a backend that
+ * is down or unreachable must not hold the exit.
+ */
+export const SHUTDOWN_CALL = Duration.seconds(2)

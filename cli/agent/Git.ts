@@ -1,5 +1,6 @@
-import { Command, CommandExecutor } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import * as Command from "@effect/platform/Command"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Schema, Stream } from "effect"
 
 /** git could not be run, or failed in a way that is not "not a repository". */
@@ -153,15 +154,19 @@ export class Git extends Effect.Service<Git>()("trellis/cli/Git", {
       return yield* failed(args, output)
     })
 
-    /** Every worktree of the repository containing `directory`, the main one first. */
-    const worktrees = Effect.fn("Git.worktrees")(function* (directory: string) {
-      const args = ["worktree", "list", "--porcelain"]
-      const output = yield* run(directory, args)
-      if (output.exitCode !== 0) return yield* failed(args, output)
-      return parseWorktreeList(output.stdout)
+    /** Runs `git args` in `directory`: its stdout, trimmed; a failure names the command and git's error. */
+    const output = Effect.fn("Git.output")(function* (directory: string, args: ReadonlyArray<string>) {
+      const result = yield* run(directory, args)
+      if (result.exitCode !== 0) return yield* failed(args, result)
+      return result.stdout.trim()
     })
 
-    return { repoRoot, remoteUrl, currentBranch, worktrees } as const
+    /** Every worktree of the repository containing `directory`, the main one first. */
+    const worktrees = Effect.fn("Git.worktrees")(function* (directory: string) {
+      return parseWorktreeList(yield* output(directory, ["worktree", "list", "--porcelain"]))
+    })
+
+    return { repoRoot, remoteUrl, currentBranch, worktrees, output } as const
   }),
   dependencies: [NodeContext.layer]
 }) {}

@@ -1,4 +1,5 @@
-import { FileSystem, Path } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Effect, Option, Schema } from "effect"
 import { AgentSessionId } from "../../src/domain/Ids.js"
 
@@ -52,8 +53,13 @@ export class Journal extends Effect.Service<Journal>()("trellis/agent/Journal", 
         if (!(yield* fs.exists(file).pipe(Effect.orDie))) yield* appendLines(file, [encodeLine({ header })])
       })
 
+    /**
+     * One write per upload group. The chunks are typed already: plain JSON, not a Schema encode
+     * per line (the hot path of streaming). No fsync: the journal guards against the CLI dying,
+     * and the kernel keeps a dead process's writes.
+     */
     const append = (header: JournalHeader, chunks: ReadonlyArray<JournalChunk>) =>
-      appendLines(fileOf(header), chunks.map((chunk) => encodeLine({ chunk })))
+      appendLines(fileOf(header), chunks.map((chunk) => JSON.stringify({ chunk })))
 
     /** The message is settled on the backend: its chunks need not be kept. */
     const remove = (header: Pick<JournalHeader, "threadId" | "messageId">) =>

@@ -1,5 +1,5 @@
-import { FileSystem } from "@effect/platform"
-import { NodeFileSystem } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Config, Context, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import * as os from "node:os"

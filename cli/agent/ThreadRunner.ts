@@ -1,8 +1,12 @@
-import type { CommandExecutor, FileSystem, Path } from "@effect/platform"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import { Deferred, Duration, Effect, Either, Option, Ref, Schedule, Stream } from "effect"
-import type { ClaimedThread } from "../../src/bridge/AgentApi.js"
+import { type ClaimedThread, MAX_CHUNKS_PER_UPLOAD } from "../../src/bridge/AgentApi.js"
 import type { AgentSessionId } from "../../src/domain/Ids.js"
-import { backoff, type BridgeClient, isTransient } from "./BridgeClient.js"
+import { backoff, type BridgeClient, isTransient, SHUTDOWN_CALL } from "./BridgeClient.js"
+import type { Git } from "./Git.js"
+import { type GroupLimits, groupLines } from "./GroupLines.js"
 import { Journal, type JournalChunk, type JournalFile, type JournalHeader } from "./Journal.js"
 import type { AgentLog } from "./AgentLog.js"
 import { type ApprovalPolicy, settleLocally } from "./ApprovalPolicy.js"
@@ -100,9 +104,14 @@ const threadHistory = (mcp: ThreadRunContext["mcp"], threadId: string, exclude: 
     Effect.orElseSucceed(() => [])
   )
 
-/** Per upload: at most this many lines, or what arrived within the window. */
-const GROUP_LINES = 500
-const GROUP_WINDOW = Duration.millis(50)
+/**
+ * Per upload: what arrived within the window, up to the backend's 1,000 chunks and about 1 MB.
+ * Fewer, larger uploads are what makes streaming fast (each costs the backend one transaction);
+ * the byte cap keeps a group of long lines from holding hundreds of megabytes.
+ */
+const GROUP_LIMITS: GroupLimits = { lines: MAX_CHUNKS_PER_UPLOAD, bytes: 1024 * 1024, window: Duration.millis(50) }
+/** Groups journaled and waiting while one uploads: journaling the next overlaps the upload. */
+const GROUPS_AHEAD = 1
 /** The backend keeps an error message up to 10,000 characters; a longer one is cut, never refused. */
 const MAX_ERROR_MESSAGE = 10_000
 /** A chunk holds at most this much data; a longer line is split into parts, never dropped. */
@@ -177,11 +186,16 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
         const seq = yield* Ref.make(0)
         const sessionRef = yield* Ref.make<string | null>(batch.runtimeSessionId)
         const events = yield* Ref.make(0)
-        const upload = (lines: ReadonlyArray<RawLine>) =>
+        // Every group is in the journal before its upload starts.
+        const journaled = (lines: ReadonlyArray<RawLine>) =>
           Effect.gen(function* () {
             const start = yield* Ref.getAndUpdate(seq, (n) => n + lines.length)
             const chunks: ReadonlyArray<JournalChunk> = lines.map((line, i) => ({ seq: start + i, type: line.type, data: line.data }))
             yield* journal.append(header, chunks)
+            return chunks
+          })
+        const upload = (chunks: ReadonlyArray<JournalChunk>) =>
+          Effect.gen(function* () {
             const runtimeSessionId = yield* Ref.get(sessionRef)
             yield* persist(client.agent.uploadChunks({
               path,
@@ -194,7 +208,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
             }))
             yield* context.onProgress(threadId, yield* Ref.updateAndGet(events, (n) => n + chunks.length))
           })
-        const outcome = yield* runtime.run({
+        const outcome = yield* groupLines(runtime.run({
           threadId,
           cwd: cwd.right,
           messages: batch.messages,
@@ -209,9 +223,11 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
         }).pipe(
           Stream.tap((output) => (output._tag === "SessionId" ? Ref.set(sessionRef, output.id) : Effect.void)),
           Stream.filterMap((output) => (output._tag === "Line" ? Option.some(output.line) : Option.none())),
-          Stream.mapConcat(splitLine),
-          Stream.groupedWithin(GROUP_LINES, GROUP_WINDOW),
-          Stream.mapEffect((group) => upload([...group])),
+          Stream.mapConcat(splitLine)
+        ), GROUP_LIMITS).pipe(
+          Stream.mapEffect(journaled),
+          Stream.buffer({ capacity: GROUPS_AHEAD }),
+          Stream.mapEffect(upload),
           Stream.runDrain,
           Effect.either
         )
@@ -248,7 +264,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
             const chunks = Option.match(file, { onNone: () => 0, onSome: (f) => f.chunks.length })
             yield* log.warn(`thread ${threadId}: dropped ${chunks} journaled chunk(s) of message ${header.value.messageId} with the claim`)
           }
-          yield* client.agent.release({ path, payload: claimRef }).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+          yield* client.agent.release({ path, payload: claimRef }).pipe(Effect.timeout(SHUTDOWN_CALL), Effect.ignore)
         })),
       // Shutting down: send what the journal holds, end the batch as failed (retryable), hand the thread back.
       Effect.onInterrupt(() =>
@@ -256,32 +272,43 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
           const header = yield* Ref.get(active)
           if (Option.isSome(header)) {
             const file = yield* journal.read(header.value)
-            if (Option.isSome(file)) yield* flushJournal(client, log, file.value, "The CLI shut down mid-run")
+            if (Option.isSome(file)) yield* flushJournal(client, log, file.value, "The CLI shut down mid-run", SHUTDOWN_FLUSH)
           }
-          yield* client.agent.release({ path, payload: claimRef }).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+          yield* client.agent.release({ path, payload: claimRef }).pipe(Effect.timeout(SHUTDOWN_CALL), Effect.ignore)
           yield* log.info(`thread ${threadId}: released on shutdown`)
         })
       )
     )
   }).pipe(Effect.scoped)
 
+/** Shutting down, the journal of a running batch is sent within this time, else kept for the next start. */
+const SHUTDOWN_FLUSH = Duration.seconds(3)
+
 /**
  * Sends a journal's chunks (the backend skips those it has) and ends its message as failed
  * (retryable) — if the claim it was written under is still ours. Otherwise the chunks were
- * fenced: they are dropped with a warning. The journal is removed either way.
+ * fenced: they are dropped with a warning. When the backend cannot be reached within `patience`,
+ * the journal is kept for the next start; otherwise it is removed.
  */
-export const flushJournal = (client: BridgeClient, log: AgentLog, file: JournalFile, reason: string) =>
+export const flushJournal = (client: BridgeClient, log: AgentLog, file: JournalFile, reason: string, patience: Duration.Duration) =>
   Effect.gen(function* () {
     const journal = yield* Journal
     const { epoch, messageId, sessionId, threadId } = file.header
     const path = { threadId }
     const send = Effect.gen(function* () {
-      for (let i = 0; i < file.chunks.length; i += 500) {
-        yield* client.agent.uploadChunks({ path, payload: { sessionId, epoch, messageId, chunks: file.chunks.slice(i, i + 500) } })
+      for (let i = 0; i < file.chunks.length; i += MAX_CHUNKS_PER_UPLOAD) {
+        yield* client.agent.uploadChunks({ path, payload: { sessionId, epoch, messageId, chunks: file.chunks.slice(i, i + MAX_CHUNKS_PER_UPLOAD) } })
       }
       yield* client.agent.fail({ path, payload: { sessionId, epoch, messageId, errorMessage: reason } })
-    }).pipe(Effect.retry({ schedule: backoff.pipe(Schedule.upTo(Duration.seconds(20))), while: isTransient }), Effect.either)
+    }).pipe(
+      Effect.retry({ schedule: backoff.pipe(Schedule.upTo(patience)), while: isTransient }),
+      Effect.timeoutFail({ duration: patience, onTimeout: () => ({ _tag: "Timeout" as const }) }),
+      Effect.either
+    )
     const sent = yield* send
+    if (Either.isLeft(sent) && (sent.left._tag === "Timeout" || isTransient(sent.left))) {
+      return yield* log.warn(`thread ${threadId}: the backend is unreachable; ${file.chunks.length} journaled chunk(s) kept for the next start`)
+    }
     if (Either.isRight(sent)) {
       yield* log.info(`thread ${threadId}: ${file.chunks.length} journaled chunk(s) sent; the run is marked failed and can be retried`)
     } else {
@@ -315,4 +342,4 @@ const workingDirectory = (context: ThreadRunContext, claim: ClaimedThread) =>
     return Either.right(created.right)
   })
 
-export type ThreadRunRequirements = Journal | CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path
+export type ThreadRunRequirements = Journal | Git | CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path

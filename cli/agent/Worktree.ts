@@ -1,27 +1,11 @@
-import { Command, FileSystem } from "@effect/platform"
-import { Effect, Schema, Stream } from "effect"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { Effect, Schema } from "effect"
+import { Git } from "./Git.js"
 
 /**
  * The fresh git worktree a thread asked for, created when the CLI claims it. A worktree is
  * never removed here: `trellis agent worktrees prune` removes only clean ones of done threads.
  */
-
-export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", { message: Schema.String }) {}
-
-/** Runs git in `cwd`; stdout on success, the command and its stderr on failure. */
-export const git = (cwd: string, args: ReadonlyArray<string>) =>
-  Effect.scoped(Effect.gen(function* () {
-    const process = yield* Command.start(Command.make("git", ...args).pipe(Command.workingDirectory(cwd)))
-    const [stdout, stderr, exitCode] = yield* Effect.all([
-      process.stdout.pipe(Stream.decodeText(), Stream.mkString),
-      process.stderr.pipe(Stream.decodeText(), Stream.mkString),
-      process.exitCode
-    ], { concurrency: 3 })
-    if (exitCode !== 0) {
-      return yield* new GitFailed({ message: `git ${args.join(" ")} failed in ${cwd}: ${stderr.trim() || `exit code ${exitCode}`}` })
-    }
-    return stdout.trim()
-  })).pipe(Effect.catchTag("SystemError", "BadArgument", (error) => new GitFailed({ message: `git could not run: ${error.message}` })))
 
 export const WorktreeRequest = Schema.Struct({
   parentPathId: Schema.String,
@@ -40,6 +24,7 @@ export type WorktreeRequest = typeof WorktreeRequest.Type
 export const createWorktree = (repo: string, target: string, request: WorktreeRequest) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
+    const { output: git } = yield* Git
     if (yield* fs.exists(target).pipe(Effect.orElseSucceed(() => false))) return target
     const branchExists = yield* git(repo, ["rev-parse", "--verify", "--quiet", `refs/heads/${request.branch}`]).pipe(
       Effect.as(true),

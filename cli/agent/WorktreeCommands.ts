@@ -1,9 +1,13 @@
-import { Command, Options } from "@effect/cli"
-import { FileSystem, HttpClient, HttpClientRequest, Path } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Path from "@effect/platform/Path"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Console, Effect, Option, Redacted } from "effect"
 import { Profiles } from "./Profiles.js"
-import { git } from "./Worktree.js"
+import { Git } from "./Git.js"
 
 /**
  * `trellis agent worktrees list|prune`: the worktrees this CLI made for threads. Pruning removes
@@ -61,6 +65,7 @@ const inspect = (profileFlag: Option.Option<string>) =>
     const profiles = yield* Profiles
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
+    const { output: git } = yield* Git
     const { profile } = yield* profiles.resolve(profileFlag, process.cwd())
     const root = path.join(path.dirname(profiles.file), "worktrees")
     const names = yield* fs.readDirectory(root).pipe(Effect.orElseSucceed((): Array<string> => []))
@@ -95,12 +100,13 @@ const list = Command.make("list", { profile: profileOption, json }, (args) =>
     Effect.catchAll((error) => Effect.zipRight(Console.error(`error: ${error.message}`), Effect.sync(() => {
       process.exitCode = 1
     }))),
-    Effect.provide([Profiles.Default, NodeHttpClient.layerUndici])
+    Effect.provide([Profiles.Default, Git.Default, NodeHttpClient.layerUndici])
   )
 ).pipe(Command.withDescription("Show each thread worktree: its thread, branch, size and whether it has uncommitted changes"))
 
 const prune = Command.make("prune", { profile: profileOption, json }, (args) =>
   Effect.gen(function* () {
+    const git = yield* Git
     const worktrees = yield* inspect(args.profile)
     const removed: Array<string> = []
     const kept: Array<{ readonly threadId: string; readonly reason: string }> = []
@@ -114,7 +120,7 @@ const prune = Command.make("prune", { profile: profileOption, json }, (args) =>
         continue
       }
       // Without --force, git itself refuses to remove a worktree with changes: a second guard.
-      const result = yield* git(w.path, ["worktree", "remove", w.path]).pipe(Effect.either)
+      const result = yield* git.output(w.path, ["worktree", "remove", w.path]).pipe(Effect.either)
       if (result._tag === "Right") removed.push(w.threadId)
       else kept.push({ threadId: w.threadId, reason: result.left.message })
     }
@@ -125,7 +131,7 @@ const prune = Command.make("prune", { profile: profileOption, json }, (args) =>
     Effect.catchAll((error) => Effect.zipRight(Console.error(`error: ${error.message}`), Effect.sync(() => {
       process.exitCode = 1
     }))),
-    Effect.provide([Profiles.Default, NodeHttpClient.layerUndici])
+    Effect.provide([Profiles.Default, Git.Default, NodeHttpClient.layerUndici])
   )
 ).pipe(Command.withDescription("Remove the worktrees of done threads that have no uncommitted changes"))
 

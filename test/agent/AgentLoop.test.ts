@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { runAgent } from "../../cli/agent/AgentLoop.js"
 import { makeAgentLog } from "../../cli/agent/AgentLog.js"
+import { Git } from "../../cli/agent/Git.js"
 import { Journal } from "../../cli/agent/Journal.js"
 import { ClaudeCode } from "../../cli/agent/runtimes/ClaudeCode.js"
 import { serveNode } from "../../src/http/NodeServer.js"
@@ -87,7 +88,7 @@ describe("trellis agent: the claim loop", () => {
           stateDir: join(home, "state"),
           log: makeAgentLog("json", { write: (line) => lines.push(line) }),
           rememberProfileId: () => Effect.void
-        }).pipe(Effect.provide(Journal.Default(join(home, "journal")))))
+        }).pipe(Effect.provide([Journal.Default(join(home, "journal")), Git.Default])))
 
         const profiles = yield* eventually("the CLI to register", mcp(server, owner.key, "list_cli_profiles", { projectId: owner.project.id }),
           (result) => Array.isArray(result["profiles"]) && result["profiles"].length === 1)

@@ -139,6 +139,25 @@ const retry = (serve: Serve, threadId: string) =>
 
 const assistants = (messages: ReadonlyArray<Message>) => messages.filter((m) => m.role === "assistant")
 
+/** A run whose runtime prints its answer, then hangs without writing more: the batch streams until stopped. */
+const hangingRun = async (mcp: Mcp, serve: Serve, name: string, content: string) => {
+  const m = await machine(serve, name, { REPLAY_HANG: "1" })
+  const agent = await start(m)
+  const profile = await onlineProfile(mcp, serve, m, agent)
+  const threadId = await createThread(mcp, profile, checkoutPathId(profile, m.checkout), content)
+  await eventually("the answer to stream", () => messagesOf(mcp, threadId), (messages) =>
+    messages.some((msg) => msg.role === "assistant" && msg.status === "streaming" && msg.text === `Echo: ${content}`))
+  const [run] = invocations(m.argsLog)
+  if (run === undefined) throw new Error("the runtime did not start")
+  return { m, agent, threadId, run }
+}
+
+const StatusPid = Schema.parseJson(Schema.Struct({ pid: Schema.Number }))
+
+/** The agent process (the launcher's child) of a running `trellis agent start`, from the status file it keeps. */
+const agentProcess = (m: Machine): number =>
+  Schema.decodeUnknownSync(StatusPid)(fs.readFileSync(path.join(m.configDir, "state", "e2e.status.json"), "utf8")).pid
+
 /** Waits until the thread's last message is an assistant answer in a final state. */
 const settled = (mcp: Mcp, threadId: string, count: number, context: () => string, timeoutMs = 30_000) =>
   eventually(`thread ${threadId} to hold ${count} settled messages`, () => messagesOf(mcp, threadId), (messages) => {
@@ -373,7 +392,7 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     await agent.proc.killTree()
     const [run] = invocations(m.argsLog)
     if (run === undefined) throw new Error("the runtime did not start")
-    // The orphaned runtime dies on its next write to the dead CLI's pipe.
+    // The agent's watcher ends the orphaned runtime (see cli/agent/OrphanGuard.ts).
     await eventually("the orphaned runtime to die", async () => isAlive(run.pid), (alive) => !alive, 5_000)
     const journalDir = path.join(m.configDir, "journal")
     const [journal] = fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))
@@ -545,8 +564,8 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
 
     await eventually("the stream to be under way", () => messagesOf(mcp, threadId), (messages) =>
       assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 10))
-    agent.proc.signal("SIGSTOP")
-    defer(() => agent.proc.signal("SIGCONT"))
+    agent.proc.signalGroup("SIGSTOP")
+    defer(() => agent.proc.signalGroup("SIGCONT"))
     await eventually("the frozen CLI's session to expire and its run to fail", () => getThread(mcp, threadId), (t) =>
       t.status === "failed" && !t.targetOnline, 20_000)
     const [lost] = assistants(await messagesOf(mcp, threadId))
@@ -554,7 +573,7 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     const journalDir = path.join(m.configDir, "journal")
     expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toHaveLength(1)
 
-    agent.proc.signal("SIGCONT")
+    agent.proc.signalGroup("SIGCONT")
     await agent.waitForLog("the journal to be dropped", new RegExp(`^thread ${threadId}: dropped \\d+ journaled chunk\\(s\\) of message ${lost?.messageId} with the claim$`))
     expect(agent.logged(new RegExp(`^thread ${threadId}: stopped, the claim is no longer ours`))).toBe(true)
     expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toEqual([])
@@ -573,5 +592,63 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     expect(sorted(lineNumbers(answer?.text ?? ""))).toEqual(range(lines))
     expect(agent.logged(new RegExp(`^claimed thread ${threadId} \\(claude, epoch 2\\)$`))).toBe(true)
     expect(await agent.proc.stop()).toEqual({ code: 0, signal: null })
+  }, TEST_TIMEOUT)
+  it("the agent SIGKILLed while its runtime hangs silently: the runtime does not outlive it", async () => {
+    const { mcp, serve } = backend()
+    const { agent, run } = await hangingRun(mcp, serve, "orphan", "hang and lose the agent")
+    expect(isAlive(run.pid)).toBe(true)
+    // The launcher and the agent (one process group) die at once; the runtime, in its own group,
+    // writes nothing more, so no broken pipe would ever stop it.
+    const killed = await agent.proc.killTree()
+    expect(killed.signal).toBe("SIGKILL")
+    await eventually("the orphaned runtime to be gone", async () => isAlive(run.pid), (alive) => !alive, 5_000)
+  }, TEST_TIMEOUT)
+
+  it("the agent process alone SIGKILLed: its launcher exits the same way and the runtime is gone", async () => {
+    const { mcp, serve } = backend()
+    const { m, agent, run } = await hangingRun(mcp, serve, "agent-killed", "lose the agent process")
+
+    const agentPid = agentProcess(m)
+    expect(agentPid).not.toBe(agent.proc.pid)
+    process.kill(agentPid, "SIGKILL")
+    expect(await agent.proc.waitForExit(5_000)).toEqual({ code: null, signal: "SIGKILL" })
+    await eventually("the orphaned runtime to be gone", async () => isAlive(run.pid), (alive) => !alive, 5_000)
+  }, TEST_TIMEOUT)
+
+  it("the launcher alone SIGKILLed: the agent shuts down as on SIGTERM and its runtime is gone", async () => {
+    const { mcp, serve } = backend()
+    const { m, agent, threadId, run } = await hangingRun(mcp, serve, "launcher-killed", "lose the launcher")
+    const agentPid = agentProcess(m)
+
+    agent.proc.signal("SIGKILL")
+    await eventually("the agent to be gone", async () => isAlive(agentPid), (alive) => !alive, 10_000)
+    expect(isAlive(run.pid)).toBe(false)
+    const [answer] = assistants(await messagesOf(mcp, threadId))
+    expect(answer).toMatchObject({ status: "failed", errorMessage: "The CLI shut down mid-run" })
+  }, TEST_TIMEOUT)
+
+  it("SIGTERM with the backend down: the agent exits 0 within seconds and keeps the unsent journal for its next start", async () => {
+    // A backend of its own, killed for good mid-run.
+    const serve = await startServe(tempDir("trellis-e2e-home-down-"), await freePort())
+    const loginDir = tempDir("trellis-e2e-login-down-")
+    await login(serve, loginDir)
+    loggedIn.set(serve, loginDir)
+    const mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
+    defer(async () => {
+      await mcp.close().catch(() => undefined)
+      await serve.proc.killTree()
+    })
+    const { m, agent, threadId, run } = await hangingRun(mcp, serve, "down", "the backend goes away")
+
+    await serve.proc.killTree()
+    const stopping = Date.now()
+    agent.proc.signal("SIGTERM")
+    const exit = await agent.proc.waitForExit(15_000)
+    expect(exit, agent.proc.describe()).toEqual({ code: 0, signal: null })
+    expect(Date.now() - stopping).toBeLessThan(10_000)
+    await eventually("the runtime to be gone", async () => isAlive(run.pid), (alive) => !alive, 5_000)
+    expect(agent.logged(new RegExp(`^thread ${threadId}: the backend is unreachable; \\d+ journaled chunk\\(s\\) kept for the next start$`)), agent.proc.describe()).toBe(true)
+    const journals = fs.readdirSync(path.join(m.configDir, "journal")).filter((name) => name.endsWith(".jsonl"))
+    expect(journals).toHaveLength(1)
   }, TEST_TIMEOUT)
 })

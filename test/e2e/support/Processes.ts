@@ -157,6 +157,16 @@ export class Proc {
     if (!this.hasExited) this.child.kill(signal)
   }
 
+  /** Sends a signal to the whole process group (`trellis agent start` is a launcher and the agent). */
+  signalGroup(signal: NodeJS.Signals): void {
+    if (this.hasExited) return
+    try {
+      process.kill(-this.pid, signal)
+    } catch {
+      this.child.kill(signal)
+    }
+  }
+
   /** SIGKILLs the whole process group and waits for the exit. */
   async killTree(): Promise<Exit> {
     if (!this.hasExited) {

@@ -1,0 +1,68 @@
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import { Effect, Layer } from "effect"
+import { spawn } from "node:child_process"
+import { Socket } from "node:net"
+
+/**
+ * Runtimes never outlive the agent, even a SIGKILLed one. Each process the agent starts runs in
+ * its own process group (so a batch's end can kill the runtime's whole tree), which also means
+ * nothing kills it when the agent dies. A tiny watcher — a POSIX shell, no native module,
+ * started in a session of its own so a signal to the agent's group does not reach it — is told
+ * the process group of every child as it starts and ends. The agent holds the write end of its
+ * stdin; when the agent dies, however it dies, the kernel closes it, the watcher reads EOF and
+ * kills the groups still listed (SIGTERM, SIGKILL two seconds later).
+ */
+
+const WATCHER = `
+trap '' INT HUP
+groups=""
+while IFS= read -r line; do
+  case "$line" in
+    +*) groups="$groups \${line#+}" ;;
+    -*) gone=\${line#-}; kept=""; for g in $groups; do [ "$g" = "$gone" ] || kept="$kept $g"; done; groups=$kept ;;
+  esac
+done
+[ -z "$groups" ] && exit 0
+for g in $groups; do kill -TERM -"$g" 2>/dev/null; done
+sleep 2
+for g in $groups; do kill -KILL -"$g" 2>/dev/null; done
+exit 0
+`
+
+/** Starts the watcher; its `tell` writes one line to it (a watcher gone already is ignored). */
+const startWatcher = Effect.acquireRelease(
+  Effect.sync(() => {
+    const watcher = spawn("/bin/sh", ["-c", WATCHER], { stdio: ["pipe", "ignore", "ignore"], detached: true })
+    watcher.on("error", () => {})
+    watcher.stdin.on("error", () => {})
+    // Neither the watcher nor its pipe keeps the agent running.
+    watcher.unref()
+    if (watcher.stdin instanceof Socket) watcher.stdin.unref()
+    return watcher
+  }),
+  (watcher) => Effect.sync(() => watcher.stdin.end())
+).pipe(Effect.map((watcher) => ({ tell: (line: string) => Effect.sync(() => void watcher.stdin.write(`${line}\n`)) })))
+
+/**
+ * The CommandExecutor of `trellis agent start`: the platform's, with every process it starts
+ * listed with the watcher until the process's scope ends (after the platform has killed it).
+ */
+export const OrphanGuard: Layer.Layer<CommandExecutor.CommandExecutor, never, CommandExecutor.CommandExecutor> = Layer.scoped(
+  CommandExecutor.CommandExecutor,
+  Effect.gen(function* () {
+    const executor = yield* CommandExecutor.CommandExecutor
+    if (process.platform === "win32") return executor
+    const watcher = yield* startWatcher
+    return CommandExecutor.makeExecutor((command) =>
+      Effect.gen(function* () {
+        let group: number | undefined
+        // Added before the process starts, this finalizer runs after the one that stops it.
+        yield* Effect.addFinalizer(() => (group === undefined ? Effect.void : watcher.tell(`-${group}`)))
+        const started = yield* executor.start(command)
+        group = started.pid
+        yield* watcher.tell(`+${group}`)
+        return started
+      })
+    )
+  })
+)
