@@ -10,11 +10,34 @@ import { answer, askedBy, compactionAndApiErrorScenarios, eventsOf, hasPendingIn
 
 const TEST_TIMEOUT = 120_000
 
-// Quarantined: runtime C's batches do not yet end reliably (a run can hang, even the first one;
-// issue 7 is open for it). The whole suite is kept, skipped, until they do.
-const QUARANTINED = "quarantined: a batch can hang (issue 7)"
+/** The `opencode serve` processes running with this HOME: pid, arguments, password and URL. */
+const servesOf = (home: string) =>
+  fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).flatMap((pid) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((arg) => arg !== "")
+      if (!argv.includes("serve") || !argv.some((arg) => arg.includes("opencode"))) return []
+      const env = new Map(fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]))
+      if (env.get("HOME") !== home) return []
+      const port = /:([0-9A-F]{4}) 00000000:0000 0A/.exec(listeningSockets(pid))?.[1]
+      return [{ pid: Number(pid), argv, password: env.get("OPENCODE_SERVER_PASSWORD") ?? "", url: `http://127.0.0.1:${parseInt(port ?? "0", 16)}` }]
+    } catch {
+      return []
+    }
+  })
 
-describe.skip("runtime C (opencode) for real through trellis agent start", () => {
+/** /proc/<pid>/net/tcp lines of the sockets the process holds (its listening port is among them). */
+const listeningSockets = (pid: string): string => {
+  const inodes = new Set(fs.readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    try {
+      return [/socket:\[(\d+)\]/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? ""]
+    } catch {
+      return []
+    }
+  }))
+  return fs.readFileSync(`/proc/${pid}/net/tcp`, "utf8").split("\n").filter((line) => inodes.has(line.trim().split(/\s+/)[9] ?? "")).join("\n")
+}
+
+describe.sequential("runtime C (opencode) for real through trellis agent start", () => {
   const suite = realRuntimeSuite("opencode", ["--interaction-timeout", "8"])
   const checkoutHas = (file: string) => fs.existsSync(path.join(suite.machine().checkout, file))
 
@@ -61,5 +84,28 @@ describe.skip("runtime C (opencode) for real through trellis agent start", () =>
     expect((await suite.answer()).text).toContain("Blue")
   }, TEST_TIMEOUT)
 
-  describe(QUARANTINED, () => compactionAndApiErrorScenarios(suite, "session.summarize"))
+  it("one opencode serve runs every batch of the CLI process, on 127.0.0.1 with a password", async () => {
+    const [server] = servesOf(suite.machine().home)
+    expect(server?.argv).toEqual(expect.arrayContaining(["serve", "--hostname", "127.0.0.1"]))
+    expect(server?.password).toMatch(/^.{16,}$/)
+    const unauthorized = await fetch(`${server?.url}/session`)
+    expect(unauthorized.status).toBe(401)
+    await suite.turn("one more on the same server")
+    expect(servesOf(suite.machine().home).map((s) => s.pid)).toEqual([server?.pid])
+  }, TEST_TIMEOUT)
+
+  it("the server dying mid-batch fails the batch (retryable), and the next batch runs on a new server", async () => {
+    await askedBy(suite, "RUN_TOOL[touch killed.txt]")
+    const [server] = servesOf(suite.machine().home)
+    if (server === undefined) throw new Error("no opencode serve")
+    process.kill(server.pid, "SIGKILL")
+    const failed = await suite.answer()
+    expect([failed.status, failed.errorMessage]).toEqual(["failed", expect.stringMatching(/opencode serve (exited|stopped answering)/)])
+    expect((await suite.turn("after the restart")).text).toBe("Mock reply: after the restart")
+    const restarted = servesOf(suite.machine().home)
+    expect(restarted.length).toBe(1)
+    expect(restarted[0]?.pid).not.toBe(server.pid)
+  }, TEST_TIMEOUT)
+
+  compactionAndApiErrorScenarios(suite, "session.summarize")
 })

@@ -170,6 +170,19 @@ describe("Claude Code normalizer: fixtures", () => {
 })
 
 describe("Claude Code normalizer: rules", () => {
+  it.effect("a permission request's notice carries the full command, question, plan or tool input", () =>
+    Effect.sync(() => {
+      const notice = (name: string) => only(transcript(name).events, "runtime-notice").find((e) => /^(Permission requested|Question)/.test(e.message))?.message
+      expect(notice("stdio-permission")).toBe("Permission requested: Bash: touch made-by-claude2.txt")
+      expect(notice("stdio-askuser")).toBe("Question: Which color do you prefer?")
+      expect(notice("stdio-plan")).toBe("Permission requested: ExitPlanMode: 1. Run echo hi\n2. Report")
+      const edit = { type: "control_request", request_id: "r", request: { subtype: "can_use_tool", tool_name: "Edit", input: { file_path: "a.ts", old_string: "x", new_string: "y" } } }
+      expect(normalizeClaudeChunk("control_request", JSON.stringify(edit))).toEqual({
+        kind: "runtime-notice",
+        message: `Permission requested: Edit: ${JSON.stringify(edit.request.input)}`
+      })
+    }))
+
   it.effect("malformed JSON is unknown/json-parse-error keeping the raw type and data", () =>
     Effect.sync(() => {
       expect(normalizeClaudeChunk("assistant", "{not json")).toEqual({

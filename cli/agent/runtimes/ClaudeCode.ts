@@ -1,4 +1,5 @@
-import { Command, type CommandExecutor } from "@effect/platform"
+import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Effect, Fiber, Queue, Ref, Schema, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { BatchInput, BatchMessage, InteractionOutcome, InteractionRequest, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"

@@ -1,4 +1,5 @@
-import { Command, type CommandExecutor } from "@effect/platform"
+import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Deferred, Effect, Fiber, Queue, Ref, Schema, Scope, Stream, Take } from "effect"
 import type { ThreadResumeParams } from "./codex-protocol/v2/ThreadResumeParams.js"
 import type { ThreadStartParams } from "./codex-protocol/v2/ThreadStartParams.js"
@@ -7,7 +8,7 @@ import type { ToolRequestUserInputParams } from "./codex-protocol/v2/ToolRequest
 import type { ToolRequestUserInputResponse } from "./codex-protocol/v2/ToolRequestUserInputResponse.js"
 import type { CommandExecutionApprovalDecision } from "./codex-protocol/v2/CommandExecutionApprovalDecision.js"
 import type { BatchInput, InteractionOutcome, Runtime, RuntimeOutput } from "./Runtime.js"
-import { lostSessionPrompt, lostSessionWarning, RuntimeFailed, outputLines, startRuntime, stopRuntime } from "./Runtime.js"
+import { lostSessionPrompt, lostSessionWarning, outputLines, readInBackground, RuntimeFailed, startRuntime, stopRuntime } from "./Runtime.js"
 import { userTurns } from "./ClaudeCode.js"
 
 /**
@@ -27,8 +28,14 @@ class SessionGone extends Schema.TaggedError<SessionGone>()("SessionGone", { mes
 
 class RpcFailed extends Schema.TaggedError<RpcFailed>()("RpcFailed", { method: Schema.String, message: Schema.String }) {}
 
-/** An approval decision for an outcome. Codex has no "expired": it is declined, and the log says why. */
-const decision = (outcome: InteractionOutcome): CommandExecutionApprovalDecision => (outcome._tag === "Answered" ? "accept" : "decline")
+/**
+ * The reply to a command or file-change approval. Codex has no "expired": an expired request is
+ * declined (never `cancel`, which would end the turn as a refusal would); the interaction itself is
+ * recorded as expired.
+ */
+export const approvalReply = (outcome: InteractionOutcome): { readonly decision: CommandExecutionApprovalDecision } => ({
+  decision: outcome._tag === "Answered" ? "accept" : "decline"
+})
 
 /**
  * request_user_input answers keyed by question id, from a client's answer: one list of labels
@@ -99,7 +106,7 @@ const runAppServer = (input: BatchInput, resume: boolean, turns: ReadonlyArray<{
           const tool = method === "item/fileChange/requestApproval" ? "fileChange" : "command"
           const shown = { tool, ...params }
           return input.ask({ kind: "permission", request: shown, approval: "write" }).pipe(
-            Effect.flatMap((outcome) => reply({ decision: decision(outcome) }))
+            Effect.flatMap((outcome) => reply(approvalReply(outcome)))
           )
         }
         case "item/tool/requestUserInput": {
@@ -191,15 +198,24 @@ const runAppServer = (input: BatchInput, resume: boolean, turns: ReadonlyArray<{
       for (const turn of turns) yield* runTurn(threadId, model, turn)
     })
 
-    // The driver races the reader: output ending first means codex died mid-batch.
-    yield* Effect.raceFirst(
-      driver.pipe(Effect.mapError((error) => error._tag === "SessionGone" ? error : new RuntimeFailed({ message: error.message, stderr: "" }))),
-      reader.pipe(Effect.ignore, Effect.zipRight(Effect.flatMap(exited, Effect.fail)))
-    ).pipe(
+    // The batch ends when the driver does, or fails when codex's output ends first (it died
+    // mid-batch): whichever comes first settles one Deferred. Raced with Effect.raceFirst
+    // instead, the race was seen (about one run in three) to never complete after the driver had
+    // ended, right after an interaction: the batch hung with its turn completed.
+    const ended = yield* Deferred.make<void, RuntimeFailed | SessionGone>()
+    const outputEnded = yield* readInBackground(reader)
+    yield* outputEnded.pipe(Effect.zipRight(exited), Effect.flatMap((died) => Deferred.fail(ended, died)), Effect.forkIn(scope))
+    yield* driver.pipe(
+      Effect.mapError((error) => error._tag === "SessionGone" ? error : new RuntimeFailed({ message: error.message, stderr: "" })),
+      Effect.exit,
+      Effect.flatMap((exit) => Deferred.done(ended, exit)),
+      Effect.forkIn(scope)
+    )
+    yield* Deferred.await(ended).pipe(
       Effect.matchEffect({
         // stdin closed, the app-server exits on its own.
         onSuccess: () => Queue.shutdown(stdin).pipe(Effect.zipRight(stopRuntime(process, "none")), Effect.zipRight(Queue.offer(out, Take.end))),
-        onFailure: (error) => Queue.offer(out, Take.fail(error))
+        onFailure: (error) => Queue.shutdown(stdin).pipe(Effect.zipRight(stopRuntime(process)), Effect.zipRight(Queue.offer(out, Take.fail(error))))
       }),
       Effect.forkIn(scope)
     )

@@ -1,4 +1,5 @@
-import { Command, type CommandExecutor } from "@effect/platform"
+import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Effect, Fiber, Ref, Stream } from "effect"
 import type { BatchInput, RuntimeOutput } from "./Runtime.js"
 import { type Runtime, RuntimeFailed, outputLines, startRuntime } from "./Runtime.js"

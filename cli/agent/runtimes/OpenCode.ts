@@ -1,11 +1,12 @@
-import { Command, type CommandExecutor } from "@effect/platform"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
-import { Deferred, Duration, Effect, Fiber, Queue, Ref, Scope, Stream, Take } from "effect"
+import { Deferred, Duration, Effect, Exit, Queue, Ref, Scope, Stream, Take } from "effect"
+import type { OpenCodeServers } from "./OpenCodeServer.js"
 import type { BatchInput, InteractionOutcome, RuntimeOutput } from "./Runtime.js"
-import { type Runtime, RuntimeFailed, startRuntime, stopRuntime } from "./Runtime.js"
+import { readInBackground, type Runtime, RuntimeFailed } from "./Runtime.js"
 
 /**
- * Runtime C, OpenCode: `opencode serve` on 127.0.0.1 (a free port) driven through
+ * Runtime C, OpenCode: the CLI process's one `opencode serve` (OpenCodeServer.ts) driven through
  * `@opencode-ai/sdk/v2` (RUNTIMES.md §4.3). The session (the runtime session id) is created or
  * reused, each user message is `promptAsync` (or `session.command` for a runtime command,
  * `session.summarize` for `/compact`) and runs until `session.idle`. `permission.asked` and
@@ -13,7 +14,12 @@ import { type Runtime, RuntimeFailed, startRuntime, stopRuntime } from "./Runtim
  * chunk typed with its event type.
  */
 
-const START_TIMEOUT = Duration.seconds(60)
+const CONNECT_TIMEOUT = Duration.seconds(30)
+/** How often a running message's session status is read, beside the event stream. */
+const STATUS_POLL = Duration.seconds(2)
+const STATUS_POLL_TIMEOUT = Duration.seconds(5)
+/** Polls in a row the server leaves unanswered before it is taken for dead (about 30 s). */
+const UNANSWERED_POLLS = 5
 
 type Json = Record<string, unknown>
 const record = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
@@ -35,51 +41,56 @@ export const questionReplies = (questions: ReadonlyArray<unknown>, answer: unkno
   })
 }
 
+export const EXPIRED_MESSAGE = "Nobody answered this request in time, so it expired. This is not a refusal by the user."
+
+/** `permission.reply`'s answer: allowed once, or rejected with why (an expiry says so, never a user refusal). */
+export const permissionReply = (outcome: InteractionOutcome): { readonly reply: "once" | "reject"; readonly message?: string } =>
+  outcome._tag === "Answered"
+    ? { reply: "once" }
+    : outcome._tag === "Expired"
+    ? { reply: "reject", message: EXPIRED_MESSAGE }
+    : typeof record(outcome.answer)["message"] === "string"
+    ? { reply: "reject", message: String(record(outcome.answer)["message"]) }
+    : { reply: "reject" }
+
+/** The message of an OpenCode error (`{name, data: {message}}`). */
+const errorMessage = (error: unknown): string => {
+  const message = record(record(error)["data"])["message"]
+  return typeof message === "string" && message !== "" ? message : String(record(error)["name"] ?? "the session failed")
+}
+
 const failed = (what: string) => (error: unknown) => new RuntimeFailed({ message: `${what}: ${String(error)}`, stderr: "" })
 
-/** A call through the SDK: its data, or the error it returned, as a failure. */
+/**
+ * A call through the SDK: its data, or the error it returned, as a failure. Interruptible even
+ * where it runs from an uninterruptible region (a finalizer, a stream run in one): there its
+ * timeout, or the batch's end, would otherwise wait for a reply a wedged server never sends.
+ */
 const call = <A>(what: string, promise: () => Promise<{ readonly data?: A; readonly error?: unknown }>) =>
-  Effect.tryPromise({ try: promise, catch: failed(what) }).pipe(
+  Effect.interruptible(Effect.tryPromise({ try: promise, catch: failed(what) })).pipe(
     Effect.flatMap((result) => (result.error === undefined ? Effect.succeed(result.data) : Effect.fail(failed(what)(JSON.stringify(result.error)))))
   )
 
-export const OpenCode: Runtime = {
+/** Runtime C on the CLI process's one `opencode serve`. */
+export const makeOpenCode = (servers: OpenCodeServers): Runtime => ({
   cliType: "opencode",
   transport: "server",
   run: (input: BatchInput): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> =>
     Stream.unwrapScoped(Effect.gen(function* () {
       const scope = yield* Scope.Scope
-      const { process, stderr } = yield* startRuntime("opencode serve", Command.make("opencode", "serve", "--hostname", "127.0.0.1", "--port", "0"), input, {
-        OPENCODE_ENABLE_QUESTION_TOOL: "1",
-        OPENCODE_CONFIG_CONTENT: JSON.stringify({
-          mcp: { trellis: { type: "remote", url: input.mcp.url, headers: { Authorization: `Bearer ${input.mcp.apiKey}` } } }
-        })
-      })
-      const listening = yield* Deferred.make<string, RuntimeFailed>()
-      yield* process.stdout.pipe(
-        Stream.decodeText(),
-        Stream.splitLines,
-        Stream.runForEach((line) => {
-          const url = /https?:\/\/127\.0\.0\.1:\d+/.exec(line)?.[0]
-          return line.includes("listening") && url !== undefined ? Deferred.succeed(listening, url) : Effect.void
-        }),
-        Effect.ignore,
-        Effect.forkScoped
-      )
-      const baseUrl = yield* Deferred.await(listening).pipe(
-        Effect.timeoutFail({ duration: START_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode serve did not start", stderr: "" }) }),
-        Effect.raceFirst(Effect.flatMap(process.exitCode.pipe(Effect.orElseSucceed(() => -1)), (code) =>
-          Effect.flatMap(Fiber.join(stderr), (errors) => Effect.fail(new RuntimeFailed({ message: `opencode serve exited with code ${code}`, stderr: errors })))))
-      )
-      const client: OpencodeClient = createOpencodeClient({ baseUrl, directory: input.cwd })
+      const server = yield* servers.acquire(input.mcp)
+      const client: OpencodeClient = createOpencodeClient({ baseUrl: server.baseUrl, directory: input.cwd, headers: { authorization: server.authorization } })
       const model = modelRef(input.model)
 
       const session = input.runtimeSessionId ?? (yield* call("session.create", () => client.session.create({ title: `Trellis ${input.threadId}` })).pipe(
-        Effect.map((created) => String(record(created)["id"] ?? ""))
+        Effect.map((created) => String(record(created)["id"] ?? "")),
+        Effect.timeoutFail({ duration: CONNECT_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode serve did not create the session", stderr: "" }) })
       ))
       const out = yield* Queue.unbounded<Take.Take<RuntimeOutput, RuntimeFailed>>()
       yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "SessionId", id: session }))
       const idle = yield* Ref.make<Deferred.Deferred<void> | undefined>(undefined)
+      // Whether the current message's run has been seen working (busy, retrying, asking).
+      const working = yield* Ref.make(false)
       const sessionError = yield* Ref.make<string | undefined>(undefined)
 
       const settle = (type: string, props: Json) => {
@@ -87,16 +98,7 @@ export const OpenCode: Runtime = {
         if (type === "permission.asked") {
           return input.ask({ kind: "permission", request: { tool: props["permission"], patterns: props["patterns"], metadata: props["metadata"] }, approval: "write" }).pipe(
             Effect.flatMap((outcome: InteractionOutcome) =>
-              call("permission.reply", () =>
-                client.permission.reply({
-                  requestID: id,
-                  reply: outcome._tag === "Answered" ? "once" : "reject",
-                  ...(outcome._tag === "Expired"
-                    ? { message: "Nobody answered this request in time, so it expired. This is not a refusal by the user." }
-                    : outcome._tag === "Denied" && typeof record(outcome.answer)["message"] === "string"
-                    ? { message: String(record(outcome.answer)["message"]) }
-                    : {})
-                }))
+              call("permission.reply", () => client.permission.reply({ requestID: id, ...permissionReply(outcome) }))
             ),
             Effect.ignore
           )
@@ -112,41 +114,95 @@ export const OpenCode: Runtime = {
         )
       }
 
-      const events = yield* Effect.tryPromise({ try: () => client.event.subscribe(), catch: failed("event.subscribe") })
-      yield* Stream.fromAsyncIterable(events.stream, failed("events")).pipe(
+      // The event stream is aborted when the batch ends: the SDK's SSE client otherwise
+      // reconnects forever, and its generator can then never be closed (the batch hung there).
+      // Until then it reconnects quickly (with Last-Event-ID): a dropped stream mid-run (seen
+      // during API retries) must not lose the run's session.idle.
+      const abort = new AbortController()
+      yield* Effect.addFinalizer(() => Effect.sync(() => abort.abort()))
+      const connected = yield* Deferred.make<void>()
+      const events = yield* Effect.tryPromise({ try: () => client.event.subscribe(undefined, { signal: abort.signal, sseDefaultRetryDelay: 200, sseMaxRetryDelay: 1000 }), catch: failed("event.subscribe") })
+      yield* readInBackground(Stream.fromAsyncIterable(events.stream, failed("events")).pipe(
         Stream.runForEach((event) =>
           Effect.gen(function* () {
+            yield* Deferred.succeed(connected, undefined)
             const type = String(record(event)["type"] ?? "")
             const props = record(record(event)["properties"])
             const about = props["sessionID"] ?? record(props["info"])["sessionID"] ?? record(props["part"])["sessionID"] ?? record(props["info"])["id"]
             if (about !== session) return
             yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "Line", line: { type, data: JSON.stringify(event) } }))
-            if (type === "permission.asked" || type === "question.asked") yield* Effect.forkIn(settle(type, props), scope)
-            if (type === "session.error") yield* Ref.set(sessionError, String(record(record(props["error"])["data"])["message"] ?? "the session failed"))
+            if (type === "permission.asked" || type === "question.asked") yield* Effect.forkIn(Effect.interruptible(settle(type, props)), scope)
+            if (type === "session.error") yield* Ref.set(sessionError, errorMessage(props["error"]))
+            if (type === "permission.asked" || type === "question.asked" || (type === "session.status" && record(props["status"])["type"] !== "idle")) {
+              yield* Ref.set(working, true)
+            }
             if (type === "session.idle") {
               const waiting = yield* Ref.get(idle)
               if (waiting !== undefined) yield* Deferred.succeed(waiting, undefined)
             }
           })
-        ),
-        Effect.ignore,
-        Effect.forkScoped
+        )
+      ))
+      // The stream connects lazily: a prompt sent before it has would lose the run's first events.
+      yield* Deferred.await(connected).pipe(
+        Effect.timeoutFail({ duration: CONNECT_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode's event stream did not connect", stderr: "" }) })
       )
+
+      // The batch ends with its last message, or fails when the server dies under it.
+      const ended = yield* Deferred.make<void, RuntimeFailed>()
+      // Tells the status watchers the batch is over, however it ends.
+      yield* Effect.addFinalizer(() => Deferred.interrupt(ended))
+
+      // The event stream is not the only witness of a run's end: an event lost while the stream
+      // reconnects (OpenCode does not replay them) would leave the batch waiting forever. The
+      // session's status is polled too; once the run has been seen working and the session is
+      // idle again, the run is over, and its last message says whether it failed. A server that
+      // stops answering the poll is as good as dead: it is stopped and the run fails, retryable.
+      const watchStatus = (done: Deferred.Deferred<void>) =>
+        Effect.gen(function* () {
+          const unanswered = yield* Ref.make(0)
+          const poll = Effect.gen(function* () {
+            const statuses = yield* call("session.status", () => client.session.status())
+            yield* Ref.set(unanswered, 0)
+            const status = record(record(statuses)[session])["type"] ?? "idle"
+            if (status !== "idle") return yield* Ref.set(working, true)
+            if (!(yield* Ref.get(working))) return
+            const [last] = (yield* call("session.messages", () => client.session.messages({ sessionID: session, limit: 1 }))) ?? []
+            const error = record(record(last)["info"])["error"]
+            if (error !== undefined) yield* Ref.update(sessionError, (known) => known ?? errorMessage(error))
+            yield* Deferred.succeed(done, undefined)
+          }).pipe(Effect.timeout(STATUS_POLL_TIMEOUT))
+          const over = Effect.zipWith(Deferred.isDone(done), Deferred.isDone(ended), (a, b) => a || b)
+          yield* poll.pipe(
+            Effect.catchAll(() =>
+              Effect.gen(function* () {
+                if ((yield* Ref.updateAndGet(unanswered, (n) => n + 1)) < UNANSWERED_POLLS) return
+                yield* servers.discard(server)
+                yield* Deferred.fail(ended, new RuntimeFailed({ message: "opencode serve stopped answering mid-run; the run can be retried", stderr: "" }))
+              })
+            ),
+            Effect.zipRight(over),
+            Effect.delay(STATUS_POLL),
+            Effect.repeat({ until: (finished) => finished })
+          )
+        })
 
       const runMessage = (message: BatchInput["messages"][number]) =>
         Effect.gen(function* () {
           const done = yield* Deferred.make<void>()
           yield* Ref.set(idle, done)
+          yield* Ref.set(working, false)
+          // The watcher ends itself once the message (or the batch) is over, and the batch's end
+          // does not wait for it: an interrupted watcher was seen to poll on and hold the batch's
+          // scope open.
+          yield* Effect.forkDaemon(watchStatus(done))
           const text = message.content.trim()
-          if (message.runtimeCommand && text === "/compact") {
-            yield* call("session.summarize", () => client.session.summarize({ sessionID: session, ...(model === undefined ? {} : model) }))
-          } else if (message.runtimeCommand) {
-            const [name = "", ...rest] = text.slice(1).split(/\s+/)
-            yield* Effect.forkIn(call("session.command", () => client.session.command({ sessionID: session, command: name, arguments: rest.join(" ") })).pipe(
-              Effect.catchAll((error) => Ref.set(sessionError, error.message).pipe(Effect.zipRight(Deferred.succeed(done, undefined))))
-            ), scope)
-          } else {
-            yield* call("session.promptAsync", () =>
+          const [name = "", ...rest] = text.slice(1).split(/\s+/)
+          const sent: Effect.Effect<unknown, RuntimeFailed> = message.runtimeCommand && text === "/compact"
+            ? call("session.summarize", () => client.session.summarize({ sessionID: session, ...(model === undefined ? {} : model) }))
+            : message.runtimeCommand
+            ? call("session.command", () => client.session.command({ sessionID: session, command: name, arguments: rest.join(" ") }))
+            : call("session.promptAsync", () =>
               client.session.promptAsync({
                 sessionID: session,
                 parts: [{ type: "text", text: message.content }],
@@ -155,19 +211,30 @@ export const OpenCode: Runtime = {
                 ...(input.mode === "plan" ? { agent: "plan" } : {}),
                 ...(input.agentPrompt === null || input.agentPrompt === "" ? {} : { system: input.agentPrompt })
               }))
-          }
+          // The run's end is told by the session going idle, never by the call's response: the
+          // pinned server sometimes never answers `summarize` although the compaction it started
+          // has ended, so no call is waited for. A call that fails ends the message with its error.
+          yield* Effect.forkIn(
+            sent.pipe(Effect.interruptible, Effect.catchAll((error) => Ref.set(sessionError, error.message).pipe(Effect.zipRight(Deferred.succeed(done, undefined))))),
+            scope
+          )
           yield* Deferred.await(done)
           const error = yield* Ref.getAndSet(sessionError, undefined)
           if (error !== undefined) return yield* new RuntimeFailed({ message: error, stderr: "" })
         })
 
-      yield* Effect.forEach(input.messages, runMessage, { discard: true }).pipe(
-        Effect.matchEffect({
-          onSuccess: () => stopRuntime(process).pipe(Effect.zipRight(Queue.offer(out, Take.end))),
-          onFailure: (error) => Queue.offer(out, Take.fail(error))
-        }),
-        Effect.forkIn(scope)
+      // A batch that does not end normally (interrupted, failed) aborts its session on the shared server.
+      yield* Effect.addFinalizer((exit) =>
+        Effect.flatMap(Deferred.isDone(ended), (done) =>
+          done && Exit.isSuccess(exit) ? Effect.void : call("session.abort", () => client.session.abort({ sessionID: session })).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+        )
+      )
+      yield* server.died.pipe(Effect.catchAll((died) => Deferred.fail(ended, died)), Effect.interruptible, Effect.forkIn(scope))
+      yield* Effect.forEach(input.messages, runMessage, { discard: true }).pipe(Effect.exit, Effect.flatMap((exit) => Deferred.done(ended, exit)), Effect.interruptible, Effect.forkIn(scope))
+      yield* Deferred.await(ended).pipe(
+        Effect.matchEffect({ onSuccess: () => Queue.offer(out, Take.end), onFailure: (error) => Queue.offer(out, Take.fail(error)) }),
+        Effect.interruptible, Effect.forkIn(scope)
       )
       return Stream.flattenTake(Stream.fromQueue(out))
     }))
-}
+})

@@ -1,11 +1,10 @@
-import { Command } from "@effect/platform"
+import * as Command from "@effect/platform/Command"
 import { Duration, Effect, Option, Stream } from "effect"
 import type { AvailableCli } from "../../../src/domain/CliProfile.js"
 import type { CliType } from "../../../src/domain/CliType.js"
 import { ClaudeCode } from "./ClaudeCode.js"
 import { CodexAppServer } from "./CodexAppServer.js"
 import { CodexExec } from "./CodexExec.js"
-import { OpenCode } from "./OpenCode.js"
 import type { Runtime } from "./Runtime.js"
 
 /**
@@ -13,15 +12,17 @@ import type { Runtime } from "./Runtime.js"
  * has no adapter here fails its batch at once with "execution is not implemented for <slug>".
  */
 
-const adapters: ReadonlyArray<Runtime> = [ClaudeCode, CodexAppServer, CodexExec, OpenCode]
+const adapters: ReadonlyArray<Runtime> = [ClaudeCode, CodexAppServer, CodexExec]
 
 export interface RuntimeChoices {
   /** Codex threads run with `codex exec --json` instead of the app-server. */
   readonly codexExec: boolean
+  /** OpenCode on the CLI process's one server (makeOpenCode). */
+  readonly openCode: Runtime
 }
 
 export const runtimeFor = (cliType: string, choices: RuntimeChoices): Runtime | undefined =>
-  adapters.find((runtime) => runtime.cliType === cliType && (runtime.cliType !== "codex" || (runtime.transport === "exec") === choices.codexExec))
+  [...adapters, choices.openCode].find((runtime) => runtime.cliType === cliType && (runtime.cliType !== "codex" || (runtime.transport === "exec") === choices.codexExec))
 
 /** Each runtime's binary and how it prints its version. */
 const binaries: ReadonlyArray<{ readonly type: CliType; readonly command: string }> = [

@@ -1,5 +1,6 @@
-import { Command, type CommandExecutor } from "@effect/platform"
-import { Duration, Effect, Schema, Stream } from "effect"
+import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import { Duration, Effect, Fiber, Schema, Stream } from "effect"
 import type { CliType, RuntimeTransport } from "../../../src/domain/CliType.js"
 import { CLI_WARNING_TYPE } from "../../../src/events/normalize.js"
 
@@ -122,14 +123,32 @@ export const startRuntime = (
 export const outputLines = <E, R>(stdout: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E, R> =>
   stdout.pipe(Stream.decodeText(), Stream.splitLines, Stream.filter((line) => line.trim() !== ""))
 
+/** How long a runtime may take to exit before it is killed, and to die once killed. */
+const EXIT_GRACE = Duration.seconds(10)
+
 /**
  * Ends a long-running runtime process once its batch is done and waits for it to exit (SIGKILL
  * after 10 s): a lingering one would still hold the runtime's session store when the next batch
- * starts a new process on the same session.
+ * starts a new process on the same session. `none` waits for it to exit on its own (its stdin
+ * was closed). Never waits forever: the platform's kill waits for the exit, so each step is
+ * bounded.
  */
 export const stopRuntime = (process: CommandExecutor.Process, signal: "SIGTERM" | "none" = "SIGTERM") =>
   Effect.gen(function* () {
-    if (signal === "SIGTERM") yield* process.kill("SIGTERM").pipe(Effect.ignore)
-    const exited = yield* process.exitCode.pipe(Effect.timeout(Duration.seconds(10)), Effect.option)
-    if (exited._tag === "None") yield* process.kill("SIGKILL").pipe(Effect.ignore)
+    const ended = signal === "SIGTERM" ? process.kill("SIGTERM") : Effect.asVoid(process.exitCode)
+    const exited = yield* ended.pipe(Effect.timeout(EXIT_GRACE), Effect.option)
+    if (exited._tag === "None") yield* process.kill("SIGKILL").pipe(Effect.timeout(EXIT_GRACE), Effect.ignore)
+  })
+
+/**
+ * Reads a runtime's output in a fiber of its own that is never interrupted while the runtime
+ * runs, and is let go of (not waited for) when the batch's scope ends, so a reader still blocked
+ * on a pipe some grandchild holds open cannot keep the batch from ending. The effect returned
+ * completes when the output has ended.
+ */
+export const readInBackground = <E, R>(reader: Effect.Effect<void, E, R>) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.forkDaemon(Effect.ignore(reader))
+    yield* Effect.addFinalizer(() => Fiber.interruptFork(fiber))
+    return Effect.asVoid(Fiber.await(fiber))
   })

@@ -228,6 +228,17 @@ const streamEvent = (line: Json): ReadonlyArray<Json> | "ignored" => {
   }
 }
 
+/**
+ * What a `can_use_tool` request asks, in full, as the thread's event shows it: the command, the
+ * questions, the plan, or the tool's whole input.
+ */
+const permissionAsked = (tool: string, input: Json): string => {
+  const questions = Array.isArray(input["questions"]) ? input["questions"].flatMap((q) => str(isObject(q) ? q["question"] : undefined) ?? []) : []
+  if (tool === "AskUserQuestion" && questions.length > 0) return `Question: ${questions.join(" / ")}`
+  const shown = str(input["command"]) ?? str(input["plan"]) ?? (Object.keys(input).length === 0 ? undefined : stringify(input))
+  return shown === undefined ? `Permission requested: ${tool}` : `Permission requested: ${tool}: ${shown}`
+}
+
 const controlRequest = (line: Json): ReadonlyArray<Json> => {
   const request = isObject(line["request"]) ? line["request"] : {}
   const subtype = str(request["subtype"])
@@ -236,7 +247,9 @@ const controlRequest = (line: Json): ReadonlyArray<Json> => {
   return [
     {
       kind: "runtime-notice",
-      message: subtype === "can_use_tool" && tool !== undefined ? `Permission requested: ${tool}` : `Control request: ${subtype}`
+      message: subtype === "can_use_tool" && tool !== undefined
+        ? permissionAsked(tool, isObject(request["input"]) ? request["input"] : {})
+        : `Control request: ${subtype}`
     }
   ]
 }

@@ -1,0 +1,135 @@
+import * as Command from "@effect/platform/Command"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import { Deferred, Duration, Effect, ExecutionStrategy, Exit, Option, Scope, Stream, SynchronizedRef } from "effect"
+import { randomBytes } from "node:crypto"
+import { RuntimeFailed, stopRuntime } from "./Runtime.js"
+
+/**
+ * One long-lived `opencode serve` per CLI process (RUNTIMES.md §4.3), shared by every OpenCode
+ * batch: on 127.0.0.1, a port the server picks, HTTP basic auth with a password made here. It
+ * starts with the first batch that needs it and again after it died; a batch running on a
+ * server that dies fails (retryable) through `died`.
+ */
+
+const START_TIMEOUT = Duration.seconds(60)
+/** OpenCode's basic-auth user name when OPENCODE_SERVER_USERNAME is not set. */
+const USERNAME = "opencode"
+/** How much of the server's stderr is kept for a failure report. */
+const STDERR_KEPT = 16 * 1024
+
+export interface RunningServer {
+  readonly baseUrl: string
+  /** The `Authorization` header every request needs. */
+  readonly authorization: string
+  readonly pid: number
+  /** Fails once the server process has exited. */
+  readonly died: Effect.Effect<never, RuntimeFailed>
+  readonly isAlive: Effect.Effect<boolean>
+}
+
+export interface OpenCodeServers {
+  /** The running server, started (or restarted) first when there is none. */
+  readonly acquire: (mcp: { readonly url: string; readonly apiKey: string }) => Effect.Effect<RunningServer, RuntimeFailed>
+  /** Stops `server` if it is still the current one, so that the next batch starts a new one. */
+  readonly discard: (server: RunningServer) => Effect.Effect<void>
+}
+
+/** The MCP server every session gets: this backend, with the profile's key. */
+const serverConfig = (mcp: { readonly url: string; readonly apiKey: string }) =>
+  JSON.stringify({ mcp: { trellis: { type: "remote", url: mcp.url, headers: { Authorization: `Bearer ${mcp.apiKey}` } } } })
+
+const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, mcp: { readonly url: string; readonly apiKey: string }) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.fork(parent, ExecutionStrategy.sequential)
+    const password = randomBytes(24).toString("base64url")
+    const started = Effect.gen(function* () {
+      const process = yield* Command.start(
+        Command.make("opencode", "serve", "--hostname", "127.0.0.1", "--port", "0").pipe(
+          Command.env({ OPENCODE_SERVER_PASSWORD: password, OPENCODE_SERVER_USERNAME: USERNAME, OPENCODE_ENABLE_QUESTION_TOOL: "1", OPENCODE_CONFIG_CONTENT: serverConfig(mcp) })
+        )
+      ).pipe(
+        Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start opencode serve: ${error.message}`, stderr: "" })),
+        Effect.provideService(CommandExecutor.CommandExecutor, executor)
+      )
+      // Runs before the platform's own release, which would wait for the exit without limit.
+      yield* Effect.addFinalizer(() => stopRuntime(process))
+      const listening = yield* Deferred.make<string>()
+      // Both outputs are read for as long as the server runs: a full pipe would stall it.
+      yield* process.stdout.pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
+        Stream.runForEach((line) => {
+          const url = /https?:\/\/127\.0\.0\.1:\d+/.exec(line)?.[0]
+          return line.includes("listening") && url !== undefined ? Deferred.succeed(listening, url) : Effect.void
+        }),
+        Effect.ignore,
+        Effect.forkDaemon
+      )
+      let stderr = ""
+      yield* process.stderr.pipe(
+        Stream.decodeText(),
+        Stream.runForEach((piece) => Effect.sync(() => {
+          stderr = (stderr + piece).slice(-STDERR_KEPT)
+        })),
+        Effect.ignore,
+        Effect.forkDaemon
+      )
+      const exited = yield* Deferred.make<never, RuntimeFailed>()
+      yield* process.exitCode.pipe(
+        Effect.orElseSucceed(() => -1),
+        Effect.flatMap((code) =>
+          Deferred.fail(exited, new RuntimeFailed({ message: `opencode serve exited with code ${code} mid-run; the run can be retried`, stderr }))
+        ),
+        Effect.forkDaemon
+      )
+      const baseUrl = yield* Deferred.await(listening).pipe(
+        Effect.raceFirst(Deferred.await(exited)),
+        Effect.interruptible,
+        Effect.timeoutFail({ duration: START_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode serve did not start", stderr }) })
+      )
+      const server: RunningServer = {
+        baseUrl,
+        authorization: `Basic ${Buffer.from(`${USERNAME}:${password}`).toString("base64")}`,
+        pid: process.pid,
+        died: Deferred.await(exited),
+        isAlive: Effect.map(Deferred.isDone(exited), (done) => !done)
+      }
+      return { server, scope }
+    }).pipe(Scope.extend(scope))
+    return yield* started.pipe(Effect.tapError(() => Scope.close(scope, Exit.void)))
+  })
+
+/**
+ * Stops a server in the background: a SIGKILLed `opencode serve` can stop answering long before
+ * its exit is reported (seen on the pinned binary), and the platform waits for that exit without
+ * limit, so waiting here would hold up every batch behind the next server's start.
+ */
+const retire = (scope: Scope.CloseableScope) => Effect.asVoid(Effect.forkDaemon(Scope.close(scope, Exit.void)))
+
+/** The CLI process's OpenCode server, stopped when the scope (the `start` command) ends. */
+export const makeOpenCodeServers = Effect.gen(function* () {
+  const parent = yield* Scope.Scope
+  const executor = yield* CommandExecutor.CommandExecutor
+  const current = yield* SynchronizedRef.make<Option.Option<{ readonly server: RunningServer; readonly scope: Scope.CloseableScope }>>(Option.none())
+  const servers: OpenCodeServers = {
+    acquire: (mcp) =>
+      SynchronizedRef.modifyEffect(current, (running) =>
+        Effect.gen(function* () {
+          if (Option.isSome(running)) {
+            if (yield* running.value.server.isAlive) return [running.value.server, running] as const
+            yield* retire(running.value.scope)
+          }
+          const next = yield* start(parent, executor, mcp)
+          yield* Effect.logInfo(`opencode serve started on ${next.server.baseUrl} (pid ${next.server.pid})`)
+          return [next.server, Option.some(next)] as const
+        })
+      ),
+    discard: (server) =>
+      SynchronizedRef.updateEffect(current, (running) =>
+        Option.isSome(running) && running.value.server === server
+          ? Effect.as(retire(running.value.scope), Option.none())
+          : Effect.succeed(running)
+      )
+  }
+  return servers
+})
