@@ -52,7 +52,11 @@ export const OrdinaryThread = Schema.Struct({
   hasPendingInteraction: Schema.Boolean,
   queueHeldAt: Schema.NullOr(Timestamp),
   targetOnline: Schema.Boolean,
-  lastHeartbeatAt: Schema.NullOr(Timestamp)
+  lastHeartbeatAt: Schema.NullOr(Timestamp),
+  runtimeSessionElsewhere: Schema.Boolean.annotations({
+    description:
+      "The profile's CLI is connected from another machine than the one holding this thread's runtime session: the thread waits for that machine, unless started fresh (POST /api/threads/{threadId}/start-fresh)"
+  })
 }).annotations({ identifier: "Thread" })
 
 export const ThreadContainer = Schema.Struct({

@@ -14,6 +14,7 @@ import { OrphanGuard } from "./OrphanGuard.js"
 import { agentProfileCommands } from "./ProfileCommands.js"
 import { ApprovalPolicy } from "./ApprovalPolicy.js"
 import { maskApiKey, Profiles } from "./Profiles.js"
+import { machineId } from "./MachineId.js"
 import { makeOpenCode } from "./runtimes/OpenCode.js"
 import { makeOpenCodeServers } from "./runtimes/OpenCodeServer.js"
 import { detectRuntimes, runtimeFor } from "./runtimes/Registry.js"
@@ -112,6 +113,7 @@ const start = Command.make("start", {
       projectId: profile.projectId,
       machineName: profile.machineName,
       hostname: os.hostname(),
+      machineId: yield* machineId(configDir),
       profileId: profile.profileId,
       paths: profile.paths.filter((p) => p.kind === "checkout").map(({ branch, gitRemoteUrl, label, path }) => ({ path, label, gitRemoteUrl, branch })),
       availableClis,

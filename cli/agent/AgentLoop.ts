@@ -27,6 +27,8 @@ export interface AgentOptions {
   readonly projectId: ProjectId
   readonly machineName: string
   readonly hostname: string
+  /** Stable for this machine (see MachineId): threads whose runtime session is here are claimed only here. */
+  readonly machineId: string
   readonly profileId: string | undefined
   readonly paths: ReadonlyArray<{ readonly path: string; readonly label: string; readonly gitRemoteUrl: string | null; readonly branch: string | null }>
   readonly availableClis: ReadonlyArray<AvailableCli>
@@ -86,6 +88,7 @@ export const runAgent = (options: AgentOptions) =>
           projectId: options.projectId,
           name: options.machineName,
           hostname: options.hostname,
+          machineId: options.machineId,
           appVersion: VERSION,
           availableClis: options.availableClis,
           paths: options.paths,

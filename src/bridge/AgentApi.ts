@@ -5,6 +5,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { Thread } from "../../catalog/Threads.js"
 import { CurrentPrincipal } from "../auth/Principal.js"
@@ -45,6 +46,9 @@ export const RegisterPayload = Schema.Struct({
   projectId: ProjectId,
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(80)),
   hostname: Schema.String.pipe(Schema.maxLength(255)),
+  machineId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128))).annotations({
+    description: "Stable for the machine the CLI runs on: a thread whose runtime session this machine holds is only claimed here"
+  }),
   appVersion: Schema.String.pipe(Schema.maxLength(64)),
   availableClis: Schema.Array(AvailableCli).pipe(Schema.maxItems(20)),
   paths: Schema.Array(Schema.Struct({
@@ -248,6 +252,12 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
       .addSuccess(EventStream)
   )
   .add(HttpApiEndpoint.post("retry")`/${threadIdParam}/retry`.addSuccess(Thread).addError(Conflict, { status: 409 }))
+  .add(
+    HttpApiEndpoint.post("startFresh")`/${threadIdParam}/start-fresh`
+      .addSuccess(Thread)
+      .addError(Conflict, { status: 409 })
+      .annotate(OpenApi.Description, "Forget the thread's runtime session: its next run starts a new one on any machine of the profile, told the conversation so far")
+  )
   .add(
     HttpApiEndpoint.post("setDone")`/${threadIdParam}/done`
       .setPayload(Schema.Struct({ done: Schema.Boolean }))

@@ -148,6 +148,8 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
         }))
       .handle("retry", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => threads.retry(principal, path.threadId)).pipe(Effect.map(threadView)))
+      .handle("startFresh", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => threads.startFresh(principal, path.threadId)).pipe(Effect.map(threadView)))
       .handle("setDone", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => threads.setDone(principal, path.threadId, payload.done)).pipe(
           Effect.map(threadView)

@@ -43,7 +43,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
      */
     const register = Effect.fn("AgentSessions.register")(function* (
       principal: Principal,
-      input: ProfileInput & { readonly force: boolean }
+      input: ProfileInput & { readonly force: boolean; readonly machineId?: string | undefined }
     ) {
       yield* projects.access(principal, input.projectId)
       const result = yield* sql.withTransaction(Effect.gen(function* () {
@@ -64,7 +64,8 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
         for (const session of liveSessions) released.push(...(yield* endSession(session.id, "replaced")))
         const sessionId = AgentSessionId.generate()
         yield* sql`
-          INSERT INTO agent_sessions (id, profile_id, api_key_id) VALUES (${sessionId}, ${profileId}, ${principal.apiKeyId})`
+          INSERT INTO agent_sessions (id, profile_id, api_key_id, machine_id)
+          VALUES (${sessionId}, ${profileId}, ${principal.apiKeyId}, ${input.machineId ?? null})`
         return { sessionId, profileId, released }
       })).pipe(Effect.catchTag("SqlError", Effect.die))
       for (const thread of result.released) yield* live.threadChanged(thread.id, thread.profileId)

@@ -92,17 +92,19 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       }))
     })
 
-    const pendingOf = (profileId: string) =>
+    /** What the session can claim: a thread whose runtime session is on another machine is not listed. */
+    const pendingOf = (profileId: string, machineId: string | null) =>
       sql<{ threadId: string }>`
         SELECT id AS "threadId" FROM threads
         WHERE profile_id = ${profileId} AND processing_state = 'pending' AND claimed_by_session_id IS NULL
           AND queue_held_at IS NULL AND deleted_at IS NULL AND kind = 'thread'
+          AND (runtime_machine_id IS NULL OR runtime_machine_id = ${machineId})
         ORDER BY last_activity_at, id LIMIT ${PENDING_SHOWN}`.pipe(Effect.orDie, Effect.map((rows) => rows.map((r) => r.threadId)))
 
     /** A session's queue: the profile's pending threads now, then the list again whenever it changes. */
     const pendingThreads = Effect.fn("EventStreams.pendingThreads")(function* (principal: Principal, sessionId: AgentSessionId) {
-      const rows = yield* sql<{ profileId: string; projectId: string; live: boolean }>`
-        SELECT s.profile_id AS "profileId", p.project_id AS "projectId",
+      const rows = yield* sql<{ profileId: string; projectId: string; machineId: string | null; live: boolean }>`
+        SELECT s.profile_id AS "profileId", p.project_id AS "projectId", s.machine_id AS "machineId",
           (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
         FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
         WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`.pipe(Effect.orDie)
@@ -113,14 +115,14 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       if (!session.live) {
         return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
       }
-      const profileId = session.profileId
+      const { machineId, profileId } = session
       return Stream.unwrapScoped(Effect.gen(function* () {
         const signals = yield* live.queueSignals(profileId)
         // Claims send no signal here (see LiveEvents.signalClaimSql): this session made them. Any
         // other change reads the queue again, and the frame goes out if it differs from the last.
         const frames = Stream.concat(Stream.make(undefined), signals).pipe(
           Stream.throttle({ cost: () => 1, units: 1, duration: PENDING_FRAME_SPACING, strategy: "shape" }),
-          Stream.mapEffect(() => pendingOf(profileId)),
+          Stream.mapEffect(() => pendingOf(profileId, machineId)),
           Stream.changesWith((a, b) => a.length === b.length && a.every((id, i) => id === b[i])),
           Stream.map((threadIds) => sseFrame({ event: "pending", data: { threadIds } }))
         )

@@ -68,12 +68,14 @@ const decodeEvents = Schema.decodeUnknown(Schema.Array(NormalizedEvent))
 interface ClaimRequest {
   readonly sessionId: string
   readonly profileId: string
+  readonly machineId: string | null
 }
 
 interface SessionOwner {
   readonly profileId: string
   readonly projectId: string
   readonly userId: string
+  readonly machineId: string | null
 }
 
 export type Batch =
@@ -97,10 +99,13 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
     const transaction = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    /** The caller's live session and the profile it serves; an ended or silent one must register again. */
+    /**
+     * The caller's live session: the profile it serves and the machine it runs on; an ended or
+     * silent one must register again.
+     */
     const liveSession = Effect.fn("ThreadQueue.liveSession")(function* (principal: Principal, sessionId: AgentSessionId) {
-      const rows = yield* sql<{ profileId: string; projectId: string; live: boolean }>`
-        SELECT s.profile_id AS "profileId", p.project_id AS "projectId",
+      const rows = yield* sql<{ profileId: string; projectId: string; machineId: string | null; live: boolean }>`
+        SELECT s.profile_id AS "profileId", p.project_id AS "projectId", s.machine_id AS "machineId",
           (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
         FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
         WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`
@@ -112,7 +117,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       if (!row.live) {
         return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
       }
-      return row.profileId
+      return row
     })
 
     /** Locks the thread and checks that this session's claim under `epoch` is the current one. */
@@ -170,6 +175,10 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
     const touchGroup = (threadId: string) =>
       sql`UPDATE threads SET last_activity_at = now() WHERE id = (SELECT parent_thread_id FROM threads WHERE id = ${threadId})`
 
+    /** The runtime session the CLI named, kept with the machine that holds it. */
+    const runtimeSession = (runtimeSessionId: string | undefined, machineId: string | null) =>
+      runtimeSessionId === undefined ? sql`` : sql`, runtime_session_id = ${runtimeSessionId}, runtime_machine_id = ${machineId}`
+
     /** Requests nobody answered while the batch ran go with it: the runtime that asked is gone. */
     const expireInteractions = (threadId: string) =>
       Effect.zipRight(
@@ -201,7 +210,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       capacity: 10_000,
       lookup: (sessionId: string) =>
         sql<SessionOwner>`
-          SELECT s.profile_id AS "profileId", p.project_id AS "projectId", p.user_id AS "userId"
+          SELECT s.profile_id AS "profileId", p.project_id AS "projectId", p.user_id AS "userId", s.machine_id AS "machineId"
           FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id WHERE s.id = ${sessionId}`.pipe(
           Effect.map((rows) => Option.fromNullable(rows[0]))
         ),
@@ -219,6 +228,9 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
         claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), claim_epoch = t.claim_epoch + 1`
     const claimable = sql`t.processing_state = 'pending' AND t.deleted_at IS NULL AND t.claimed_by_session_id IS NULL
       AND t.queue_held_at IS NULL AND t.kind = 'thread'`
+    /** A thread whose runtime session is on another machine waits for that machine (or a fresh start). */
+    const runsOn = (machineId: Statement.Fragment) =>
+      sql`(t.runtime_machine_id IS NULL OR t.runtime_machine_id = ${machineId})`
     const sessionLive = (sessionId: Statement.Fragment) =>
       sql`EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = ${sessionId} AND s.ended_at IS NULL
         AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds}))`
@@ -229,7 +241,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
         WITH next AS (
           SELECT t.id FROM threads t
           WHERE t.id = ${threadId} AND t.profile_id = ${request.profileId} AND ${claimable}
-            AND ${sessionLive(sql`${request.sessionId}`)}
+            AND ${runsOn(sql`${request.machineId}`)} AND ${sessionLive(sql`${request.sessionId}`)}
           FOR UPDATE OF t SKIP LOCKED
         ), claimed AS (
           UPDATE threads t SET ${claimSet(sql`${request.sessionId}`)} FROM next WHERE t.id = next.id RETURNING t.*
@@ -242,30 +254,33 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
 
     /**
      * The longest-waiting threads for a group of sessions, one each, in one statement: each
-     * profile's queue is read once, in index order, taking as many unlocked rows as it has
-     * requests (a row another transaction holds is skipped), and the k-th request of a profile
-     * gets its k-th row. A request whose session is no longer live gets nothing.
+     * profile's queue is read once per machine, in index order, taking as many unlocked rows as
+     * it has requests (a row another transaction holds is skipped), and the k-th request of a
+     * profile and machine gets its k-th row. A request whose session is no longer live gets nothing.
      */
     const claimGroup = (requests: Arr.NonEmptyReadonlyArray<ClaimRequest>) =>
       sql`
         WITH request AS (
-          SELECT r.ord, r.session_id, r.profile_id, row_number() OVER (PARTITION BY r.profile_id ORDER BY r.ord) AS k
-          FROM (VALUES ${sql.csv(requests.map((request, ord) => sql`(${ord}::int, ${request.sessionId}::text, ${request.profileId}::text)`))})
-            AS r (ord, session_id, profile_id)
+          SELECT r.ord, r.session_id, r.profile_id, coalesce(r.machine_id, '') AS machine,
+            row_number() OVER (PARTITION BY r.profile_id, r.machine_id ORDER BY r.ord) AS k
+          FROM (VALUES ${sql.csv(requests.map((request, ord) =>
+            sql`(${ord}::int, ${request.sessionId}::text, ${request.profileId}::text, ${request.machineId}::text)`))})
+            AS r (ord, session_id, profile_id, machine_id)
           WHERE ${sessionLive(sql`r.session_id`)}
         ), wanted AS (
-          SELECT profile_id, count(*) AS n FROM request GROUP BY profile_id
+          SELECT profile_id, machine, count(*) AS n FROM request GROUP BY profile_id, machine
         ), next AS (
-          SELECT w.profile_id, x.id, row_number() OVER (PARTITION BY w.profile_id ORDER BY x.last_activity_at, x.id) AS k
+          SELECT w.profile_id, w.machine, x.id,
+            row_number() OVER (PARTITION BY w.profile_id, w.machine ORDER BY x.last_activity_at, x.id) AS k
           FROM wanted w CROSS JOIN LATERAL (
             SELECT t.id, t.last_activity_at FROM threads t
-            WHERE t.profile_id = w.profile_id AND ${claimable}
+            WHERE t.profile_id = w.profile_id AND ${claimable} AND ${runsOn(sql`w.machine`)}
             ORDER BY t.last_activity_at, t.id LIMIT w.n
             FOR UPDATE OF t SKIP LOCKED
           ) x
         ), claimed AS (
           UPDATE threads t SET ${claimSet(sql`request.session_id`)}
-          FROM next JOIN request ON request.profile_id = next.profile_id AND request.k = next.k
+          FROM next JOIN request ON request.profile_id = next.profile_id AND request.machine = next.machine AND request.k = next.k
           WHERE t.id = next.id
           RETURNING request.ord, t.*
         )
@@ -300,13 +315,13 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       if (Option.isNone(owner) || owner.value.userId !== principal.userId) {
         return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
       }
-      const { profileId, projectId } = owner.value
+      const { machineId, profileId, projectId } = owner.value
       if (!keyReaches(principal, projectId)) {
         return yield* new Forbidden({ message: `sessionId: this API key is not allowed to access project ${projectId}` })
       }
       const thread = threadId === undefined
-        ? yield* claims.submit({ sessionId, profileId })
-        : yield* claimNamed({ sessionId, profileId }, threadId)
+        ? yield* claims.submit({ sessionId, profileId, machineId })
+        : yield* claimNamed({ sessionId, profileId, machineId }, threadId)
       if (thread === undefined) yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       return thread
     })
@@ -338,7 +353,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       epoch: number,
       transport: RuntimeTransport | undefined
     ) {
-      const profileId = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const { profileId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       const batch = yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== null) {
@@ -403,7 +418,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       epoch: number,
       input: { readonly messageId: string; readonly chunks: ReadonlyArray<RawChunk>; readonly runtimeSessionId?: string | undefined }
     ) {
-      yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const { machineId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       const result = yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== input.messageId) {
@@ -424,7 +439,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
           INSERT INTO thread_chunks ${sql.insert(rows)} ON CONFLICT (message_id, seq) DO NOTHING RETURNING id::text`
         yield* sql`
           UPDATE threads SET claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), last_activity_at = now()
-            ${input.runtimeSessionId === undefined ? sql`` : sql`, runtime_session_id = ${input.runtimeSessionId}`}
+            ${runtimeSession(input.runtimeSessionId, machineId)}
           WHERE id = ${threadId}`
         return { accepted: inserted.length, duplicates: rows.length - inserted.length }
       }))
@@ -444,7 +459,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
         readonly runtimeSessionId?: string | undefined
       }
     ) {
-      const profileId = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const { machineId, profileId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== input.messageId) {
@@ -472,7 +487,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
           UPDATE threads SET processing_state = 'claimed', active_assistant_message_id = NULL,
             status = ${input.outcome._tag === "Failed" ? "failed" : "running"},
             claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), last_activity_at = now()
-            ${input.runtimeSessionId === undefined ? sql`` : sql`, runtime_session_id = ${input.runtimeSessionId}`}
+            ${runtimeSession(input.runtimeSessionId, machineId)}
           WHERE id = ${threadId}`
         yield* touchGroup(threadId)
       }))
@@ -529,7 +544,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       threadId: string,
       epoch: number
     ) {
-      const profileId = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const { profileId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(threadId, sessionId, epoch)
         yield* releaseClaim(threadId, fenced.activeAssistantMessageId, "The CLI released the thread mid-run")

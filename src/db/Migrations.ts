@@ -7,6 +7,7 @@ import threads from "./migrations/0004_threads.js"
 import agentsPromptsSkills from "./migrations/0005_agents_prompts_skills.js"
 import artifacts from "./migrations/0006_artifacts.js"
 import interactionExpiry from "./migrations/0007_interaction_expiry.js"
+import runtimeMachine from "./migrations/0008_runtime_machine.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
@@ -16,7 +17,8 @@ export const migrations = Migrator.fromRecord({
   "0004_threads": threads,
   "0005_agents_prompts_skills": agentsPromptsSkills,
   "0006_artifacts": artifacts,
-  "0007_interaction_expiry": interactionExpiry
+  "0007_interaction_expiry": interactionExpiry,
+  "0008_runtime_machine": runtimeMachine
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.

@@ -58,6 +58,7 @@ export const ThreadRow = Schema.Struct({
   activityCursor: Schema.String,
   targetOnline: Schema.Boolean,
   lastHeartbeatAt: Schema.NullOr(Schema.DateFromSelf),
+  runtimeSessionElsewhere: Schema.Boolean,
   childCount: Schema.Number,
   aggregateStatus: Schema.NullOr(AggregateStatus)
 })
@@ -148,6 +149,9 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
           EXISTS (SELECT 1 FROM agent_sessions s WHERE s.profile_id = t.profile_id AND s.ended_at IS NULL
             AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS "targetOnline",
           (SELECT max(s.last_heartbeat_at) FROM agent_sessions s WHERE s.profile_id = t.profile_id) AS "lastHeartbeatAt",
+          COALESCE((SELECT bool_and(s.machine_id IS DISTINCT FROM t.runtime_machine_id) FROM agent_sessions s
+            WHERE t.runtime_machine_id IS NOT NULL AND s.profile_id = t.profile_id AND s.ended_at IS NULL
+              AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})), false) AS "runtimeSessionElsewhere",
           COALESCE(agg.children, 0)::int AS "childCount", agg.status AS "aggregateStatus"
         FROM threads t
         LEFT JOIN cli_profiles pr ON pr.id = t.profile_id
@@ -540,6 +544,24 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
       return yield* get(principal, threadId)
     })
 
+    /**
+     * Forgets the thread's runtime session and the machine holding it, so any machine of the
+     * profile may run it next, in a new session told the conversation so far. Not while a batch
+     * streams: the run in flight would name its session again when it ends.
+     */
+    const startFresh = Effect.fn("Threads.startFresh")(function* (principal: Principal, threadId: string) {
+      const row = yield* findOwn(principal, threadId, "threadId")
+      if (row.kind !== "thread") return yield* new InvalidArgument({ message: `threadId: ${threadId} is not an ordinary thread` })
+      const updated = yield* sql<{ id: string }>`
+        UPDATE threads SET runtime_session_id = NULL, runtime_machine_id = NULL
+        WHERE id = ${threadId} AND processing_state <> 'streaming' RETURNING id`.pipe(Effect.orDie)
+      if (updated.length === 0) {
+        return yield* new Conflict({ message: `threadId: thread ${threadId} is running; start it fresh once the run has ended` })
+      }
+      yield* live.threadChanged(threadId, row.profileId)
+      return yield* get(principal, threadId)
+    })
+
     /** An empty workflow run container; runs are started into it with create_thread's sourceThreadId. */
     const createWorkflowRun = Effect.fn("Threads.createWorkflowRun")(function* (
       principal: Principal,
@@ -564,6 +586,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
       setDone,
       setFlag,
       setQueueHeld,
+      startFresh,
       createWorkflowRun,
       findOwn
     } as const

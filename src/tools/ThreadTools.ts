@@ -49,7 +49,8 @@ export const threadView = (row: ThreadRow): Thread =>
       hasPendingInteraction: row.hasPendingInteraction,
       queueHeldAt: iso(row.queueHeldAt),
       targetOnline: row.targetOnline,
-      lastHeartbeatAt: iso(row.lastHeartbeatAt)
+      lastHeartbeatAt: iso(row.lastHeartbeatAt),
+      runtimeSessionElsewhere: row.runtimeSessionElsewhere
     }
     : {
       threadId: row.id,

@@ -77,6 +77,7 @@ describe("trellis agent: the claim loop", () => {
           projectId: owner.project.id,
           machineName: "test-machine",
           hostname: "test-host",
+          machineId: "test-machine-id",
           profileId: undefined,
           paths: [{ path: checkout, label: "project", gitRemoteUrl: null, branch: null }],
           availableClis: [{ type: "claude", version: "replay" }],

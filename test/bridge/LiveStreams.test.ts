@@ -1,50 +1,10 @@
-import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Fiber, Option, Stream } from "effect"
+import { Effect, Fiber, Stream } from "effect"
 import type { BridgeClient } from "../support/FakeCli.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
+import { frames, sseFrames } from "../support/Sse.js"
 import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
-
-interface Frame {
-  readonly id: string | undefined
-  readonly event: string
-  readonly data: unknown
-}
-
-const parseFrame = (raw: string): Frame | undefined => {
-  const lines = raw.split("\n").filter((l) => l !== "" && !l.startsWith(":"))
-  if (lines.length === 0) return undefined
-  const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2)
-  return { id: field("id"), event: field("event") ?? "message", data: JSON.parse(field("data") ?? "null") }
-}
-
-/** A response's SSE frames (keep-alive comments skipped), as they arrive. */
-const sseFrames = (response: HttpClientResponse.HttpClientResponse) =>
-  response.stream.pipe(
-    Stream.decodeText(),
-    Stream.mapAccum("", (buffer, piece): readonly [string, ReadonlyArray<string>] => {
-      const parts = (buffer + piece).split("\n\n")
-      return [parts.pop() ?? "", parts]
-    }),
-    Stream.flattenIterables,
-    Stream.filterMap((raw) => Option.fromNullable(parseFrame(raw)))
-  )
-
-/** The first `count` SSE frames of a GET (keep-alive comments skipped), as they arrive. */
-const frames = (key: string, path: string, count: number, headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const client = yield* HttpClient.HttpClient
-    const response = yield* client.execute(
-      HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key), HttpClientRequest.setHeaders(headers))
-    )
-    expect(response.status).toBe(200)
-    expect(response.headers["content-type"]).toContain("text/event-stream")
-    const collected = yield* sseFrames(response).pipe(
-      Stream.take(count),
-      Stream.runCollect
-    )
-    return [...collected]
-  }).pipe(Effect.scoped)
 
 /** The `threadIds` of each pending frame, until one satisfies `done`. */
 const framesUntil = (key: string, path: string, done: (threadIds: ReadonlyArray<string>) => boolean) =>

@@ -29,6 +29,7 @@ export const registerCli = (
     readonly force?: boolean
     readonly profileId?: CliProfileId
     readonly paths?: ReadonlyArray<string>
+    readonly machineId?: string
   } = {}
 ) =>
   client.agent.register({
@@ -37,6 +38,7 @@ export const registerCli = (
       projectId,
       name: options.name ?? "laptop",
       hostname: "laptop.local",
+      ...(options.machineId === undefined ? {} : { machineId: options.machineId }),
       appVersion: "0.1.0",
       availableClis: [
         { type: "claude", version: "2.1.197" },

@@ -1,9 +1,9 @@
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import { Effect, Fiber, Queue, Ref, Schema, Scope, Stream } from "effect"
+import { Effect, Fiber, Queue, Ref, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { BatchInput, BatchMessage, InteractionOutcome, InteractionRequest, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"
-import { lostSessionPrompt, lostSessionWarning, RuntimeFailed, outputLines, startRuntime } from "./Runtime.js"
+import { outputLines, resumeOrStartFresh, RuntimeFailed, SessionGone, startRuntime } from "./Runtime.js"
 
 /**
  * Runtime A, Claude Code: one subprocess per batch in print mode with stream-json in and out
@@ -166,19 +166,10 @@ const parseLine = (line: string): ParsedLine => {
   }
 }
 
-/** Claude no longer has the session a batch asked to resume ("No conversation found…"). */
-class SessionGone extends Schema.TaggedError<SessionGone>()("SessionGone", { sessionId: Schema.String }) {}
-
+/** How claude says it no longer has the session a batch asked to resume. */
 const SESSION_GONE = /No conversation found/i
 
 const isInit = (parsed: ParsedLine): boolean => parsed.type === "system" && parsed.value["subtype"] === "init"
-
-/** The turns of a fresh session replacing a lost one: the conversation so far comes first. */
-const withHistory = (turns: ReadonlyArray<ReadonlyArray<string>>, summary: string, firstIsCommand: boolean): ReadonlyArray<ReadonlyArray<string>> => {
-  const [first, ...rest] = turns
-  if (first === undefined || firstIsCommand) return [[summary], ...turns]
-  return [[summary, ...first], ...rest]
-}
 
 /** One claude process for the batch's turns. */
 const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArray<ReadonlyArray<string>>) =>
@@ -250,17 +241,11 @@ const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArr
 export const ClaudeCode: Runtime = {
   cliType: "claude",
   transport: "stream-json",
-  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> => {
-    const turns = userTurns(input.messages)
-    if (input.runtimeSessionId === null) return runClaude(input, { _tag: "New", id: randomUUID() }, turns).pipe(Stream.catchTag("SessionGone", () => Stream.empty))
-    return runClaude(input, { _tag: "Resume", id: input.runtimeSessionId }, turns).pipe(
-      Stream.catchTag("SessionGone", (gone) =>
-        Stream.concat(
-          Stream.succeed<RuntimeOutput>({ _tag: "Line", line: lostSessionWarning("claude", gone.sessionId) }),
-          Stream.unwrap(Effect.map(input.history, (history) =>
-            runClaude(input, { _tag: "New", id: randomUUID() }, withHistory(turns, lostSessionPrompt(history), input.messages[0]?.runtimeCommand === true))
-              .pipe(Stream.catchTag("SessionGone", () => Stream.empty))))
-        ))
-    )
-  }
+  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> =>
+    resumeOrStartFresh("claude", input, (batch) =>
+      runClaude(
+        batch,
+        batch.runtimeSessionId === null ? { _tag: "New", id: randomUUID() } : { _tag: "Resume", id: batch.runtimeSessionId },
+        userTurns(batch.messages)
+      ))
 }

@@ -8,7 +8,7 @@ import type { ToolRequestUserInputParams } from "./codex-protocol/v2/ToolRequest
 import type { ToolRequestUserInputResponse } from "./codex-protocol/v2/ToolRequestUserInputResponse.js"
 import type { CommandExecutionApprovalDecision } from "./codex-protocol/v2/CommandExecutionApprovalDecision.js"
 import type { BatchInput, InteractionOutcome, Runtime, RuntimeOutput } from "./Runtime.js"
-import { lostSessionPrompt, lostSessionWarning, outputLines, readInBackground, RuntimeFailed, startRuntime, stopRuntime } from "./Runtime.js"
+import { outputLines, readInBackground, resumeOrStartFresh, RuntimeFailed, SessionGone, startRuntime, stopRuntime } from "./Runtime.js"
 import { userTurns } from "./ClaudeCode.js"
 
 /**
@@ -22,9 +22,6 @@ import { userTurns } from "./ClaudeCode.js"
 
 type Json = Record<string, unknown>
 const record = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
-
-/** The app-server refused to resume the thread's session: the batch starts a fresh thread instead. */
-class SessionGone extends Schema.TaggedError<SessionGone>()("SessionGone", { message: Schema.String }) {}
 
 class RpcFailed extends Schema.TaggedError<RpcFailed>()("RpcFailed", { method: Schema.String, message: Schema.String }) {}
 
@@ -72,7 +69,7 @@ export const codexThreadConfig = (input: BatchInput): ThreadStartParams => ({
   config: { mcp_servers: { trellis: { url: input.mcp.url, bearer_token_env_var: "TRELLIS_MCP_TOKEN" } } }
 })
 
-const runAppServer = (input: BatchInput, resume: boolean, turns: ReadonlyArray<{ readonly texts: ReadonlyArray<string>; readonly command: boolean }>) =>
+const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: ReadonlyArray<string>; readonly command: boolean }>) =>
   Stream.unwrapScoped(Effect.gen(function* () {
     const scope = yield* Scope.Scope
     const { process, stderr } = yield* startRuntime("codex app-server", Command.make("codex", "app-server").pipe(Command.stdin("pipe")), input, {
@@ -187,11 +184,14 @@ const runAppServer = (input: BatchInput, resume: boolean, turns: ReadonlyArray<{
       yield* request("initialize", { clientInfo: { name: "trellis", title: "Trellis", version: "1" }, capabilities: { experimentalApi: true } })
       yield* send({ method: "initialized" })
       const config = codexThreadConfig(input)
-      const resumed = resume && input.runtimeSessionId !== null
-        ? yield* request("thread/resume", { ...config, threadId: input.runtimeSessionId } satisfies ThreadResumeParams).pipe(Effect.either)
+      const sessionId = input.runtimeSessionId
+      // A refused resume means the app-server no longer has the session: the batch starts a fresh one.
+      const resumed = sessionId !== null
+        ? yield* request("thread/resume", { ...config, threadId: sessionId } satisfies ThreadResumeParams).pipe(
+          Effect.catchAll(() => new SessionGone({ sessionId }))
+        )
         : undefined
-      if (resumed !== undefined && resumed._tag === "Left") return yield* new SessionGone({ message: resumed.left.message })
-      const started = resumed?.right ?? (yield* request("thread/start", config))
+      const started = resumed ?? (yield* request("thread/start", config))
       const threadId = String(record(started["thread"])["id"] ?? "")
       const model = typeof started["model"] === "string" ? started["model"] : input.model
       yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "SessionId", id: threadId }))
@@ -235,22 +235,6 @@ const turnsOf = (input: BatchInput) => {
 export const CodexAppServer: Runtime = {
   cliType: "codex",
   transport: "app-server",
-  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> => {
-    const turns = turnsOf(input)
-    const fresh = (history: ReadonlyArray<{ readonly role: string; readonly text: string }>) => {
-      const [first, ...rest] = turns
-      const summary = lostSessionPrompt(history)
-      const replaced = first === undefined || first.command ? [{ texts: [summary], command: false }, ...turns] : [{ texts: [summary, ...first.texts], command: false }, ...rest]
-      return runAppServer(input, false, replaced)
-    }
-    const sessionId = input.runtimeSessionId
-    if (sessionId === null) return runAppServer(input, false, turns).pipe(Stream.catchTag("SessionGone", () => Stream.empty))
-    return runAppServer(input, true, turns).pipe(
-      Stream.catchTag("SessionGone", () =>
-        Stream.concat(
-          Stream.succeed<RuntimeOutput>({ _tag: "Line", line: lostSessionWarning("codex", sessionId) }),
-          Stream.unwrap(Effect.map(input.history, fresh))
-        ).pipe(Stream.catchTag("SessionGone", () => Stream.empty)))
-    )
-  }
+  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> =>
+    resumeOrStartFresh("codex", input, (batch) => runAppServer(batch, turnsOf(batch)))
 }

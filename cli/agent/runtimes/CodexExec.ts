@@ -2,7 +2,7 @@ import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Effect, Fiber, Ref, Stream } from "effect"
 import type { BatchInput, RuntimeOutput } from "./Runtime.js"
-import { type Runtime, RuntimeFailed, outputLines, startRuntime } from "./Runtime.js"
+import { outputLines, resumeOrStartFresh, type Runtime, RuntimeFailed, SessionGone, startRuntime } from "./Runtime.js"
 
 /**
  * Runtime B with `trellis agent start --codex-exec`: one `codex exec --json` run per batch, or
@@ -31,45 +31,55 @@ export const codexExecArguments = (input: BatchInput, prompt: string): ReadonlyA
   prompt
 ]
 
+/** How `codex exec resume` says it no longer has the session ("thread/resume failed: no rollout found…"). */
+const SESSION_GONE = /no rollout found|thread\/resume failed/i
+
 const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
+
+/** One `codex exec` process for the batch. */
+const runExec = (input: BatchInput) =>
+  Stream.unwrapScoped(Effect.gen(function* () {
+    const prompt = input.messages.map((message) => message.content).join("\n\n")
+    // An empty stdin: a piped one that stays open would be read as more prompt.
+    const { process, stderr } = yield* startRuntime("codex exec", Command.make("codex", ...codexExecArguments(input, prompt)).pipe(Command.feed("")), input, {
+      TRELLIS_MCP_TOKEN: input.mcp.apiKey
+    })
+    const failure = yield* Ref.make<string | undefined>(undefined)
+    const outputs = outputLines(process.stdout).pipe(
+      Stream.mapConcatEffect((data) =>
+        Effect.gen(function* () {
+          let parsed: unknown
+          try {
+            parsed = JSON.parse(data)
+          } catch {
+            return [{ _tag: "Line", line: { type: "unparsed", data } }] satisfies ReadonlyArray<RuntimeOutput>
+          }
+          const line = record(parsed)
+          const type = typeof line["type"] === "string" ? line["type"] : "unparsed"
+          if (type === "turn.failed") yield* Ref.set(failure, String(record(line["error"])["message"] ?? "the turn failed"))
+          const out: Array<RuntimeOutput> = [{ _tag: "Line", line: { type, data } }]
+          if (type === "thread.started" && typeof line["thread_id"] === "string") out.push({ _tag: "SessionId", id: line["thread_id"] })
+          return out
+        })
+      ),
+      Stream.mapError((error) => new RuntimeFailed({ message: `Reading codex's output failed: ${String(error)}`, stderr: "" }))
+    )
+    const ending = Effect.gen(function* () {
+      const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
+      const errors = yield* Fiber.join(stderr)
+      const reported = yield* Ref.get(failure)
+      if (input.runtimeSessionId !== null && exitCode !== 0 && SESSION_GONE.test(errors)) {
+        return yield* new SessionGone({ sessionId: input.runtimeSessionId })
+      }
+      if (reported !== undefined) return yield* new RuntimeFailed({ message: reported, stderr: errors })
+      if (exitCode !== 0) return yield* new RuntimeFailed({ message: `codex exec exited with code ${exitCode}`, stderr: errors })
+    })
+    return Stream.concat(outputs, Stream.drain(Stream.fromEffect(ending)))
+  }))
 
 export const CodexExec: Runtime = {
   cliType: "codex",
   transport: "exec",
   run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> =>
-    Stream.unwrapScoped(Effect.gen(function* () {
-      const prompt = input.messages.map((message) => message.content).join("\n\n")
-      // An empty stdin: a piped one that stays open would be read as more prompt.
-      const { process, stderr } = yield* startRuntime("codex exec", Command.make("codex", ...codexExecArguments(input, prompt)).pipe(Command.feed("")), input, {
-        TRELLIS_MCP_TOKEN: input.mcp.apiKey
-      })
-      const failure = yield* Ref.make<string | undefined>(undefined)
-      const outputs = outputLines(process.stdout).pipe(
-        Stream.mapConcatEffect((data) =>
-          Effect.gen(function* () {
-            let parsed: unknown
-            try {
-              parsed = JSON.parse(data)
-            } catch {
-              return [{ _tag: "Line", line: { type: "unparsed", data } }] satisfies ReadonlyArray<RuntimeOutput>
-            }
-            const line = record(parsed)
-            const type = typeof line["type"] === "string" ? line["type"] : "unparsed"
-            if (type === "turn.failed") yield* Ref.set(failure, String(record(line["error"])["message"] ?? "the turn failed"))
-            const out: Array<RuntimeOutput> = [{ _tag: "Line", line: { type, data } }]
-            if (type === "thread.started" && typeof line["thread_id"] === "string") out.push({ _tag: "SessionId", id: line["thread_id"] })
-            return out
-          })
-        ),
-        Stream.mapError((error) => new RuntimeFailed({ message: `Reading codex's output failed: ${String(error)}`, stderr: "" }))
-      )
-      const ending = Effect.gen(function* () {
-        const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
-        const errors = yield* Fiber.join(stderr)
-        const reported = yield* Ref.get(failure)
-        if (reported !== undefined) return yield* new RuntimeFailed({ message: reported, stderr: errors })
-        if (exitCode !== 0) return yield* new RuntimeFailed({ message: `codex exec exited with code ${exitCode}`, stderr: errors })
-      })
-      return Stream.concat(outputs, Stream.drain(Stream.fromEffect(ending)))
-    }))
+    resumeOrStartFresh("codex", input, runExec)
 }

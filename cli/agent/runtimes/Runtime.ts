@@ -60,18 +60,56 @@ export interface BatchInput {
   readonly ask: (request: InteractionRequest) => Effect.Effect<InteractionOutcome>
 }
 
-/** The introduction of a fresh session that replaces a lost one: the conversation so far. */
-export const lostSessionPrompt = (history: ReadonlyArray<{ readonly role: string; readonly text: string }>): string =>
+/** The runtime no longer has the session a batch was to resume: the batch starts a fresh one instead. */
+export class SessionGone extends Schema.TaggedError<SessionGone>()("SessionGone", { sessionId: Schema.String }) {}
+
+type History = ReadonlyArray<{ readonly role: string; readonly text: string }>
+
+/** The introduction of a fresh session on a thread that already has a conversation: that conversation. */
+export const historyPrompt = (history: History): string =>
   [
     "The previous session of this conversation could not be resumed, so this is a fresh session. The conversation so far, oldest first:",
     ...history.map((message) => `${message.role === "assistant" ? "Assistant" : "User"}: ${message.text}`),
     "Continue from there; the new message follows."
   ].join("\n\n")
 
-export const lostSessionWarning = (runtime: string, sessionId: string): RawLine => ({
-  type: CLI_WARNING_TYPE,
-  data: JSON.stringify({ message: `${runtime} no longer has session ${sessionId}; started a fresh session with the thread's earlier messages summarised` })
-})
+/**
+ * The batch's messages with the conversation so far in front: in the first message's text, or
+ * as a message of its own before a runtime command (which must stay the whole text).
+ */
+export const withHistory = (messages: ReadonlyArray<BatchMessage>, history: History): ReadonlyArray<BatchMessage> => {
+  const summary = historyPrompt(history)
+  const [first, ...rest] = messages
+  if (first === undefined || first.runtimeCommand) return [{ messageId: "history", content: summary, runtimeCommand: false }, ...messages]
+  return [{ ...first, content: `${summary}\n\n${first.content}` }, ...rest]
+}
+
+const warning = (message: string): RuntimeOutput => ({ _tag: "Line", line: { type: CLI_WARNING_TYPE, data: JSON.stringify({ message }) } })
+
+/**
+ * Resume safety, the same for every runtime: a batch resumes the thread's runtime session; when
+ * the runtime no longer has it (`SessionGone`), or the thread has none although it has a
+ * conversation (it was started fresh, or its session was never named), the batch runs in a new
+ * session whose first prompt summarises the thread's earlier messages, and a warning says so.
+ * `run` gets `runtimeSessionId: null` for a new session.
+ */
+export const resumeOrStartFresh = <R>(
+  name: string,
+  input: BatchInput,
+  run: (input: BatchInput) => Stream.Stream<RuntimeOutput, RuntimeFailed | SessionGone, R>
+): Stream.Stream<RuntimeOutput, RuntimeFailed, R> => {
+  const fresh = (why: string) =>
+    Stream.unwrap(Effect.map(input.history, (history) =>
+      history.length === 0
+        ? run({ ...input, runtimeSessionId: null })
+        : Stream.concat(
+          Stream.succeed(warning(`${why}; started a fresh ${name} session with the thread's ${history.length} earlier messages summarised`)),
+          run({ ...input, runtimeSessionId: null, messages: withHistory(input.messages, history) })
+        ))).pipe(Stream.catchTag("SessionGone", (gone) => Stream.fail(new RuntimeFailed({ message: `${name} lost the new session ${gone.sessionId}`, stderr: "" }))))
+  const sessionId = input.runtimeSessionId
+  if (sessionId === null) return fresh("This thread has no runtime session to resume")
+  return run(input).pipe(Stream.catchTag("SessionGone", () => fresh(`${name} no longer has session ${sessionId}`)))
+}
 
 export class RuntimeFailed extends Schema.TaggedError<RuntimeFailed>()("RuntimeFailed", {
   message: Schema.String,
