@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { QUESTION } from "../support/mock-model/Script.js"
-import { answer, askedBy, createThread, eventsOf, hasPendingInteraction, pendingInteraction, realRuntimeSuite, retryThread, settledMessages } from "./support/RealRuntimes.js"
+import { answer, askedBy, createThread, eventsOf, hasPendingInteraction, pendingInteraction, realRuntimeSuite, resumeSafetyScenarios, retryThread, settledMessages } from "./support/RealRuntimes.js"
 
 const TEST_TIMEOUT = 120_000
 
@@ -27,20 +27,12 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
     expect(JSON.stringify(suite.requestsWith("and a second message")[0]?.body)).toContain("hello from the real claude test")
   }, TEST_TIMEOUT)
 
-  it("a runtime session claude no longer has is started fresh with the earlier messages summarised, and a warning says so", async () => {
+  resumeSafetyScenarios(suite, "claude", () => {
     const projects = path.join(suite.machine().home, ".claude", "projects")
     const sessions = fs.readdirSync(projects, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".jsonl"))
     expect(sessions.length).toBeGreaterThan(0)
     for (const file of sessions) fs.rmSync(path.join(projects, file))
-
-    const done = await suite.turn("after the session was lost")
-    expect([done.status, done.text]).toEqual(["completed", "Mock reply: after the session was lost"])
-    const sent = JSON.stringify(suite.requestsWith("after the session was lost")[0]?.body)
-    expect(sent).toContain("could not be resumed, so this is a fresh session")
-    expect(sent).toContain("User: hello from the real claude test")
-    expect(sent).toContain("Assistant: Mock reply: and a second message")
-    expect((await eventsOf(suite, done.messageId, "warning")).map((e) => e.event.kind)).toContain("warning")
-  }, TEST_TIMEOUT)
+  })
 
   it("a permission request becomes a pending interaction with the full command; allowed, the command runs", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")

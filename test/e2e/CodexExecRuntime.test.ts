@@ -3,7 +3,7 @@
  * mock model. Exec has no interactive approvals and hides API retries (RUNTIMES.md §3.2).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { realRuntimeSuite } from "./support/RealRuntimes.js"
+import { forgetCodexSessions, realRuntimeSuite, resumeSafetyScenarios } from "./support/RealRuntimes.js"
 import { readEvents } from "./support/Trellis.js"
 
 const TEST_TIMEOUT = 120_000
@@ -24,6 +24,8 @@ describe.sequential("runtime B (codex exec) for real through trellis agent start
     expect(answer.text).toBe("Mock reply: second exec message")
     expect(JSON.stringify(suite.requestsWith("second exec message")[0]?.body)).toContain("hello from codex exec")
   }, TEST_TIMEOUT)
+
+  resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
 
   it("a transient API error is retried by codex (silently in exec) and the message completes", async () => {
     const answer = await suite.turn("FAIL_TWICE in exec")

@@ -6,7 +6,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { answer, askedBy, compactionAndApiErrorScenarios, eventsOf, hasPendingInteraction, realRuntimeSuite } from "./support/RealRuntimes.js"
+import {
+  answer,
+  askedBy,
+  compactionAndApiErrorScenarios,
+  eventsOf,
+  forgetCodexSessions,
+  hasPendingInteraction,
+  realRuntimeSuite,
+  resumeSafetyScenarios
+} from "./support/RealRuntimes.js"
 
 const TEST_TIMEOUT = 120_000
 
@@ -25,6 +34,8 @@ describe.sequential("runtime B (codex app-server) for real through trellis agent
     expect((await suite.turn("and a second message")).text).toBe("Mock reply: and a second message")
     expect(JSON.stringify(suite.requestsWith("and a second message")[0]?.body)).toContain("hello from the real codex test")
   }, TEST_TIMEOUT)
+
+  resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
 
   it("a command approval becomes a pending interaction with the full command; allowed, the command runs", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")

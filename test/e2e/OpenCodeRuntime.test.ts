@@ -6,7 +6,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { answer, askedBy, compactionAndApiErrorScenarios, eventsOf, hasPendingInteraction, realRuntimeSuite } from "./support/RealRuntimes.js"
+import {
+  answer,
+  askedBy,
+  compactionAndApiErrorScenarios,
+  eventsOf,
+  hasPendingInteraction,
+  realRuntimeSuite,
+  resumeSafetyScenarios
+} from "./support/RealRuntimes.js"
 
 const TEST_TIMEOUT = 120_000
 
@@ -52,6 +60,14 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
     expect((await suite.turn("and a second message")).text).toBe("Mock reply: and a second message")
     expect(JSON.stringify(suite.requestsWith("and a second message").at(-1)?.body)).toContain("hello from the real opencode test")
   }, TEST_TIMEOUT)
+
+  // OpenCode keeps its sessions in its data directory; the server is stopped first, as it holds them open.
+  resumeSafetyScenarios(suite, "opencode", () => {
+    for (const server of servesOf(suite.machine().home)) process.kill(server.pid, "SIGKILL")
+    const data = path.join(suite.machine().home, ".local", "share", "opencode")
+    expect(fs.existsSync(data)).toBe(true)
+    fs.rmSync(data, { recursive: true, force: true })
+  })
 
   it("permission.asked becomes a pending interaction with the full command; allowed once, the command runs", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")

@@ -330,3 +330,43 @@ export const compactionAndApiErrorScenarios = (suite: RealRuntimeSuite, compactV
     expect(done.errorMessage).toBeTruthy()
   }, SCENARIO_TIMEOUT)
 }
+
+/**
+ * Resume safety, shared by every runtime: a session the runtime lost (`forgetSessions` deletes
+ * its store) and a thread a client started fresh both run in a new session whose first prompt
+ * tells the conversation so far, with a `warning` event saying so.
+ */
+export const resumeSafetyScenarios = (suite: RealRuntimeSuite, runtime: string, forgetSessions: () => void | Promise<void>) => {
+  const toldTheConversation = (text: string) => {
+    const sent = JSON.stringify(suite.requestsWith(text).at(-1)?.body)
+    expect(sent).toContain("could not be resumed, so this is a fresh session")
+    expect(sent).toContain("User: ")
+    expect(sent).toContain("Assistant: Mock reply: ")
+  }
+
+  it(`a runtime session ${runtime} no longer has is started fresh with the earlier messages summarised, and a warning says so`, async () => {
+    await forgetSessions()
+    const done = await suite.turn("after the session was lost")
+    expect([done.status, done.text]).toEqual(["completed", "Mock reply: after the session was lost"])
+    toldTheConversation("after the session was lost")
+    const warnings = (await eventsOf(suite, done.messageId, "warning")).flatMap((e) => (e.event.kind === "warning" ? [e.event.message] : []))
+    expect(warnings).toContainEqual(expect.stringContaining(`${runtime} no longer has session`))
+  }, SCENARIO_TIMEOUT)
+
+  it("started fresh by a client (POST /api/threads/:id/start-fresh), the next message runs in a new session told the conversation so far", async () => {
+    const fresh = await api(suite.backend(), "POST", `/api/threads/${suite.threadId()}/start-fresh`)
+    expect(fresh).toMatchObject({ threadId: suite.threadId(), runtimeSessionElsewhere: false })
+    const done = await suite.turn("after a fresh start")
+    expect([done.status, done.text]).toEqual(["completed", "Mock reply: after a fresh start"])
+    toldTheConversation("after a fresh start")
+    const warnings = (await eventsOf(suite, done.messageId, "warning")).flatMap((e) => (e.event.kind === "warning" ? [e.event.message] : []))
+    expect(warnings).toContainEqual(expect.stringContaining("no runtime session to resume"))
+  }, SCENARIO_TIMEOUT)
+}
+
+/** Codex keeps its sessions as rollout files under CODEX_HOME/sessions: removing them loses every session. */
+export const forgetCodexSessions = (suite: RealRuntimeSuite) => () => {
+  const sessions = path.join(suite.machine().home, ".codex", "sessions")
+  expect(fs.readdirSync(sessions, { recursive: true, encoding: "utf8" }).some((file) => file.endsWith(".jsonl"))).toBe(true)
+  fs.rmSync(sessions, { recursive: true, force: true })
+}

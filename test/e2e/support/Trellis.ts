@@ -114,7 +114,7 @@ const ChunkEvent = Schema.Struct({
   id: Schema.String,
   messageId: Schema.String,
   seq: Schema.Number,
-  event: Schema.Struct({ kind: Schema.String, text: Schema.optional(Schema.String) })
+  event: Schema.Struct({ kind: Schema.String, text: Schema.optional(Schema.String), message: Schema.optional(Schema.String) })
 })
 export type ChunkEvent = typeof ChunkEvent.Type
 const decodeEvent = Schema.decodeUnknownSync(Schema.parseJson(ChunkEvent))
