@@ -285,6 +285,47 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     expect(agent.log.filter((line) => line.message === `thread ${threadId}: batch of 1 message(s) started`)).toHaveLength(2)
   }, TEST_TIMEOUT)
 
+  it("a thread runs only on the machine holding its runtime session; started fresh, another machine runs it, told the conversation so far", async () => {
+    const { mcp, serve } = backend()
+    const laptop = await machine(serve, "laptop")
+    const first = await start(laptop)
+    const profile = await onlineProfile(mcp, serve, laptop, first)
+    const threadId = await createThread(mcp, profile, checkoutPathId(profile, laptop.checkout), "first question")
+    await settled(mcp, threadId, 2, () => first.proc.describe())
+    const laptopId = fs.readFileSync(path.join(laptop.configDir, "machine-id"), "utf8").trim()
+    expect(laptopId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(await first.proc.stop()).toEqual({ code: 0, signal: null })
+    // Its id is kept: the laptop is the same machine after a restart.
+    const again = await start(laptop)
+    await onlineProfile(mcp, serve, laptop, again)
+    expect(fs.readFileSync(path.join(laptop.configDir, "machine-id"), "utf8").trim()).toBe(laptopId)
+    expect(await again.proc.stop()).toEqual({ code: 0, signal: null })
+
+    // The profile moves to a desktop: its config (profiles.json) is copied, not the machine id.
+    const desktopDir = path.join(tempDir("trellis-e2e-desktop-"), "config")
+    fs.mkdirSync(desktopDir, { mode: 0o700 })
+    fs.copyFileSync(path.join(laptop.configDir, "profiles.json"), path.join(desktopDir, "profiles.json"))
+    const desktopArgs = path.join(path.dirname(desktopDir), "runtime-args.jsonl")
+    const desktop = await start(laptop, [], agentEnv(desktopDir, bin, { REPLAY_ARGS_LOG: desktopArgs }))
+    await onlineProfile(mcp, serve, laptop, desktop)
+    await mcp.call(Sent, "send_thread_message", { threadId, content: "second question" })
+    const waiting = await eventually("the thread to say its session is elsewhere", () => getThread(mcp, threadId), (t) => t.runtimeSessionElsewhere === true)
+    expect(waiting).toMatchObject({ processingState: "pending", hasPendingUserMessages: true, targetOnline: true })
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect((await getThread(mcp, threadId)).processingState).toBe("pending")
+    expect(invocations(desktopArgs)).toEqual([])
+
+    const fresh = await fetch(`${serve.baseUrl}/api/threads/${threadId}/start-fresh`, { method: "POST", headers: { authorization: `Bearer ${serve.credentials.apiKey}` } })
+    expect(fresh.status, await fresh.clone().text()).toBe(200)
+    const messages = await settled(mcp, threadId, 4, () => desktop.proc.describe())
+    expect(messages.at(-1)?.text).toContain("User: first question")
+    expect(messages.at(-1)?.text).toContain("second question")
+    const [run] = invocations(desktopArgs)
+    expect(run?.argv).toContain("--session-id")
+    expect(run?.argv).not.toContain("--resume")
+    expect(await desktop.proc.stop()).toEqual({ code: 0, signal: null })
+  }, TEST_TIMEOUT)
+
   it("a worktree requested at creation is made from the remote's branch; the runtime runs in it and it is reported", async () => {
     const { mcp, serve } = backend()
     const root = tempDir("trellis-e2e-remote-")
@@ -528,10 +569,10 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     expect(lost?.status).toBe("failed")
     expect(lost?.errorMessage).toMatch(/lease expired|session ended/)
 
-    // A second CLI on the same profile (its own config dir, no journal) takes over and runs the retry.
+    // A second CLI on the same profile and machine (its own config dir, no journal) takes over and runs the retry.
     const secondDir = path.join(tempDir("trellis-e2e-crash-second-"), "config")
     fs.mkdirSync(secondDir)
-    fs.copyFileSync(path.join(first.configDir, "profiles.json"), path.join(secondDir, "profiles.json"))
+    for (const file of ["profiles.json", "machine-id"]) fs.copyFileSync(path.join(first.configDir, file), path.join(secondDir, file))
     const second = await start(first, ["--force"], agentEnv(secondDir, bin))
     const retried = await retry(serve, threadId)
     expect(retried.status, await retried.clone().text()).toBe(200)

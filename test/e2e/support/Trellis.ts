@@ -89,7 +89,8 @@ export const Thread = Schema.Struct({
   status: Schema.String,
   processingState: Schema.String,
   hasPendingUserMessages: Schema.Boolean,
-  targetOnline: Schema.Boolean
+  targetOnline: Schema.Boolean,
+  runtimeSessionElsewhere: Schema.Boolean
 })
 export type Thread = typeof Thread.Type
 
