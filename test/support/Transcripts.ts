@@ -3,8 +3,10 @@ import { fileURLToPath } from "node:url"
 import type { ChunkSource } from "../../src/events/normalize.js"
 
 /**
- * Recorded runtime transcripts (test/fixtures/<runtime>/) turned into the chunks the CLI
- * uploads: `type` and `data` exactly as the runner will send them.
+ * Recorded runtime transcripts turned into the chunks the CLI uploads: `type` and `data` exactly
+ * as the runner will send them. `test/fixtures/<runtime>/` holds the research captures of
+ * RUNTIMES.md; `test/fixtures/recorded/<runtime>/` what `npm run record-fixtures` captures from
+ * the pinned binaries against the project's mock, named `recorded/<name>`.
  */
 
 export interface Chunk {
@@ -18,6 +20,7 @@ export interface Transcript {
 }
 
 const fixturesDir = fileURLToPath(new URL("../fixtures/", import.meta.url))
+const RECORDED = "recorded/"
 
 type Line = Record<string, unknown>
 
@@ -57,27 +60,38 @@ const appServerMessages = (path: string): ReadonlyArray<Chunk> => {
 const openCodeEvents = (path: string): ReadonlyArray<Chunk> =>
   typedLines(path).filter((chunk) => !chunk.type.startsWith("__client."))
 
-/** `name` is the fixture file name without `.jsonl`, e.g. `claude-raw-hello`, `codex-appserver-raw-retry`. */
+/**
+ * `name` is the fixture file name without `.jsonl`, e.g. `claude-raw-hello`,
+ * `codex-appserver-raw-retry`, or `recorded/claude-raw-hello` for a capture of `record-fixtures`.
+ */
 export const transcript = (name: string): Transcript => {
-  const [runtime] = name.split("-")
-  const path = `${fixturesDir}${runtime}/${name}.jsonl`
-  if (name.startsWith("claude-")) return { source: { cliType: "claude" }, chunks: typedLines(path) }
-  if (name.startsWith("codex-exec-")) return { source: { cliType: "codex", transport: "exec" }, chunks: typedLines(path) }
-  if (name.startsWith("codex-appserver-")) {
+  const recorded = name.startsWith(RECORDED)
+  const file = recorded ? name.slice(RECORDED.length) : name
+  const [runtime] = file.split("-")
+  const path = `${fixturesDir}${recorded ? RECORDED : ""}${runtime}/${file}.jsonl`
+  if (file.startsWith("claude-")) return { source: { cliType: "claude" }, chunks: typedLines(path) }
+  if (file.startsWith("codex-exec-")) return { source: { cliType: "codex", transport: "exec" }, chunks: typedLines(path) }
+  if (file.startsWith("codex-appserver-")) {
     return { source: { cliType: "codex", transport: "app-server" }, chunks: appServerMessages(path) }
   }
-  if (name.startsWith("opencode-run-")) return { source: { cliType: "opencode", transport: "run" }, chunks: typedLines(path) }
-  if (name.startsWith("opencode-serve-")) {
+  if (file.startsWith("opencode-run-")) return { source: { cliType: "opencode", transport: "run" }, chunks: typedLines(path) }
+  if (file.startsWith("opencode-serve-")) {
     return { source: { cliType: "opencode", transport: "server" }, chunks: openCodeEvents(path) }
   }
-  if (name.startsWith("gemini-")) return { source: { cliType: "gemini" }, chunks: typedLines(path) }
+  if (file.startsWith("gemini-")) return { source: { cliType: "gemini" }, chunks: typedLines(path) }
   throw new Error(`No transcript reader for ${name}`)
 }
 
-/** Every recorded transcript, by name. */
-export const transcriptNames: ReadonlyArray<string> = ["claude", "codex", "opencode", "gemini"].flatMap((runtime) =>
-  readdirNames(`${fixturesDir}${runtime}`)
-)
+/** Every recorded transcript, by name: the research captures, then those of `record-fixtures`. */
+export const transcriptNames: ReadonlyArray<string> = [
+  ...["claude", "codex", "opencode", "gemini"].flatMap((runtime) => readdirNames(`${fixturesDir}${runtime}`)),
+  ...recordedNames()
+]
+
+/** The captures of `npm run record-fixtures`, by name (`recorded/<name>`). */
+export function recordedNames(): ReadonlyArray<string> {
+  return ["claude", "codex", "opencode"].flatMap((runtime) => readdirNames(`${fixturesDir}${RECORDED}${runtime}`).map((name) => `${RECORDED}${name}`))
+}
 
 function readdirNames(dir: string): ReadonlyArray<string> {
   return readdirSync(dir)
