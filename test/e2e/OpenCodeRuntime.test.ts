@@ -103,6 +103,9 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
   it("one opencode serve runs every batch of the CLI process, on 127.0.0.1 with a password", async () => {
     const [server] = servesOf(suite.machine().home)
     expect(server?.argv).toEqual(expect.arrayContaining(["serve", "--hostname", "127.0.0.1"]))
+    // A port the CLI found free, never `--port 0` (which makes opencode take 4096 whenever it can).
+    const port = Number(server?.argv[(server?.argv.indexOf("--port") ?? -2) + 1])
+    expect([port > 0, server?.url]).toEqual([true, `http://127.0.0.1:${port}`])
     expect(server?.password).toMatch(/^.{16,}$/)
     const unauthorized = await fetch(`${server?.url}/session`)
     expect(unauthorized.status).toBe(401)

@@ -2,6 +2,7 @@ import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Deferred, Duration, Effect, ExecutionStrategy, Exit, Option, Scope, Stream, SynchronizedRef } from "effect"
 import { randomBytes } from "node:crypto"
+import * as net from "node:net"
 import { RuntimeFailed, stopRuntime } from "./Runtime.js"
 
 /**
@@ -38,13 +39,28 @@ export interface OpenCodeServers {
 const serverConfig = (mcp: { readonly url: string; readonly apiKey: string }) =>
   JSON.stringify({ mcp: { trellis: { type: "remote", url: mcp.url, headers: { Authorization: `Bearer ${mcp.apiKey}` } } } })
 
+/**
+ * A port free on 127.0.0.1 now. Asked for port 0, `opencode serve` takes 4096 whenever it can,
+ * beside a server of ours still stopping there, and then was seen never to deliver events.
+ */
+const freePort = Effect.async<number, RuntimeFailed>((resume) => {
+  const probe = net.createServer()
+  probe.once("error", (error) => resume(Effect.fail(new RuntimeFailed({ message: `No free port for opencode serve: ${error.message}`, stderr: "" }))))
+  probe.listen(0, "127.0.0.1", () => {
+    const address = probe.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
 const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, mcp: { readonly url: string; readonly apiKey: string }) =>
   Effect.gen(function* () {
     const scope = yield* Scope.fork(parent, ExecutionStrategy.sequential)
     const password = randomBytes(24).toString("base64url")
     const started = Effect.gen(function* () {
+      const port = yield* freePort
       const process = yield* Command.start(
-        Command.make("opencode", "serve", "--hostname", "127.0.0.1", "--port", "0").pipe(
+        Command.make("opencode", "serve", "--hostname", "127.0.0.1", "--port", String(port)).pipe(
           Command.env({ OPENCODE_SERVER_PASSWORD: password, OPENCODE_SERVER_USERNAME: USERNAME, OPENCODE_ENABLE_QUESTION_TOOL: "1", OPENCODE_CONFIG_CONTENT: serverConfig(mcp) })
         )
       ).pipe(
