@@ -79,14 +79,16 @@ const askThroughBridge = (context: ThreadRunContext, threadId: string, claimRef:
 const HistoryResult = Schema.Struct({
   result: Schema.Struct({
     structuredContent: Schema.Struct({
-      messages: Schema.Array(Schema.Struct({ messageId: Schema.String, role: Schema.String, text: Schema.String }))
+      messages: Schema.Array(Schema.Struct({ messageId: Schema.String, role: Schema.String, status: Schema.String, text: Schema.String }))
     })
   })
 })
 
 /**
  * The thread's earlier messages (the last 20 the tools return), read over MCP with the profile's
- * key; empty when they cannot be read (a fresh session then starts without them).
+ * key; empty when they cannot be read (a fresh session then starts without them). Only settled
+ * ones: a message still pending arrived after this batch began and belongs to a later one, and
+ * the streaming ones are this batch.
  */
 const threadHistory = (mcp: ThreadRunContext["mcp"], threadId: string, exclude: ReadonlySet<string>) =>
   Effect.tryPromise(async () => {
@@ -99,7 +101,9 @@ const threadHistory = (mcp: ThreadRunContext["mcp"], threadId: string, exclude: 
   }).pipe(
     Effect.flatMap(Schema.decodeUnknown(HistoryResult)),
     Effect.map((decoded) =>
-      decoded.result.structuredContent.messages.filter((m) => !exclude.has(m.messageId) && m.text !== "").map(({ role, text }) => ({ role, text }))
+      decoded.result.structuredContent.messages
+        .filter((m) => !exclude.has(m.messageId) && m.text !== "" && m.status !== "pending" && m.status !== "streaming")
+        .map(({ role, text }) => ({ role, text }))
     ),
     Effect.orElseSucceed(() => [])
   )
