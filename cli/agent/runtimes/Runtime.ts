@@ -66,7 +66,7 @@ export class SessionGone extends Schema.TaggedError<SessionGone>()("SessionGone"
 type History = ReadonlyArray<{ readonly role: string; readonly text: string }>
 
 /** The introduction of a fresh session on a thread that already has a conversation: that conversation. */
-export const historyPrompt = (history: History): string =>
+const historyPrompt = (history: History): string =>
   [
     "The previous session of this conversation could not be resumed, so this is a fresh session. The conversation so far, oldest first:",
     ...history.map((message) => `${message.role === "assistant" ? "Assistant" : "User"}: ${message.text}`),
@@ -77,7 +77,7 @@ export const historyPrompt = (history: History): string =>
  * The batch's messages with the conversation so far in front: in the first message's text, or
  * as a message of its own before a runtime command (which must stay the whole text).
  */
-export const withHistory = (messages: ReadonlyArray<BatchMessage>, history: History): ReadonlyArray<BatchMessage> => {
+const withHistory = (messages: ReadonlyArray<BatchMessage>, history: History): ReadonlyArray<BatchMessage> => {
   const summary = historyPrompt(history)
   const [first, ...rest] = messages
   if (first === undefined || first.runtimeCommand) return [{ messageId: "history", content: summary, runtimeCommand: false }, ...messages]
