@@ -30,6 +30,7 @@ import type { ThreadStartParams } from "../cli/agent/runtimes/codex-protocol/v2/
 import type { ToolRequestUserInputResponse } from "../cli/agent/runtimes/codex-protocol/v2/ToolRequestUserInputResponse.js"
 import type { TurnStartParams } from "../cli/agent/runtimes/codex-protocol/v2/TurnStartParams.js"
 import { type MockModel, startMockModel } from "../test/support/mock-model/MockModel.js"
+import { openCodeEnv, writeOpenCodeConfig } from "../test/support/runtimes/OpenCodeMock.js"
 import { runtimeBinaries } from "../test/support/runtimes/RuntimeBinaries.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -414,37 +415,10 @@ const OPENCODE_USER = "opencode"
  */
 const OPENCODE_SETTLE_MS = 250
 
-/** HOME and XDG dirs with OpenCode's global config for the mock (RUNTIMES.md §4.1, as the e2e harness writes it). */
-const openCodeEnv = (mock: MockModel, home: string): NodeJS.ProcessEnv => {
-  const env = {
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, ".config"),
-    XDG_DATA_HOME: path.join(home, ".local", "share"),
-    XDG_CACHE_HOME: path.join(home, ".cache"),
-    XDG_STATE_HOME: path.join(home, ".local", "state"),
-    OPENCODE_DISABLE_AUTOUPDATE: "1",
-    OPENCODE_DISABLE_MODELS_FETCH: "1",
-    OPENCODE_DISABLE_SHARE: "1",
-    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-    OPENCODE_ENABLE_QUESTION_TOOL: "1"
-  }
-  fs.mkdirSync(path.join(env.XDG_CONFIG_HOME, "opencode"), { recursive: true })
-  fs.writeFileSync(path.join(env.XDG_CONFIG_HOME, "opencode", "opencode.json"), JSON.stringify({
-    provider: {
-      mock: {
-        npm: "@ai-sdk/openai-compatible",
-        name: "Mock",
-        options: { baseURL: `${mock.url}/v1`, apiKey: "mock" },
-        models: { "mock-model": { name: "Mock Model", reasoning: true, tool_call: true, limit: { context: 128000, output: 8192 } } }
-      }
-    },
-    model: "mock/mock-model",
-    small_model: "mock/mock-model",
-    autoupdate: false,
-    share: "disabled",
-    permission: { bash: "ask", edit: "ask" }
-  }, null, 2))
-  return env
+/** HOME and XDG dirs with OpenCode's global config for the mock, as the e2e harness writes them. */
+const openCodeHome = (mock: MockModel, home: string): NodeJS.ProcessEnv => {
+  writeOpenCodeConfig(mock, home)
+  return openCodeEnv(home)
 }
 
 /** A port free on 127.0.0.1 right now. */
@@ -586,7 +560,7 @@ const recordOpenCodeServe = async (mock: MockModel, opencode: string) => {
   // A project command whose body takes the arguments (RUNTIMES.md §4.3).
   fs.mkdirSync(path.join(cwd, ".opencode", "command"), { recursive: true })
   fs.writeFileSync(path.join(cwd, ".opencode", "command", "hi.md"), "RUN_TOOL[echo from-command] $ARGUMENTS\n")
-  const env = openCodeEnv(mock, home)
+  const env = openCodeHome(mock, home)
   const scenario = (name: string, session: string | undefined, answers: OpenCodeAnswers, drive: (run: OpenCodeRun) => Promise<void>) =>
     openCodeScenario(opencode, env, cwd, name, session, answers, drive)
   const allow = { permission: { reply: "once" } } as const
@@ -616,7 +590,7 @@ const recordOpenCodeServe = async (mock: MockModel, opencode: string) => {
 const recordOpenCodeRun = async (mock: MockModel, opencode: string) => {
   const home = fs.mkdtempSync(path.join(scratch, "opencode-run-"))
   const cwd = fs.mkdtempSync(path.join(scratch, "opencode-run-project-"))
-  const env = openCodeEnv(mock, home)
+  const env = openCodeHome(mock, home)
   const once = (name: string, args: ReadonlyArray<string>) =>
     run(opencode, ["run", "--format", "json", "-m", "mock/mock-model", ...args], env, cwd, [], () => undefined).then((lines) => write("opencode", name, lines))
   await once("opencode-run-raw-hello.jsonl", ["Say hello"])

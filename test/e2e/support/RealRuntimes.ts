@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { openCodeEnv, writeOpenCodeConfig } from "../../support/runtimes/OpenCodeMock.js"
 import { linkRuntimeBinaries } from "../../support/runtimes/RuntimeBinaries.js"
 import { type MockModel, type MockRequest, startMockModel } from "../../support/mock-model/MockModel.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "./Processes.js"
@@ -46,11 +47,7 @@ export interface Machine {
 
 /** What each runtime needs to reach the mock model and nothing else (RUNTIMES.md §2.1, §3.1, §4.1). */
 const runtimeEnv = (mock: MockModel, home: string): NodeJS.ProcessEnv => ({
-  HOME: home,
-  XDG_CONFIG_HOME: path.join(home, ".config"),
-  XDG_DATA_HOME: path.join(home, ".local", "share"),
-  XDG_CACHE_HOME: path.join(home, ".cache"),
-  XDG_STATE_HOME: path.join(home, ".local", "state"),
+  ...openCodeEnv(home),
   ANTHROPIC_BASE_URL: mock.url,
   ANTHROPIC_API_KEY: "sk-ant-mock",
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
@@ -58,15 +55,10 @@ const runtimeEnv = (mock: MockModel, home: string): NodeJS.ProcessEnv => ({
   DISABLE_AUTOUPDATER: "1",
   DISABLE_ERROR_REPORTING: "1",
   CODEX_HOME: path.join(home, ".codex"),
-  MOCK_API_KEY: "mock",
-  OPENCODE_DISABLE_AUTOUPDATE: "1",
-  OPENCODE_DISABLE_MODELS_FETCH: "1",
-  OPENCODE_DISABLE_SHARE: "1",
-  OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-  OPENCODE_ENABLE_QUESTION_TOOL: "1"
+  MOCK_API_KEY: "mock"
 })
 
-/** Codex's provider config (RUNTIMES.md §3.1). Failed requests are retried as stream retries, which the app-server reports (error willRetry). */
+/** Codex's provider config (RUNTIMES.md §3.1), then OpenCode's. Failed requests are retried as stream retries, which the app-server reports (error willRetry). */
 const writeRuntimeConfig = (mock: MockModel, home: string) => {
   fs.mkdirSync(path.join(home, ".codex"), { recursive: true })
   fs.writeFileSync(path.join(home, ".codex", "config.toml"), [
@@ -85,23 +77,7 @@ const writeRuntimeConfig = (mock: MockModel, home: string) => {
     `enabled = false`,
     ""
   ].join("\n"))
-  // OpenCode's global config (RUNTIMES.md §4.1): the mock as an openai-compatible provider; shell and edits ask.
-  fs.mkdirSync(path.join(home, ".config", "opencode"), { recursive: true })
-  fs.writeFileSync(path.join(home, ".config", "opencode", "opencode.json"), JSON.stringify({
-    provider: {
-      mock: {
-        npm: "@ai-sdk/openai-compatible",
-        name: "Mock",
-        options: { baseURL: `${mock.url}/v1`, apiKey: "mock" },
-        models: { "mock-model": { name: "Mock Model", reasoning: true, tool_call: true, limit: { context: 128000, output: 8192 } } }
-      }
-    },
-    model: "mock/mock-model",
-    small_model: "mock/mock-model",
-    autoupdate: false,
-    share: "disabled",
-    permission: { bash: "ask", edit: "ask" }
-  }, null, 2))
+  writeOpenCodeConfig(mock, home)
 }
 
 /**
