@@ -18,9 +18,10 @@ export const machineId = (configDir: string) =>
     const kept = yield* fs.readFileString(file).pipe(Effect.map((text) => text.trim()), Effect.orElseSucceed(() => ""))
     if (kept !== "") return kept
     const fresh = randomUUID()
+    // An id that cannot be kept would change with every start and strand the threads it ran:
+    // better not to start.
     yield* fs.makeDirectory(configDir, { recursive: true, mode: 0o700 }).pipe(
-      Effect.zipRight(fs.writeFileString(file, `${fresh}\n`, { mode: 0o600 })),
-      Effect.ignore
+      Effect.zipRight(fs.writeFileString(file, `${fresh}\n`, { mode: 0o600 }))
     )
     return fresh
   })
