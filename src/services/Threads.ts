@@ -405,15 +405,25 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
         let parentThreadId: string | null = null
         if (source !== undefined) {
           if (group === undefined) {
-            // Spawning turns the source into a group: pin and share move to the group.
-            const groupId = ThreadId.generate()
-            yield* sql`
-              INSERT INTO threads (id, project_id, created_by, kind, title, origin_thread_id, processing_state, status,
-                pinned_at, shared_at, member_count)
-              VALUES (${groupId}, ${source.projectId}, ${principal.userId}, 'group', ${source.title}, ${source.id}, 'idle', 'idle',
-                ${source.pinnedAt}, ${source.sharedAt}, 1)`
-            yield* sql`UPDATE threads SET parent_thread_id = ${groupId}, pinned_at = NULL, shared_at = NULL WHERE id = ${source.id}`
-            parentThreadId = groupId
+            // Parallel spawns from one thread (an agent fanning out) must make one group: the source is
+            // read again under its row lock, and whoever waited finds the group the first one made.
+            const [current] = yield* sql<{ parentThreadId: string | null; pinnedAt: Date | null; sharedAt: Date | null }>`
+              SELECT parent_thread_id AS "parentThreadId", pinned_at AS "pinnedAt", shared_at AS "sharedAt"
+              FROM threads WHERE id = ${source.id} AND deleted_at IS NULL FOR NO KEY UPDATE`
+            if (current === undefined) return yield* new NotFound({ message: `sourceThreadId: thread ${source.id} not found` })
+            if (current.parentThreadId === null) {
+              // Spawning turns the source into a group: pin and share move to the group.
+              const groupId = ThreadId.generate()
+              yield* sql`
+                INSERT INTO threads (id, project_id, created_by, kind, title, origin_thread_id, processing_state, status,
+                  pinned_at, shared_at, member_count)
+                VALUES (${groupId}, ${source.projectId}, ${principal.userId}, 'group', ${source.title}, ${source.id}, 'idle', 'idle',
+                  ${current.pinnedAt}, ${current.sharedAt}, 1)`
+              yield* sql`UPDATE threads SET parent_thread_id = ${groupId}, pinned_at = NULL, shared_at = NULL WHERE id = ${source.id}`
+              parentThreadId = groupId
+            } else {
+              parentThreadId = current.parentThreadId
+            }
           } else {
             parentThreadId = group.id
           }

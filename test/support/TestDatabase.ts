@@ -27,3 +27,12 @@ export const TestDatabase: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, 
     onSome: freshPostgres
   }))
 )
+
+/**
+ * Whether the tests run on PostgreSQL (`DATABASE_URL` set). Only there do concurrent calls run on
+ * separate connections; PGlite is one session, so the same calls take turns on it.
+ */
+export const onPostgres: Effect.Effect<boolean> = Effect.map(
+  Config.option(Config.redacted("DATABASE_URL")),
+  Option.isSome
+).pipe(Effect.orDie)

@@ -366,6 +366,20 @@ export const storedThread = (threadId: string) =>
     return only(rows, `stored thread ${threadId}`)
   })
 
+/**
+ * The groups a spawn made from `originThreadId`, each with its stored `member_count` (deleted members
+ * included, what the 100-thread limit counts) and the members that really point at it.
+ */
+export const storedGroups = (originThreadId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql<{ readonly id: string; readonly memberCount: number; readonly members: number }>`
+      SELECT g.id, g.member_count AS "memberCount",
+        (SELECT count(*) FROM threads m WHERE m.parent_thread_id = g.id)::int AS members
+      FROM threads g WHERE g.kind = 'group' AND g.origin_thread_id = ${originThreadId}
+      ORDER BY g.created_at, g.id`.pipe(Effect.orDie)
+  })
+
 /** Soft-deletes a thread as the web UI would (no tool deletes threads). */
 export const softDelete = (threadId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE threads SET deleted_at = now() WHERE id = ${threadId}`.pipe(Effect.orDie))
