@@ -5,6 +5,12 @@ import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import * as PgliteClient from "../../src/db/PgliteClient.js"
 
+/**
+ * Connections in a test file's PostgreSQL pool (node-postgres' default, made explicit): enough that
+ * the concurrency tests' parallel calls really run on separate sessions and contend for row locks.
+ */
+export const POOL_SIZE = 10
+
 /** A new database on the PostgreSQL server at `url`, dropped when the layer is released. */
 const freshPostgres = (url: Redacted.Redacted) =>
   Layer.unwrapScoped(Effect.gen(function* () {
@@ -14,7 +20,7 @@ const freshPostgres = (url: Redacted.Redacted) =>
     yield* Effect.addFinalizer(() => server.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
     const target = new URL(Redacted.value(url))
     target.pathname = `/${name}`
-    return PgClient.layer({ url: Redacted.make(target.toString()) })
+    return PgClient.layer({ url: Redacted.make(target.toString()), maxConnections: POOL_SIZE })
   }))
 
 /**
