@@ -16,6 +16,7 @@ import {
   threadRecord,
   upload
 } from "../support/FakeCli.js"
+import { concurrently } from "../support/TestDatabase.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 /**
@@ -89,7 +90,7 @@ const ThreadRow = Schema.Struct({
 
 describe("concurrent CLIs and claims", () => {
   layer(TestServer(noRateLimit, "node"))((it) => {
-    it.effect("20 concurrent CLIs drain 500 pending threads: each thread claimed exactly once, every user message answered exactly once, none left pending", () =>
+    it.effect(concurrently("20 CLIs drain 500 pending threads: each thread claimed exactly once, every user message answered exactly once, none left pending"), () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const { key, project } = yield* seedOwner("conc-drain")
@@ -253,7 +254,7 @@ describe("concurrent CLIs and claims", () => {
         }
       }), { timeout: 300_000 })
 
-    it.effect("parallel claims on one profile's queue take distinct threads, and racing claims of one thread give it to exactly one", () =>
+    it.effect(concurrently("parallel claims on one profile's queue take distinct threads, and racing claims of one thread give it to exactly one"), () =>
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("conc-one-queue")
         const cli = yield* connectCli(key, project.id)

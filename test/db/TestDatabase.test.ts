@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Ref } from "effect"
-import { onPostgres, POOL_SIZE, TestDatabase } from "../support/TestDatabase.js"
+import { concurrently, onPostgres, POOL_SIZE, TestDatabase } from "../support/TestDatabase.js"
 
 /**
  * What the "concurrently: …" tests rest on: on PostgreSQL a test file's calls made in parallel
@@ -9,7 +9,7 @@ import { onPostgres, POOL_SIZE, TestDatabase } from "../support/TestDatabase.js"
  */
 describe("TestDatabase", () => {
   layer(TestDatabase)((it) => {
-    it.effect("concurrently: on PostgreSQL a full pool of transactions is open at once, each on its own connection; PGlite runs them one at a time on its one session", () =>
+    it.effect(concurrently("on PostgreSQL a full pool of transactions is open at once, each on its own connection; PGlite runs them one at a time on its one session"), () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const postgres = yield* onPostgres

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Exit } from "effect"
 import { seedArtifact } from "../support/ArtifactServices.js"
+import { concurrently } from "../support/TestDatabase.js"
 import { TestServer } from "../support/TestServer.js"
 
 /**
@@ -31,7 +32,7 @@ describe("Artifacts", () => {
         expect((yield* artifacts.read(principal, artifactId)).artifact).toEqual({ ...resolved.artifact, content: "Body" })
       }))
 
-    it.effect("concurrent replacements in one artifact all land: content writers take turns on the artifact's row", () =>
+    it.effect(concurrently("replacements in one artifact all land: content writers take turns on the artifact's row"), () =>
       Effect.gen(function* () {
         const { artifacts, current } = yield* seedArtifact("art-concurrent", range(10).map((n) => `[t${n}]`).join(" "))
         const resolved = yield* current()
@@ -41,7 +42,7 @@ describe("Artifacts", () => {
         expect((yield* current()).artifact.content).toBe(range(10).map((n) => `<done ${n}>`).join(" "))
       }))
 
-    it.effect("threads created while the content is being edited still point at their snippets", () =>
+    it.effect(concurrently("comment threads created while the content is being edited still point at their snippets"), () =>
       Effect.gen(function* () {
         const { artifacts, comments, current, principal } = yield* seedArtifact("art-race", range(8).map((n) => `word${n}`).join(" "))
         const resolved = yield* current()

@@ -8,6 +8,7 @@ import type { ProjectRole } from "../../src/domain/Roles.js"
 import { ListColor } from "../../src/domain/TaskList.js"
 import { Labels } from "../../src/services/Labels.js"
 import { Projects } from "../../src/services/Projects.js"
+import { concurrently } from "../support/TestDatabase.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project, seen with `role`. */
@@ -87,7 +88,7 @@ describe("Labels", () => {
         expect(yield* labels.list(access)).toHaveLength(20)
       }))
 
-    it.effect("the 20-label limit and name uniqueness hold under concurrent creates", () =>
+    it.effect(concurrently("the 20-label limit and name uniqueness hold under racing creates"), () =>
       Effect.gen(function* () {
         const { access, labels } = yield* seed("race")
         const same = yield* Effect.forEach(

@@ -7,6 +7,7 @@ import { Skills } from "../../src/services/Skills.js"
 import { DefaultProject } from "../../src/tools/ToolImplementation.js"
 import { ToolRunner } from "../../src/tools/ToolRunner.js"
 import { organizationScope, seedScopes } from "../support/ScopeFixtures.js"
+import { concurrently } from "../support/TestDatabase.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 type Edit =
@@ -257,7 +258,7 @@ describe("Skills: update_skill against a model", () => {
         )
       }), 120_000)
 
-    it.effect("concurrent update_skill calls on one Skill never lose an edit nor bump the version twice for one save", () =>
+    it.effect(concurrently("update_skill calls on one Skill never lose an edit nor bump the version twice for one save"), () =>
       Effect.gen(function* () {
         const { call, newSkill, get } = yield* seedSkill("skill-race")
         const skillId = yield* newSkill("# Log")

@@ -11,7 +11,7 @@ import type { ProjectRole } from "../../src/domain/Roles.js"
 import { deriveListRef, ListColor } from "../../src/domain/TaskList.js"
 import { Projects } from "../../src/services/Projects.js"
 import { TaskLists } from "../../src/services/TaskLists.js"
-import { TestDatabase } from "../support/TestDatabase.js"
+import { concurrently, TestDatabase } from "../support/TestDatabase.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project, seen with `role`. */
@@ -181,7 +181,7 @@ describe("TaskLists", () => {
         expect((yield* taskLists.resolve(access, "old-1")).name).toBe("Old 1")
       }))
 
-    it.effect("the 20-List limit holds under concurrent creates", () =>
+    it.effect(concurrently("the 20-List limit holds under racing creates"), () =>
       Effect.gen(function* () {
         const { access, taskLists } = yield* seed("race-limit")
         const results = yield* Effect.forEach(
@@ -195,7 +195,7 @@ describe("TaskLists", () => {
         expect((yield* taskLists.list(access, { limit: 50 })).lists).toHaveLength(21)
       }))
 
-    it.effect("names and refs stay unique under concurrent creates", () =>
+    it.effect(concurrently("names and refs stay unique under racing creates"), () =>
       Effect.gen(function* () {
         const { access, taskLists } = yield* seed("race-unique")
         const sameName = yield* Effect.forEach(

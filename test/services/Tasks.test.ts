@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { Projects } from "../../src/services/Projects.js"
 import { Tasks } from "../../src/services/Tasks.js"
+import { concurrently } from "../support/TestDatabase.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project, with the owner's principal and access to it. */
@@ -18,7 +19,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 
 describe("Tasks", () => {
   layer(TestServer())((it) => {
-    it.effect("concurrent creates in one project get distinct, consecutive numbers, listed in creation order", () =>
+    it.effect(concurrently("creates in one project get distinct, consecutive numbers, listed in creation order"), () =>
       Effect.gen(function* () {
         const { access, principal, tasks } = yield* seed("concurrent")
         const created = yield* Effect.all(
@@ -37,7 +38,7 @@ describe("Tasks", () => {
         expect((yield* tasks.create(principal, access, { name: "After" })).refId).toBe("MAIN-11")
       }))
 
-    it.effect("concurrent subtask creates under one parent get distinct numbers and ranks", () =>
+    it.effect(concurrently("subtask creates under one parent get distinct numbers and ranks"), () =>
       Effect.gen(function* () {
         const { access, principal, tasks } = yield* seed("concurrent-subtasks")
         const parent = yield* tasks.create(principal, access, { name: "Parent" })
@@ -70,7 +71,7 @@ describe("Tasks", () => {
         expect((yield* tasks.create(principal, access, { name: "Next" })).refId).toBe("MAIN-6")
       }))
 
-    it.effect("concurrent link upserts never take a task past 20 links", () =>
+    it.effect(concurrently("link upserts never take a task past 20 links"), () =>
       Effect.gen(function* () {
         const { access, principal, tasks } = yield* seed("concurrent-links")
         const { taskId } = yield* tasks.create(principal, access, { name: "Linked" })
@@ -89,7 +90,7 @@ describe("Tasks", () => {
         expect(new Set(links.map((link) => link.id)).size).toBe(20)
       }))
 
-    it.effect("concurrent upserts of one new link id add it once", () =>
+    it.effect(concurrently("upserts of one new link id add it once"), () =>
       Effect.gen(function* () {
         const { access, principal, tasks } = yield* seed("same-link")
         const { taskId } = yield* tasks.create(principal, access, { name: "Linked" })

@@ -42,3 +42,11 @@ export const onPostgres: Effect.Effect<boolean> = Effect.map(
   Config.option(Config.redacted("DATABASE_URL")),
   Option.isSome
 ).pipe(Effect.orDie)
+
+/**
+ * The name of a test whose point is a race: "concurrently: <rule>". Its calls run on separate
+ * connections only on PostgreSQL; on PGlite they take turns on its one session, so the same test
+ * checks only the serialised outcome, and its name says so.
+ */
+export const concurrently = (rule: string): string =>
+  `concurrently: ${rule}${process.env["DATABASE_URL"] ? "" : " [PGlite: serialised, no race]"}`

@@ -16,6 +16,7 @@ import {
   type Scope,
   type TaskDetails
 } from "../support/TaskTools.js"
+import { concurrently } from "../support/TestDatabase.js"
 
 const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
 
@@ -122,7 +123,7 @@ describe("move_task", () => {
         expect(yield* placement(key, scope, all)).toEqual(before)
       }))
 
-    it.effect("two concurrent moves cannot build a cycle together: one of them is refused", () =>
+    it.effect(concurrently("two moves cannot build a cycle together: one of them is refused"), () =>
       Effect.gen(function* () {
         const { key, scope } = yield* seed("move-race")
         for (let round = 0; round < 5; round++) {

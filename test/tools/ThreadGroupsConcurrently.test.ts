@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { MAX_GROUP_SIZE } from "../../src/domain/Thread.js"
-import { call, getOrdinary, ownerWithCli, spawn, storedGroups, threadOn } from "../support/ThreadFixtures.js"
+import { call, getOrdinary, ownerWithCli, softDelete, spawn, storedGroups, threadOn } from "../support/ThreadFixtures.js"
+import { concurrently } from "../support/TestDatabase.js"
 import { TestServer } from "../support/TestServer.js"
 
 /**
@@ -17,7 +18,7 @@ const FAN_OUT = 4
 
 describe("create_thread with sourceThreadId, concurrently", () => {
   layer(TestServer(noRateLimit))((it) => {
-    it.effect("concurrently: parallel spawns from a thread not yet in a group make one group, holding the source and every spawn", () =>
+    it.effect(concurrently("parallel spawns from a thread not yet in a group make one group, holding the source and every spawn"), () =>
       Effect.gen(function* () {
         const owner = yield* ownerWithCli("spawn-fan-out")
         const rounds = yield* Effect.forEach(Array.from({ length: ROUNDS }, (_, round) => round), (round) =>
@@ -38,7 +39,7 @@ describe("create_thread with sourceThreadId, concurrently", () => {
         expect(rounds).toEqual(Array.from({ length: ROUNDS }, () => one))
       }), { timeout: 60_000 })
 
-    it.effect("concurrently: parallel spawns into a nearly full group fill it to exactly 100 and refuse the rest; the count matches the members", () =>
+    it.effect(concurrently("parallel spawns into a nearly full group fill it to exactly 100 and refuse the rest; the count matches the members"), () =>
       Effect.gen(function* () {
         const owner = yield* ownerWithCli("spawn-fill")
         const source = yield* threadOn(owner.key, owner.cli)
@@ -46,11 +47,13 @@ describe("create_thread with sourceThreadId, concurrently", () => {
         const groupId = first.parentThreadId ?? ""
         const free = 8
         // The source, the first spawn and these: 100 - free members.
-        yield* Effect.forEach(
+        const members = yield* Effect.forEach(
           Array.from({ length: MAX_GROUP_SIZE - free - 2 }, (_, i) => i),
           (i) => spawn(owner.key, groupId, { content: `member ${i}` }),
-          { concurrency: 4, discard: true }
+          { concurrency: 4 }
         )
+        // A deleted member keeps its place.
+        yield* softDelete(members[0]?.threadId ?? "")
         // Twice as many callers as places, naming the group, the source or a member.
         const via = [groupId, source.threadId, first.threadId]
         const results = yield* Effect.all(
