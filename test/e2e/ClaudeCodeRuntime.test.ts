@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { QUESTION } from "../support/mock-model/Script.js"
 import { answer, askedBy, createThread, eventsOf, hasPendingInteraction, pendingInteraction, realRuntimeSuite, resumeSafetyScenarios, retryThread, settledMessages } from "./support/RealRuntimes.js"
+import { anthropicSystem, threadContextScenarios } from "./support/ThreadContextScenarios.js"
 
 const TEST_TIMEOUT = 120_000
 
@@ -26,6 +27,14 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
     expect((await suite.turn("and a second message")).text).toBe("Mock reply: and a second message")
     expect(JSON.stringify(suite.requestsWith("and a second message")[0]?.body)).toContain("hello from the real claude test")
   }, TEST_TIMEOUT)
+
+  threadContextScenarios(suite, {
+    cliType: "claude",
+    isRuntime: (argv) => path.basename(argv[0] ?? "") === "claude",
+    instructions: anthropicSystem,
+    instructionsName: "Claude's appended system prompt",
+    threadIdIn: "environment"
+  })
 
   resumeSafetyScenarios(suite, "claude", () => {
     const projects = path.join(suite.machine().home, ".claude", "projects")

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { forgetCodexSessions, realRuntimeSuite, resumeSafetyScenarios } from "./support/RealRuntimes.js"
+import { responsesDeveloper, threadContextScenarios } from "./support/ThreadContextScenarios.js"
 import { readEvents } from "./support/Trellis.js"
 
 const TEST_TIMEOUT = 120_000
@@ -24,6 +25,14 @@ describe.sequential("runtime B (codex exec) for real through trellis agent start
     expect(answer.text).toBe("Mock reply: second exec message")
     expect(JSON.stringify(suite.requestsWith("second exec message")[0]?.body)).toContain("hello from codex exec")
   }, TEST_TIMEOUT)
+
+  threadContextScenarios(suite, {
+    cliType: "codex",
+    isRuntime: (argv) => argv.includes("exec") && argv.some((arg) => arg.includes("codex")),
+    instructions: responsesDeveloper,
+    instructionsName: "Codex's developer instructions",
+    threadIdIn: "environment"
+  })
 
   resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
 

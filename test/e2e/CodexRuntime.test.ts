@@ -16,6 +16,7 @@ import {
   realRuntimeSuite,
   resumeSafetyScenarios
 } from "./support/RealRuntimes.js"
+import { responsesDeveloper, threadContextScenarios } from "./support/ThreadContextScenarios.js"
 
 const TEST_TIMEOUT = 120_000
 
@@ -34,6 +35,14 @@ describe.sequential("runtime B (codex app-server) for real through trellis agent
     expect((await suite.turn("and a second message")).text).toBe("Mock reply: and a second message")
     expect(JSON.stringify(suite.requestsWith("and a second message")[0]?.body)).toContain("hello from the real codex test")
   }, TEST_TIMEOUT)
+
+  threadContextScenarios(suite, {
+    cliType: "codex",
+    isRuntime: (argv) => argv.includes("app-server"),
+    instructions: responsesDeveloper,
+    instructionsName: "Codex's developer instructions",
+    threadIdIn: "environment"
+  })
 
   resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
 

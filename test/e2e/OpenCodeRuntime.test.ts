@@ -15,6 +15,7 @@ import {
   realRuntimeSuite,
   resumeSafetyScenarios
 } from "./support/RealRuntimes.js"
+import { chatSystem, threadContextScenarios } from "./support/ThreadContextScenarios.js"
 
 const TEST_TIMEOUT = 120_000
 
@@ -60,6 +61,14 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
     expect((await suite.turn("and a second message")).text).toBe("Mock reply: and a second message")
     expect(JSON.stringify(suite.requestsWith("and a second message").at(-1)?.body)).toContain("hello from the real opencode test")
   }, TEST_TIMEOUT)
+
+  threadContextScenarios(suite, {
+    cliType: "opencode",
+    isRuntime: (argv) => argv.includes("serve") && argv.some((arg) => arg.includes("opencode")),
+    instructions: chatSystem,
+    instructionsName: "OpenCode's system prompt",
+    threadIdIn: "prompt"
+  })
 
   // OpenCode keeps its sessions in its data directory; the server is stopped first, as it holds them open.
   resumeSafetyScenarios(suite, "opencode", () => {
