@@ -28,19 +28,20 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
     expect(JSON.stringify(suite.requestsWith("and a second message")[0]?.body)).toContain("hello from the real claude test")
   }, TEST_TIMEOUT)
 
+  resumeSafetyScenarios(suite, "claude", () => {
+    const projects = path.join(suite.machine().home, ".claude", "projects")
+    const sessions = fs.readdirSync(projects, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".jsonl"))
+    expect(sessions.length).toBeGreaterThan(0)
+    for (const file of sessions) fs.rmSync(path.join(projects, file))
+  })
+
+  // After resume safety: the held run's command in a fresh session's summary would run again.
   threadContextScenarios(suite, {
     cliType: "claude",
     isRuntime: (argv) => path.basename(argv[0] ?? "") === "claude",
     instructions: anthropicSystem,
     instructionsName: "Claude's appended system prompt",
     threadIdIn: "environment"
-  })
-
-  resumeSafetyScenarios(suite, "claude", () => {
-    const projects = path.join(suite.machine().home, ".claude", "projects")
-    const sessions = fs.readdirSync(projects, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".jsonl"))
-    expect(sessions.length).toBeGreaterThan(0)
-    for (const file of sessions) fs.rmSync(path.join(projects, file))
   })
 
   it("a permission request becomes a pending interaction with the full command; allowed, the command runs", async () => {

@@ -26,6 +26,9 @@ describe.sequential("runtime B (codex exec) for real through trellis agent start
     expect(JSON.stringify(suite.requestsWith("second exec message")[0]?.body)).toContain("hello from codex exec")
   }, TEST_TIMEOUT)
 
+  resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
+
+  // After resume safety: the held run's command in a fresh session's summary would run again.
   threadContextScenarios(suite, {
     cliType: "codex",
     isRuntime: (argv) => argv.includes("exec") && argv.some((arg) => arg.includes("codex")),
@@ -33,8 +36,6 @@ describe.sequential("runtime B (codex exec) for real through trellis agent start
     instructionsName: "Codex's developer instructions",
     threadIdIn: "environment"
   })
-
-  resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
 
   it("a transient API error is retried by codex (silently in exec) and the message completes", async () => {
     const answer = await suite.turn("FAIL_TWICE in exec")

@@ -36,6 +36,9 @@ describe.sequential("runtime B (codex app-server) for real through trellis agent
     expect(JSON.stringify(suite.requestsWith("and a second message")[0]?.body)).toContain("hello from the real codex test")
   }, TEST_TIMEOUT)
 
+  resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
+
+  // After resume safety: the held run's command in a fresh session's summary would run again.
   threadContextScenarios(suite, {
     cliType: "codex",
     isRuntime: (argv) => argv.includes("app-server"),
@@ -43,8 +46,6 @@ describe.sequential("runtime B (codex app-server) for real through trellis agent
     instructionsName: "Codex's developer instructions",
     threadIdIn: "environment"
   })
-
-  resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
 
   it("a command approval becomes a pending interaction with the full command; allowed, the command runs", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")

@@ -62,20 +62,21 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
     expect(JSON.stringify(suite.requestsWith("and a second message").at(-1)?.body)).toContain("hello from the real opencode test")
   }, TEST_TIMEOUT)
 
-  threadContextScenarios(suite, {
-    cliType: "opencode",
-    isRuntime: (argv) => argv.includes("serve") && argv.some((arg) => arg.includes("opencode")),
-    instructions: chatSystem,
-    instructionsName: "OpenCode's system prompt",
-    threadIdIn: "prompt"
-  })
-
   // OpenCode keeps its sessions in its data directory; the server is stopped first, as it holds them open.
   resumeSafetyScenarios(suite, "opencode", () => {
     for (const server of servesOf(suite.machine().home)) process.kill(server.pid, "SIGKILL")
     const data = path.join(suite.machine().home, ".local", "share", "opencode")
     expect(fs.existsSync(data)).toBe(true)
     fs.rmSync(data, { recursive: true, force: true })
+  })
+
+  // After resume safety: the held run's command in a fresh session's summary would run again.
+  threadContextScenarios(suite, {
+    cliType: "opencode",
+    isRuntime: (argv) => argv.includes("serve") && argv.some((arg) => arg.includes("opencode")),
+    instructions: chatSystem,
+    instructionsName: "OpenCode's system prompt",
+    threadIdIn: "prompt"
   })
 
   it("permission.asked becomes a pending interaction with the full command; allowed once, the command runs", async () => {
