@@ -69,7 +69,6 @@ const holdARun = async (suite: RealRuntimeSuite): Promise<HeldRun> => {
   return { tree, done, request: modelRequest(suite, release) }
 }
 
-
 const Created = Schema.Struct({ projectAgentId: Schema.String })
 
 /** The scenarios; the suite's thread must have run once (`suite.start`) before them. */
@@ -77,7 +76,7 @@ export const threadContextScenarios = (suite: RealRuntimeSuite, options: ThreadC
   let held: Promise<HeldRun> | undefined
   const heldRun = () => (held ??= holdARun(suite))
 
-  it(`no process of the run has the API key on its command line (the runtime, what it starts, the command it runs), none is logged, and the runtime reaches Trellis's MCP tools`, async () => {
+  it("no process of the run has the API key on its command line (the runtime, what it starts, the command it runs), none is logged, and the runtime reaches Trellis's MCP tools", async () => {
     const { tree, request, done } = await heldRun()
     const key = suite.backend().serve.credentials.apiKey
     expect(tree.filter((p) => options.isRuntime(p.argv)).length).toBeGreaterThan(0)
