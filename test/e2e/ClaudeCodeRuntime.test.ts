@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { QUESTION } from "../support/mock-model/Script.js"
 import { answer, askedBy, createThread, eventsOf, hasPendingInteraction, pendingInteraction, realRuntimeSuite, resumeSafetyScenarios, retryThread, settledMessages } from "./support/RealRuntimes.js"
+import { anthropicSystem, threadContextScenarios } from "./support/ThreadContextScenarios.js"
 
 const TEST_TIMEOUT = 120_000
 
@@ -32,6 +33,15 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
     const sessions = fs.readdirSync(projects, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".jsonl"))
     expect(sessions.length).toBeGreaterThan(0)
     for (const file of sessions) fs.rmSync(path.join(projects, file))
+  })
+
+  // After resume safety: the held run's command in a fresh session's summary would run again.
+  threadContextScenarios(suite, {
+    cliType: "claude",
+    isRuntime: (argv) => path.basename(argv[0] ?? "") === "claude",
+    instructions: anthropicSystem,
+    instructionsName: "Claude's appended system prompt",
+    threadIdIn: "environment"
   })
 
   it("a permission request becomes a pending interaction with the full command; allowed, the command runs", async () => {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { forgetCodexSessions, realRuntimeSuite, resumeSafetyScenarios } from "./support/RealRuntimes.js"
+import { responsesDeveloper, threadContextScenarios } from "./support/ThreadContextScenarios.js"
 import { readEvents } from "./support/Trellis.js"
 
 const TEST_TIMEOUT = 120_000
@@ -26,6 +27,15 @@ describe.sequential("runtime B (codex exec) for real through trellis agent start
   }, TEST_TIMEOUT)
 
   resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
+
+  // After resume safety: the held run's command in a fresh session's summary would run again.
+  threadContextScenarios(suite, {
+    cliType: "codex",
+    isRuntime: (argv) => argv.includes("exec") && argv.some((arg) => arg.includes("codex")),
+    instructions: responsesDeveloper,
+    instructionsName: "Codex's developer instructions",
+    threadIdIn: "environment"
+  })
 
   it("a transient API error is retried by codex (silently in exec) and the message completes", async () => {
     const answer = await suite.turn("FAIL_TWICE in exec")

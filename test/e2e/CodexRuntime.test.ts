@@ -16,6 +16,7 @@ import {
   realRuntimeSuite,
   resumeSafetyScenarios
 } from "./support/RealRuntimes.js"
+import { responsesDeveloper, threadContextScenarios } from "./support/ThreadContextScenarios.js"
 
 const TEST_TIMEOUT = 120_000
 
@@ -36,6 +37,15 @@ describe.sequential("runtime B (codex app-server) for real through trellis agent
   }, TEST_TIMEOUT)
 
   resumeSafetyScenarios(suite, "codex", forgetCodexSessions(suite))
+
+  // After resume safety: the held run's command in a fresh session's summary would run again.
+  threadContextScenarios(suite, {
+    cliType: "codex",
+    isRuntime: (argv) => argv.includes("app-server"),
+    instructions: responsesDeveloper,
+    instructionsName: "Codex's developer instructions",
+    threadIdIn: "environment"
+  })
 
   it("a command approval becomes a pending interaction with the full command; allowed, the command runs", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")

@@ -15,6 +15,7 @@ import {
   realRuntimeSuite,
   resumeSafetyScenarios
 } from "./support/RealRuntimes.js"
+import { chatSystem, threadContextScenarios } from "./support/ThreadContextScenarios.js"
 
 const TEST_TIMEOUT = 120_000
 
@@ -67,6 +68,15 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
     const data = path.join(suite.machine().home, ".local", "share", "opencode")
     expect(fs.existsSync(data)).toBe(true)
     fs.rmSync(data, { recursive: true, force: true })
+  })
+
+  // After resume safety: the held run's command in a fresh session's summary would run again.
+  threadContextScenarios(suite, {
+    cliType: "opencode",
+    isRuntime: (argv) => argv.includes("serve") && argv.some((arg) => arg.includes("opencode")),
+    instructions: chatSystem,
+    instructionsName: "OpenCode's system prompt",
+    threadIdIn: "prompt"
   })
 
   it("permission.asked becomes a pending interaction with the full command; allowed once, the command runs", async () => {

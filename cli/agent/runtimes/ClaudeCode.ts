@@ -3,7 +3,7 @@ import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Effect, Fiber, Queue, Ref, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { BatchInput, BatchMessage, InteractionOutcome, InteractionRequest, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"
-import { outputLines, resumeOrStartFresh, RuntimeFailed, SessionGone, startRuntime } from "./Runtime.js"
+import { MCP_TOKEN_VARIABLE, outputLines, resumeOrStartFresh, RuntimeFailed, SessionGone, startRuntime } from "./Runtime.js"
 
 /**
  * Runtime A, Claude Code: one subprocess per batch in print mode with stream-json in and out
@@ -28,10 +28,11 @@ export const claudeArguments = (input: BatchInput, session: ClaudeSession): Read
   ...(input.effort === null ? [] : ["--effort", input.effort]),
   ...(input.mode === "plan" ? ["--permission-mode", "plan"] : []),
   ...(input.agentPrompt === null || input.agentPrompt === "" ? [] : ["--append-system-prompt", input.agentPrompt]),
+  // Claude expands `${VAR}` in the config's headers: the key stays in its environment.
   "--mcp-config",
   JSON.stringify({
     mcpServers: {
-      trellis: { type: "http", url: input.mcp.url, headers: { Authorization: `Bearer ${input.mcp.apiKey}` } }
+      trellis: { type: "http", url: input.mcp.url, headers: { Authorization: `Bearer \${${MCP_TOKEN_VARIABLE}}` } }
     }
   })
 ]

@@ -8,7 +8,7 @@ import type { ToolRequestUserInputParams } from "./codex-protocol/v2/ToolRequest
 import type { ToolRequestUserInputResponse } from "./codex-protocol/v2/ToolRequestUserInputResponse.js"
 import type { CommandExecutionApprovalDecision } from "./codex-protocol/v2/CommandExecutionApprovalDecision.js"
 import type { BatchInput, InteractionOutcome, Runtime, RuntimeOutput } from "./Runtime.js"
-import { outputLines, readInBackground, resumeOrStartFresh, RuntimeFailed, SessionGone, startRuntime, stopRuntime } from "./Runtime.js"
+import { MCP_TOKEN_VARIABLE, outputLines, readInBackground, resumeOrStartFresh, RuntimeFailed, SessionGone, startRuntime, stopRuntime } from "./Runtime.js"
 import { userTurns } from "./ClaudeCode.js"
 
 /**
@@ -66,15 +66,13 @@ export const codexThreadConfig = (input: BatchInput): ThreadStartParams => ({
   sandbox: "workspace-write",
   ...(input.model === null ? {} : { model: input.model }),
   ...(input.agentPrompt === null || input.agentPrompt === "" ? {} : { developerInstructions: input.agentPrompt }),
-  config: { mcp_servers: { trellis: { url: input.mcp.url, bearer_token_env_var: "TRELLIS_MCP_TOKEN" } } }
+  config: { mcp_servers: { trellis: { url: input.mcp.url, bearer_token_env_var: MCP_TOKEN_VARIABLE } } }
 })
 
 const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: ReadonlyArray<string>; readonly command: boolean }>) =>
   Stream.unwrapScoped(Effect.gen(function* () {
     const scope = yield* Scope.Scope
-    const { process, stderr } = yield* startRuntime("codex app-server", Command.make("codex", "app-server").pipe(Command.stdin("pipe")), input, {
-      TRELLIS_MCP_TOKEN: input.mcp.apiKey
-    })
+    const { process, stderr } = yield* startRuntime("codex app-server", Command.make("codex", "app-server").pipe(Command.stdin("pipe")), input)
     const stdin = yield* Queue.unbounded<string>()
     yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
     const out = yield* Queue.unbounded<Take.Take<RuntimeOutput, RuntimeFailed | SessionGone>>()

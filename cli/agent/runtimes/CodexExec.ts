@@ -2,7 +2,7 @@ import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Effect, Fiber, Ref, Stream } from "effect"
 import type { BatchInput, RuntimeOutput } from "./Runtime.js"
-import { outputLines, resumeOrStartFresh, type Runtime, RuntimeFailed, SessionGone, startRuntime } from "./Runtime.js"
+import { MCP_TOKEN_VARIABLE, outputLines, resumeOrStartFresh, type Runtime, RuntimeFailed, SessionGone, startRuntime } from "./Runtime.js"
 
 /**
  * Runtime B with `trellis agent start --codex-exec`: one `codex exec --json` run per batch, or
@@ -15,7 +15,7 @@ import { outputLines, resumeOrStartFresh, type Runtime, RuntimeFailed, SessionGo
 const config = (input: BatchInput): ReadonlyArray<string> => [
   "-c", `sandbox_mode=${JSON.stringify("workspace-write")}`,
   "-c", `mcp_servers.trellis.url=${JSON.stringify(input.mcp.url)}`,
-  "-c", `mcp_servers.trellis.bearer_token_env_var=${JSON.stringify("TRELLIS_MCP_TOKEN")}`,
+  "-c", `mcp_servers.trellis.bearer_token_env_var=${JSON.stringify(MCP_TOKEN_VARIABLE)}`,
   ...(input.effort === null ? [] : ["-c", `model_reasoning_effort=${JSON.stringify(input.effort)}`]),
   ...(input.agentPrompt === null || input.agentPrompt === "" ? [] : ["-c", `developer_instructions=${JSON.stringify(input.agentPrompt)}`])
 ]
@@ -41,9 +41,7 @@ const runExec = (input: BatchInput) =>
   Stream.unwrapScoped(Effect.gen(function* () {
     const prompt = input.messages.map((message) => message.content).join("\n\n")
     // An empty stdin: a piped one that stays open would be read as more prompt.
-    const { process, stderr } = yield* startRuntime("codex exec", Command.make("codex", ...codexExecArguments(input, prompt)).pipe(Command.feed("")), input, {
-      TRELLIS_MCP_TOKEN: input.mcp.apiKey
-    })
+    const { process, stderr } = yield* startRuntime("codex exec", Command.make("codex", ...codexExecArguments(input, prompt)).pipe(Command.feed("")), input)
     const failure = yield* Ref.make<string | undefined>(undefined)
     const outputs = outputLines(process.stdout).pipe(
       Stream.mapConcatEffect((data) =>

@@ -59,6 +59,18 @@ const errorMessage = (error: unknown): string => {
   return typeof message === "string" && message !== "" ? message : String(record(error)["name"] ?? "the session failed")
 }
 
+/**
+ * What an OpenCode session is told of its thread (SPEC create_thread rule 7): the shared server
+ * has no per-thread environment, so the thread ID comes with every prompt, in its system part,
+ * ahead of the project agent's prompt.
+ */
+export const systemPrompt = (threadId: string, agentPrompt: string | null): string =>
+  [
+    `This session runs Trellis thread ${threadId} (SERVICE_THREAD_ID). It is your own thread ID for Trellis's tools: ` +
+    "pass it as sourceThreadId when you send a message or create a thread, so that replies can find their way back to this thread.",
+    ...(agentPrompt === null || agentPrompt === "" ? [] : [agentPrompt])
+  ].join("\n\n")
+
 const failed = (what: string) => (error: unknown) => new RuntimeFailed({ message: `${what}: ${String(error)}`, stderr: "" })
 
 /**
@@ -213,7 +225,7 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
               ...(model === undefined ? {} : { model }),
               ...(input.effort === null ? {} : { variant: input.effort }),
               ...(input.mode === "plan" ? { agent: "plan" } : {}),
-              ...(input.agentPrompt === null || input.agentPrompt === "" ? {} : { system: input.agentPrompt })
+              system: systemPrompt(input.threadId, input.agentPrompt)
             }))
         // The run's end is told by the session going idle, never by the call's response: the
         // pinned server sometimes never answers `summarize` although the compaction it started

@@ -132,20 +132,22 @@ export interface Runtime {
 const STDERR_KEPT = 64 * 1024
 
 /**
- * Starts a runtime's process in the batch's scope with the thread's id in its environment, and
- * keeps the tail of its stderr (a fiber) for the failure report.
+ * The environment variable holding the profile's API key for the runtime's MCP config, which
+ * names the variable instead of the key: a command line is readable by every local user
+ * (/proc/<pid>/cmdline, `ps`), a process's environment only by its owner.
  */
-export const startRuntime = (
-  name: string,
-  command: Command.Command,
-  input: BatchInput,
-  env: Record<string, string> = {}
-) =>
+export const MCP_TOKEN_VARIABLE = "TRELLIS_MCP_TOKEN"
+
+/**
+ * Starts a runtime's process in the batch's scope with the thread's id and the MCP key in its
+ * environment, and keeps the tail of its stderr (a fiber) for the failure report.
+ */
+export const startRuntime = (name: string, command: Command.Command, input: BatchInput) =>
   Effect.gen(function* () {
     const process = yield* Command.start(
       command.pipe(
         Command.workingDirectory(input.cwd),
-        Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId, ...env })
+        Command.env({ TRELLIS_THREAD_ID: input.threadId, SERVICE_THREAD_ID: input.threadId, [MCP_TOKEN_VARIABLE]: input.mcp.apiKey })
       )
     ).pipe(Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start ${name}: ${error.message}`, stderr: "" })))
     const stderr = yield* process.stderr.pipe(

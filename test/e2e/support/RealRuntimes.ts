@@ -171,10 +171,13 @@ const api = async (backend: Backend, method: string, url: string, body?: unknown
   return response.json()
 }
 
+/** The thread's pending interactions now. */
+export const pendingInteractions = async (backend: Backend, threadId: string): Promise<ReadonlyArray<Interaction>> =>
+  decodePending(await api(backend, "GET", `/api/threads/${threadId}/interactions`)).interactions
+
 /** The thread's one pending interaction, once the runtime has asked. */
 export const pendingInteraction = async (backend: Backend, threadId: string, agent: Agent): Promise<Interaction> => {
-  const [pending] = await eventually(`a pending interaction on ${threadId}`, async () =>
-    decodePending(await api(backend, "GET", `/api/threads/${threadId}/interactions`)).interactions, (list) => list.length === 1, 90_000, () => agent.proc.describe())
+  const [pending] = await eventually(`a pending interaction on ${threadId}`, () => pendingInteractions(backend, threadId), (list) => list.length === 1, 90_000, () => agent.proc.describe())
   if (pending === undefined) throw new Error("no pending interaction")
   return pending
 }
