@@ -59,11 +59,13 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
     const { bridge } = yield* TrellisConfig
     const ttlSeconds = bridge.sessionTtlMs / 1000
 
+    // Ordered by the bigint column, named in full: a bare `id` would mean the text alias, and text
+    // order ("10" < "9") skips and repeats events across pages.
     const eventsAfter = (threadId: string, cursor: bigint) =>
       sql`
         SELECT id::text AS id, message_id AS "messageId", seq, normalized_event AS event
         FROM thread_chunks WHERE thread_id = ${threadId} AND id > ${cursor.toString()}::bigint
-        ORDER BY id LIMIT ${PAGE}`.pipe(Effect.flatMap(decodeChunkEvents), Effect.orDie)
+        ORDER BY thread_chunks.id LIMIT ${PAGE}`.pipe(Effect.flatMap(decodeChunkEvents), Effect.orDie)
 
     /** Everything after the cursor, page by page, advancing it. */
     const drain = (threadId: string, cursor: Ref.Ref<bigint>) =>
