@@ -63,6 +63,32 @@ describe("trellis serve's guards in front of every route", () => {
     removeTempDirs()
   }, 30_000)
 
+  it("100 clients without a key, each holding back the last byte of a 3.9 MB body, leave the server's memory flat", async () => {
+    const serve = backend()
+    const before = treeRss(serve.proc.pid)
+    let peak = before
+    // Sampled while the bodies are held: the server may take a moment to read what the kernel buffered.
+    const sampler = setInterval(() => (peak = Math.max(peak, treeRss(serve.proc.pid))), 50)
+    const size = Math.floor(3.9 * 1024 * 1024)
+    const connections = await Promise.all(Array.from({ length: 100 }, () => RawConnection.open(serve.port)))
+    try {
+      await Promise.all(connections.map(async (connection) => {
+        await connection.write(head("POST", "/api/mcp", { ...headersOf(serve, {}, null), "content-length": String(size) }))
+        await connection.sendBody(size - 1)
+      }))
+      // Every client has its answer or has handed all but its last byte over; hold them a little longer.
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+    } finally {
+      clearInterval(sampler)
+    }
+    const answered = connections.filter((connection) => connection.response?.status === 401).length
+    for (const connection of connections) connection.close()
+    console.info(`server RSS with 100 held unauthenticated bodies: ${before} → peak ${peak} bytes`)
+    // Without the guard the server held every body: +380 MB. A generous bound for GC noise.
+    expect(peak - before, `RSS ${before} → peak ${peak} bytes`).toBeLessThan(100 * 1024 * 1024)
+    expect(answered).toBe(100)
+  }, 120_000)
+
   describe.each([...routes, ...open])("$family ($method $path)", (route) => {
     it.each([
       ["a foreign Host", { host: "evil.example" }],
@@ -143,43 +169,59 @@ describe("trellis serve's guards in front of every route", () => {
     await connection.until("the server to close the connection", () => connection.closed, 20 * REQUEST_TIMEOUT_MS)
   })
 
-  it("an SSE stream outlives the request timeout: it has no body, and its response is not bounded", async () => {
+  /** POSTs JSON with the key and returns the parsed answer, which must be 200. */
+  const postJson = async (path: string, payload: unknown): Promise<Record<string, unknown>> => {
     const serve = backend()
-    const created = await exchange(serve.port, head("POST", "/api/threads/workflow-runs", {
-      ...headersOf(serve),
-      "content-length": String(Buffer.byteLength(JSON.stringify({ projectId: serve.credentials.projectId, title: "guards" })))
-    }), JSON.stringify({ projectId: serve.credentials.projectId, title: "guards" }))
-    created.connection.close()
-    expect(created.response.status).toBe(200)
-    const threadId = String(JSON.parse(created.response.body).threadId)
+    const body = JSON.stringify(payload)
+    const { response, connection } = await exchange(serve.port, head("POST", path, { ...headersOf(serve), "content-length": String(Buffer.byteLength(body)) }), body)
+    connection.close()
+    expect(response.status, `${path}: ${response.body}`).toBe(200)
+    return Object(JSON.parse(response.body))
+  }
 
+  /** A CLI session, registered over the bridge, and its profile's first path. */
+  const register = async (name: string) => {
+    const registered = await postJson("/api/agent/register", {
+      projectId: backend().credentials.projectId,
+      name,
+      hostname: "guards.local",
+      appVersion: "0.1.0",
+      availableClis: [{ type: "claude", version: "2.1.197" }],
+      paths: [{ path: "/home/dev/guards" }]
+    })
+    const profile = Object(registered["profile"])
+    return { sessionId: String(registered["sessionId"]), profileId: String(profile.profileId), pathId: String(profile.paths[0].pathId) }
+  }
+
+  const sseStreams: ReadonlyArray<readonly [string, () => Promise<string>]> = [
+    ["a thread's events", async () => {
+      const { pathId, profileId } = await register("guards-events")
+      const created = await postJson("/api/mcp", {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "create_thread", arguments: { content: "hello", profileId, pathId, cliType: "claude" } }
+      })
+      const thread = Object(Object(created["result"]).structuredContent)
+      return `/api/threads/${String(thread.threadId)}/events`
+    }],
+    ["a CLI session's pending threads", async () => `/api/agent/sessions/${(await register("guards-pending")).sessionId}/pending`]
+  ]
+
+  it.each(sseStreams)("an SSE stream (%s) outlives the request timeout: it has no body, and its response is not bounded", async (_, pathOf) => {
+    const serve = backend()
+    const path = await pathOf()
     const stream = await RawConnection.open(serve.port)
-    await stream.write(head("GET", `/api/threads/${threadId}/events`, { ...headersOf(serve), accept: "text/event-stream" }))
-    await stream.until("the SSE response head", () => stream.streamed !== "" || stream.closed)
+    await stream.write(head("GET", path, { ...headersOf(serve), accept: "text/event-stream" }))
+    await stream.until("the SSE response head", () => stream.response !== undefined || stream.streamed !== "" || stream.closed)
     expect(stream.closed).toBe(false)
+    expect(stream.response?.status).toBe(200)
+    expect(stream.response?.headers["content-type"]).toContain("text/event-stream")
     // Three timeouts and the server's checking interval have passed: a bounded response would be gone.
     await new Promise((resolve) => setTimeout(resolve, 3 * REQUEST_TIMEOUT_MS))
     expect(stream.closed).toBe(false)
     stream.close()
   })
-
-  it("100 clients without a key, each holding back the last byte of a 3.9 MB body, leave the server's memory flat", async () => {
-    const serve = backend()
-    const before = treeRss(serve.proc.pid)
-    const size = Math.floor(3.9 * 1024 * 1024)
-    const connections = await Promise.all(Array.from({ length: 100 }, () => RawConnection.open(serve.port)))
-    await Promise.all(connections.map(async (connection) => {
-      await connection.write(head("POST", "/api/mcp", { ...headersOf(serve, {}, null), "content-length": String(size) }))
-      await connection.sendBody(size - 1)
-    }))
-    // Every client either has its answer or has handed all but its last byte to the server.
-    const during = treeRss(serve.proc.pid)
-    const answered = connections.filter((connection) => connection.response?.status === 401).length
-    for (const connection of connections) connection.close()
-    expect(answered).toBe(100)
-    // Without the guard the server held every body: +380 MB. A generous bound for GC noise.
-    expect(during - before).toBeLessThan(100 * 1024 * 1024)
-  }, 120_000)
 
   describe.each([
     { family: "mcp (tools/list)", method: "POST", path: "/api/mcp", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) },
