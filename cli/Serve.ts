@@ -7,7 +7,7 @@ import { MCP_PATH } from "../src/http/McpRoute.js"
 import { serveNode } from "../src/http/NodeServer.js"
 import * as Trellis from "../src/server.js"
 import { bootstrap } from "../src/services/Bootstrap.js"
-import { type BridgeTimings, defaults, isLoopbackHost, rateLimitConfig, TrellisConfig } from "../src/TrellisConfig.js"
+import { type BridgeTimings, bridgeRateLimitConfig, defaults, isLoopbackHost, rateLimitConfig } from "../src/TrellisConfig.js"
 import { credentialsPath, databaseOptions } from "./Environment.js"
 
 const host = Options.text("host").pipe(
@@ -66,6 +66,8 @@ export const serve = Command.make("serve", { host, port }, (options) =>
   Effect.gen(function* () {
     const database = yield* databaseOptions("trellis serve")
     const rateLimit = yield* rateLimitConfig
+    const bridgeRateLimit = yield* bridgeRateLimitConfig
+    const requestTimeoutMs = yield* millis("TRELLIS_REQUEST_TIMEOUT_MS", defaults.requestTimeoutMs)
     const bridge = yield* bridgeTimings
     const origins = yield* allowedOrigins
     const loopbackOnly = isLoopbackHost(options.host)
@@ -75,11 +77,13 @@ export const serve = Command.make("serve", { host, port }, (options) =>
     const publicUrl = urlFor(options.port)
 
     const appUrl = yield* Config.option(Config.string("TRELLIS_APP_URL"))
-    const services = Trellis.services({ publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit, appUrl, bridge })
+    const services = Trellis.services({
+      publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit, bridgeRateLimit, requestTimeoutMs, appUrl, bridge
+    })
     const app = services.pipe(Layer.provideMerge(Database.layer(database)))
 
     yield* Effect.gen(function* () {
-      const address = yield* serveNode(Trellis.routes, { host: options.host, port: options.port, maxBodyBytes: (yield* TrellisConfig).maxBodyBytes })
+      const address = yield* serveNode(Trellis.routes, { host: options.host, port: options.port })
       const mcpUrl = `${urlFor(address.port)}${MCP_PATH}`
       const file = credentialsPath(database.home)
       const created = yield* bootstrap

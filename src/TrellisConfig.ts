@@ -14,9 +14,14 @@ export interface TrellisConfigShape {
   readonly loopbackOnly: boolean
   /** Extra origins allowed to call the API from a browser, such as `https://app.example.com`. */
   readonly allowedOrigins: ReadonlyArray<string>
-  /** Tool-call rate limit per API key; none when disabled. */
+  /** Request budget per API key on `/api/mcp` and on the client routes (each its own bucket); none when disabled. */
   readonly rateLimit: Option.Option<RateLimit>
+  /** Request budget per API key on the CLI bridge (`/api/agent/*`): a busy CLI calls it far more often. */
+  readonly bridgeRateLimit: Option.Option<RateLimit>
+  /** The largest request body, on every route: a larger declared length is 413 before any byte is read. */
   readonly maxBodyBytes: number
+  /** How long a client may take to send a request's headers and body; a response, SSE included, is not bounded. */
+  readonly requestTimeoutMs: number
   /** How many tools one `tools/list` page holds. */
   readonly toolsPageSize: number
   /** The web app's base URL (`TRELLIS_APP_URL`), for task paths and URLs; none when not configured. */
@@ -40,7 +45,9 @@ export const defaults: TrellisConfigShape = {
   loopbackOnly: true,
   allowedOrigins: [],
   rateLimit: Option.some({ perSecond: 20, burst: 100 }),
+  bridgeRateLimit: Option.some({ perSecond: 200, burst: 2000 }),
   maxBodyBytes: 4 * 1024 * 1024,
+  requestTimeoutMs: 30_000,
   toolsPageSize: 100,
   appUrl: Option.none(),
   bridge: { heartbeatIntervalMs: 30_000, sessionTtlMs: 60_000, claimLeaseMs: 60_000, sweepIntervalMs: 5_000 }
@@ -54,17 +61,25 @@ export class TrellisConfig extends Context.Tag("trellis/TrellisConfig")<TrellisC
 export const isLoopbackHost = (host: string): boolean =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host)
 
+const budgetText = (budget: Option.Option<RateLimit>) =>
+  Option.match(budget, { onNone: () => "off", onSome: ({ burst, perSecond }) => `${perSecond}/${burst}` })
+
 /**
- * `TRELLIS_RATE_LIMIT`: `off`, or `<perSecond>/<burst>` (for example `20/100`).
+ * A rate budget from `name`: `off`, or `<perSecond>/<burst>` (for example `20/100`).
+ * `TRELLIS_RATE_LIMIT` (MCP and client routes) and `TRELLIS_BRIDGE_RATE_LIMIT` (the CLI bridge).
  */
-export const rateLimitConfig: Config.Config<Option.Option<RateLimit>> = Config.string("TRELLIS_RATE_LIMIT").pipe(
-  Config.withDefault("20/100"),
-  Config.mapOrFail((value) => {
-    if (value.trim().toLowerCase() === "off") return Either.right(Option.none())
-    const match = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+)\s*$/.exec(value)
-    if (match === null) {
-      return Either.left(ConfigError.InvalidData([], "must be `off` or `<perSecond>/<burst>`, for example 20/100"))
-    }
-    return Either.right(Option.some({ perSecond: Number(match[1]), burst: Number(match[2]) }))
-  })
-)
+const budgetConfig = (name: string, fallback: Option.Option<RateLimit>): Config.Config<Option.Option<RateLimit>> =>
+  Config.string(name).pipe(
+    Config.withDefault(budgetText(fallback)),
+    Config.mapOrFail((value) => {
+      if (value.trim().toLowerCase() === "off") return Either.right(Option.none())
+      const match = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+)\s*$/.exec(value)
+      if (match === null) {
+        return Either.left(ConfigError.InvalidData([], "must be `off` or `<perSecond>/<burst>`, for example 20/100"))
+      }
+      return Either.right(Option.some({ perSecond: Number(match[1]), burst: Number(match[2]) }))
+    })
+  )
+
+export const rateLimitConfig = budgetConfig("TRELLIS_RATE_LIMIT", defaults.rateLimit)
+export const bridgeRateLimitConfig = budgetConfig("TRELLIS_BRIDGE_RATE_LIMIT", defaults.bridgeRateLimit)

@@ -9,8 +9,10 @@ import { EventStreams } from "./bridge/EventStreams.js"
 import { Interactions } from "./bridge/Interactions.js"
 import { LiveEvents } from "./bridge/LiveEvents.js"
 import { ThreadQueue } from "./bridge/ThreadQueue.js"
+import { GuardMiddleware } from "./http/GuardMiddleware.js"
 import { HealthRoute } from "./http/HealthRoute.js"
 import { McpRoute } from "./http/McpRoute.js"
+import { RequestGuard } from "./http/RequestGuard.js"
 import { McpHttp } from "./mcp/McpHttp.js"
 import { McpServer } from "./mcp/McpServer.js"
 import { RateLimiter } from "./mcp/RateLimiter.js"
@@ -52,6 +54,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     ToolRunner.Default,
     McpServer.Default,
     RateLimiter.Default,
+    RequestGuard.Default,
     McpHttp.Default,
     LiveEvents.Default,
     CliProfiles.Default,
@@ -67,8 +70,11 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     Layer.provide(MigrationsLive)
   )
 
-/** The HTTP routes (`/api/mcp`, the CLI bridge and thread endpoints, `/health`), registered on an `HttpLayerRouter`. */
-export const routes = Layer.mergeAll(McpRoute, AgentRoutes, HealthRoute)
+/**
+ * The HTTP routes (`/api/mcp`, the CLI bridge and thread endpoints, `/health`), registered on an
+ * `HttpLayerRouter`, behind the RequestGuard (a global middleware).
+ */
+export const routes = Layer.mergeAll(McpRoute, AgentRoutes, HealthRoute, GuardMiddleware)
 
 /**
  * The whole backend as one Layer: routes plus services. Provide a `SqlClient` and serve it with

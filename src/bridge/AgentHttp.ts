@@ -8,17 +8,27 @@ import { threadView } from "../tools/ThreadTools.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { AgentSessions } from "./AgentSessions.js"
 import { fastRoute, type GroupHandler, makeFastEndpoints } from "../http/FastEndpoints.js"
+import { bearerToken } from "../http/RequestGuard.js"
 import { AgentGroup, Authentication, TrellisApi } from "./AgentApi.js"
 import { EventStreams, parseCursor } from "./EventStreams.js"
 import { Interactions } from "./Interactions.js"
 import { ThreadQueue } from "./ThreadQueue.js"
 
-/** The Bearer API key, checked like `/api/mcp`'s: the principal is what every handler acts as. */
+/**
+ * The Bearer API key, checked like `/api/mcp`'s: the principal is what every handler acts as.
+ * The platform hands over the header minus its first seven characters; the GuardMiddleware has
+ * already refused any header that is not `Bearer <key>`, so putting the scheme back and parsing
+ * with the guard's parser gives the key the guard checked (extra spaces, lowercase `bearer`).
+ */
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.map(ApiKeys, (apiKeys) => ({
-    bearer: (token: Redacted.Redacted<string>) =>
-      apiKeys.authenticate(Redacted.value(token)).pipe(Effect.mapError(() => new HttpApiError.Unauthorized()))
+    bearer: (token: Redacted.Redacted<string>) => {
+      const key = bearerToken(`Bearer ${Redacted.value(token)}`)
+      return key === undefined
+        ? Effect.fail(new HttpApiError.Unauthorized())
+        : apiKeys.authenticate(key).pipe(Effect.mapError(() => new HttpApiError.Unauthorized()))
+    }
   }))
 )
 
@@ -78,8 +88,8 @@ const hotHandlers = Effect.gen(function* () {
 })
 
 /** The hot endpoints on `trellis serve`'s `node:http` fast path. */
-export const makeAgentFastEndpoints = (maxBodyBytes: number) =>
-  Effect.flatMap(hotHandlers, (hot) =>
+export const makeAgentFastEndpoints =
+  Effect.map(hotHandlers, (hot) =>
     makeFastEndpoints([
       fastRoute(AgentGroup, "heartbeat", hot.heartbeat),
       fastRoute(AgentGroup, "claim", hot.claim),
@@ -89,7 +99,7 @@ export const makeAgentFastEndpoints = (maxBodyBytes: number) =>
       fastRoute(AgentGroup, "complete", hot.complete),
       fastRoute(AgentGroup, "fail", hot.fail),
       fastRoute(AgentGroup, "release", hot.release)
-    ], maxBodyBytes))
+    ]))
 
 const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
   Effect.gen(function* () {

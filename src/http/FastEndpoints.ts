@@ -1,9 +1,7 @@
 import { HttpApiError, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
-import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { ApiKeys } from "../auth/ApiKeys.js"
-import { CurrentPrincipal } from "../auth/Principal.js"
-import { type Body, headerOf, makeResponder, readBody, writeReply } from "./NodeIo.js"
+import { Effect, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { CurrentPrincipal, type Principal } from "../auth/Principal.js"
+import type { Reply } from "./RequestGuard.js"
 
 /**
  * A few HttpApi endpoints — the ones a CLI calls for every thread and every batch of lines —
@@ -29,10 +27,6 @@ interface GroupContract extends HttpApiGroup.HttpApiGroup.Any {
   readonly endpoints: { readonly [name: string]: EndpointContract }
 }
 
-interface Reply {
-  readonly status: number
-  readonly body: string
-}
 
 /**
  * A handler that needs only the decoded path and payload (no raw request), typed by its endpoint's
@@ -76,7 +70,10 @@ export const fastRoute = <Group extends GroupContract, Name extends HttpApiGroup
 const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> =>
   SchemaAST.isUnion(ast) ? ast.types.flatMap(members) : [ast]
 
-const json = (status: number, value: unknown): Reply => ({ status, body: JSON.stringify(value) })
+const json = (status: number, value: unknown): Reply =>
+  value === undefined
+    ? { status, headers: {}, body: "" }
+    : { status, headers: { "content-type": "application/json" }, body: JSON.stringify(value) }
 
 /** `/threads/:threadId/chunks` as a matcher giving `{ threadId }`. */
 const matcherOf = (path: string) => {
@@ -135,7 +132,7 @@ const compile = ({ endpoint, group, handler }: FastRoute) => {
             Effect.flatMap((value) => encodeSuccess(value).pipe(Effect.orDie)),
             Effect.matchEffect({
               onFailure: encodeError,
-              onSuccess: (body) => Effect.succeed(noContent ? { status: successStatus, body: "" } : json(successStatus, body))
+              onSuccess: (body) => Effect.succeed(json(successStatus, noContent ? undefined : body))
             })
           )
       })
@@ -143,51 +140,26 @@ const compile = ({ endpoint, group, handler }: FastRoute) => {
   return { method: endpoint.method, match, run }
 }
 
+/** What a fast endpoint runs once the RequestGuard admitted the request and its body was read. */
+export type FastHandlerOf = (principal: Principal, body: string) => Effect.Effect<Reply>
+
 /**
- * A `node:http` listener for the given endpoints, or `false` when the request is for none of
- * them (the caller hands it to the platform's router). Authentication is the API key, as the
- * group's middleware checks it: a missing or wrong key is a bodiless 401.
+ * The handler for a request to one of the given endpoints, or undefined when it is for none of
+ * them (the caller hands it to the platform's router).
  */
-export const makeFastEndpoints = (routes: ReadonlyArray<FastRoute>, maxBodyBytes: number) =>
-  Effect.gen(function* () {
-    const apiKeys = yield* ApiKeys
-    const respond = makeResponder(yield* Effect.runtime<never>())
-    const compiled = routes.map(compile)
-
-    const write = (response: ServerResponse, reply: Reply) =>
-      writeReply(response, reply.status, reply.body === "" ? {} : { "content-type": "application/json" }, reply.body)
-
-    const bearer = (request: IncomingMessage) => {
-      const header = headerOf(request)("authorization") ?? ""
-      return header.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined
+export const makeFastEndpoints = (routes: ReadonlyArray<FastRoute>) => {
+  const compiled = routes.map(compile)
+  return (method: string, pathname: string): FastHandlerOf | undefined => {
+    for (const route of compiled) {
+      if (route.method !== method) continue
+      const params = route.match(pathname)
+      if (params === undefined) continue
+      return (principal, body) =>
+        route.run(params, body).pipe(
+          Effect.provideService(CurrentPrincipal, principal),
+          Effect.catchAllCause((cause) => Effect.as(Effect.logError(`${method} ${pathname} failed`, cause), json(500, undefined)))
+        )
     }
-
-    return (request: IncomingMessage, response: ServerResponse): boolean => {
-      const url = request.url ?? "/"
-      const query = url.indexOf("?")
-      const pathname = query === -1 ? url : url.slice(0, query)
-      for (const route of compiled) {
-        if (route.method !== request.method) continue
-        const params = route.match(pathname)
-        if (params === undefined) continue
-        readBody(request, maxBodyBytes, (body: Body) => {
-          const key = bearer(request)
-          respond(
-            response,
-            Effect.gen(function* () {
-              if (Either.isLeft(body)) return { status: 413, body: "" }
-              const principal = key === undefined ? undefined : yield* Effect.option(apiKeys.authenticate(key))
-              if (principal === undefined || Option.isNone(principal)) return { status: 401, body: "" }
-              return yield* route.run(params, body.right).pipe(Effect.provideService(CurrentPrincipal, principal.value))
-            }).pipe(
-              Effect.catchAllCause((cause) =>
-                Effect.as(Effect.logError(`${request.method} ${pathname} failed`, cause), { status: 500, body: "" })),
-              Effect.flatMap((reply) => write(response, reply))
-            )
-          )
-        })
-        return true
-      }
-      return false
-    }
-  })
+    return undefined
+  }
+}

@@ -1,6 +1,8 @@
-import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
-import { BodyTooLarge, BodyUnreadable, McpHttp, type McpHttpResponse } from "../mcp/McpHttp.js"
+import { HttpLayerRouter, HttpServerRequest } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
+import { BodyTooLarge, BodyUnreadable, McpHttp } from "../mcp/McpHttp.js"
+import { toResponse } from "./GuardMiddleware.js"
+import { RequestGuard } from "./RequestGuard.js"
 
 export const MCP_PATH = "/api/mcp"
 
@@ -8,26 +10,35 @@ const isMaxBytesExceeded = (error: unknown): boolean =>
   typeof error === "object" && error !== null && "cause" in error && error.cause instanceof Error &&
   error.cause.message === "maxBytes exceeded"
 
-const toResponse = (response: McpHttpResponse) =>
-  response.body === ""
-    ? HttpServerResponse.empty({ status: response.status, headers: response.headers })
-    : HttpServerResponse.text(response.body, { status: response.status, headers: response.headers, contentType: "application/json" })
-
-/** `/api/mcp` as an `HttpLayerRouter` route, for servers built with @effect/platform (embedding, tests). */
+/**
+ * `/api/mcp` as an `HttpLayerRouter` route, for servers built with @effect/platform (embedding, tests).
+ * The router's GuardMiddleware has admitted the request; the key is looked up again (a cached
+ * lookup) for the principal the handler acts as.
+ */
 export const McpRoute = HttpLayerRouter.use((router) =>
   Effect.gen(function* () {
     const mcp = yield* McpHttp
-    const handler = (request: HttpServerRequest.HttpServerRequest) =>
-      mcp.handle({
-        method: request.method,
-        url: request.url,
-        header: (name) => request.headers[name],
-        body: (maxBytes) =>
-          request.text.pipe(
-            HttpServerRequest.withMaxBodySize(Option.some(maxBytes)),
-            Effect.mapError((error) => isMaxBytesExceeded(error) ? new BodyTooLarge() : new BodyUnreadable({ cause: error }))
-          )
-      }).pipe(Effect.map(toResponse))
+    const guard = yield* RequestGuard
+    const handler = (request: HttpServerRequest.HttpServerRequest) => {
+      const header = (name: string) => request.headers[name]
+      return guard.authenticate({ method: request.method, url: request.url, header }, "mcp").pipe(
+        Effect.flatMap(Either.match({
+          onLeft: Effect.succeed,
+          onRight: (principal) =>
+            mcp.handle({
+              method: request.method,
+              url: request.url,
+              header,
+              body: (maxBytes) =>
+                request.text.pipe(
+                  HttpServerRequest.withMaxBodySize(Option.some(maxBytes)),
+                  Effect.mapError((error) => isMaxBytesExceeded(error) ? new BodyTooLarge() : new BodyUnreadable({ cause: error }))
+                )
+            }, principal)
+        })),
+        Effect.map(toResponse)
+      )
+    }
     yield* router.add("*", MCP_PATH, handler)
   })
 )

@@ -1,22 +1,34 @@
 import { Cause, Effect, Either, Exit, Option, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { BodyTooLarge, BodyUnreadable } from "../mcp/McpHttp.js"
+import type { Reply } from "./RequestGuard.js"
 
 /** What the `node:http` fast paths share: reading the body, writing the reply, running the handler. */
 
 export type Body = Either.Either<string, BodyTooLarge | BodyUnreadable>
 
-/** Reads the whole body, keeping at most `maxBytes`; the rest is drained and discarded. */
+/**
+ * Reads the whole body. Past `maxBytes` it stops: what was read is dropped, the stream is paused
+ * (so the socket is no longer read) and BodyTooLarge is reported at once.
+ */
 export const readBody = (request: IncomingMessage, maxBytes: number, done: (body: Body) => void) => {
   const chunks: Array<Buffer> = []
   let size = 0
+  let finished = false
+  const finish = (body: Body) => {
+    if (finished) return
+    finished = true
+    done(body)
+  }
   request.on("data", (chunk: Buffer) => {
     size += chunk.length
-    if (size <= maxBytes) chunks.push(chunk)
+    if (size <= maxBytes) return void chunks.push(chunk)
+    chunks.length = 0
+    request.pause()
+    finish(Either.left(new BodyTooLarge()))
   })
-  request.on("end", () =>
-    done(size > maxBytes ? Either.left(new BodyTooLarge()) : Either.right(Buffer.concat(chunks).toString("utf8"))))
-  request.on("error", (cause) => done(Either.left(new BodyUnreadable({ cause }))))
+  request.on("end", () => finish(Either.right(Buffer.concat(chunks).toString("utf8"))))
+  request.on("error", (cause) => finish(Either.left(new BodyUnreadable({ cause }))))
 }
 
 export const headerOf = (request: IncomingMessage) => (name: string) => {
@@ -24,12 +36,14 @@ export const headerOf = (request: IncomingMessage) => (name: string) => {
   return Array.isArray(value) ? value.join(", ") : value
 }
 
-
-/** Writes a whole reply; with a length, node sends the body in the same write as the headers. */
-export const writeReply = (response: ServerResponse, status: number, headers: Record<string, string>, text: string) =>
+/**
+ * Writes a whole reply; with a length, node sends the body in the same write as the headers.
+ * A reply saying `connection: close` makes node close the socket once it is sent, unread body and all.
+ */
+export const writeReply = (response: ServerResponse, reply: Reply) =>
   Effect.sync(() => {
-    const body = Buffer.from(text, "utf8")
-    response.writeHead(status, { ...headers, "content-length": String(body.length) }).end(body)
+    const body = Buffer.from(reply.body, "utf8")
+    response.writeHead(reply.status, { ...reply.headers, "content-length": String(body.length) }).end(body)
   })
 
 /**

@@ -1,13 +1,10 @@
-import { Cause, Context, Data, Effect, Either, Option } from "effect"
+import { Cause, Context, Data, Effect, Either } from "effect"
 import { randomUUID } from "node:crypto"
-import { ApiKeys } from "../auth/ApiKeys.js"
-import { CurrentPrincipal } from "../auth/Principal.js"
-import * as OriginGuard from "../http/OriginGuard.js"
+import { CurrentPrincipal, type Principal } from "../auth/Principal.js"
 import { DefaultProject } from "../tools/ToolImplementation.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import * as JsonRpc from "./JsonRpc.js"
 import { isSupportedProtocolVersion, McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "./McpServer.js"
-import { RateLimiter } from "./RateLimiter.js"
 
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge") {}
 export class BodyUnreadable extends Data.TaggedError("BodyUnreadable")<{ readonly cause: unknown }> {}
@@ -18,7 +15,7 @@ export interface McpHttpRequest {
   /** Path and query, e.g. `/api/mcp?project=proj_…`. */
   readonly url: string
   readonly header: (name: string) => string | undefined
-  /** Reads the body, refusing more than `maxBytes`; only called once the caller is authenticated. */
+  /** Reads the body, refusing more than `maxBytes`. */
   readonly body: (maxBytes: number) => Effect.Effect<string, BodyTooLarge | BodyUnreadable>
 }
 
@@ -33,9 +30,6 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   ({ status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
 
 const accepted: McpHttpResponse = { status: 202, headers: {}, body: "" }
-
-const bearerToken = (authorization: string | undefined): string | undefined =>
-  authorization === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]
 
 const projectParam = (url: string): string | null => {
   const query = url.indexOf("?")
@@ -59,8 +53,6 @@ export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
   effect: Effect.gen(function* () {
     const config = yield* TrellisConfig
     const mcp = yield* McpServer
-    const apiKeys = yield* ApiKeys
-    const limiter = yield* RateLimiter
 
     const tooLarge = json(413, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest,
       `Invalid Request: the body exceeds ${config.maxBodyBytes} bytes`))
@@ -68,28 +60,14 @@ export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
     const methodNotAllowed = json(405, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest,
       "Method Not Allowed: this endpoint takes POST only (no SSE stream, no sessions)"), { allow: "POST" })
 
-    const post = (request: McpHttpRequest) =>
+    const post = (request: McpHttpRequest, principal: Principal) =>
       Effect.gen(function* () {
-        const refused = OriginGuard.refusal(request.header, config)
-        if (refused !== undefined) return json(403, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest, refused))
-
-        const token = bearerToken(request.header("authorization"))
-        const principal = token === undefined
-          ? Either.left("Missing Authorization: Bearer <API key> header")
-          : yield* apiKeys.authenticate(token).pipe(Effect.mapError((error) => error.message), Effect.either)
-        if (Either.isLeft(principal)) {
-          return json(401, JsonRpc.failure(null, JsonRpc.ErrorCode.Unauthorized, `Unauthorized: ${principal.left}`), {
-            "www-authenticate": token === undefined ? `Bearer realm="trellis"` : `Bearer realm="trellis", error="invalid_token"`
-          })
-        }
-
         const version = request.header("mcp-protocol-version")
         if (version !== undefined && !isSupportedProtocolVersion(version)) {
           return json(400, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest,
             `Unsupported MCP-Protocol-Version: ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`))
         }
 
-        if (Number(request.header("content-length") ?? "0") > config.maxBodyBytes) return tooLarge
         const body = yield* Effect.either(request.body(config.maxBodyBytes))
         if (Either.isLeft(body)) {
           return body.left._tag === "BodyTooLarge"
@@ -105,34 +83,26 @@ export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
         const incoming = message.right
         if (incoming._tag !== "Request") return accepted
 
-        if (incoming.method === "tools/call") {
-          const wait = yield* limiter.take(principal.right.apiKeyId)
-          if (Option.isSome(wait)) {
-            return json(429, JsonRpc.failure(incoming.id, JsonRpc.ErrorCode.RateLimited,
-              `Rate limit exceeded: too many tool calls for this API key; retry in ${wait.value} s`,
-              { retryAfterSeconds: wait.value }), { "retry-after": String(wait.value) })
-          }
-        }
-
         return yield* mcp.handle(incoming.method, incoming.params).pipe(
           Effect.match({
             onSuccess: (result) => json(200, JsonRpc.success(incoming.id, result)),
             onFailure: (error) => json(200, JsonRpc.failure(incoming.id, error.code, error.message, error.data))
           }),
           // One context for both per-request values: each provide is a context copy.
-          Effect.provide(Context.make(CurrentPrincipal, principal.right).pipe(
+          Effect.provide(Context.make(CurrentPrincipal, principal).pipe(
             Context.add(DefaultProject, projectParam(request.url))
           )),
           Effect.catchAllCause((cause) => internalError(incoming.id, cause))
         )
       })
 
-    const handle = (request: McpHttpRequest): Effect.Effect<McpHttpResponse> =>
-      (request.method === "POST" ? post(request) : Effect.succeed(methodNotAllowed)).pipe(
+    /** Answers a request the RequestGuard admitted (Host/Origin, key, declared length, rate budget). */
+    const handle = (request: McpHttpRequest, principal: Principal): Effect.Effect<McpHttpResponse> =>
+      (request.method === "POST" ? post(request, principal) : Effect.succeed(methodNotAllowed)).pipe(
         Effect.catchAllCause((cause) => internalError(null, cause))
       )
 
     return { handle } as const
   }),
-  dependencies: [McpServer.Default, ApiKeys.Default, RateLimiter.Default]
+  dependencies: [McpServer.Default]
 }) {}

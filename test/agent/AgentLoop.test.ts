@@ -13,7 +13,6 @@ import { Journal } from "../../cli/agent/Journal.js"
 import { ClaudeCode } from "../../cli/agent/runtimes/ClaudeCode.js"
 import { serveNode } from "../../src/http/NodeServer.js"
 import * as Trellis from "../../src/server.js"
-import { TrellisConfig } from "../../src/TrellisConfig.js"
 import { TestDatabase } from "../support/TestDatabase.js"
 import { seedOwner } from "../support/TestServer.js"
 
@@ -31,7 +30,7 @@ class ServerUrl extends Effect.Tag("test/ServerUrl")<ServerUrl, string>() {}
 const Backend = Layer.scoped(
   ServerUrl,
   Effect.gen(function* () {
-    const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0, maxBodyBytes: (yield* TrellisConfig).maxBodyBytes })
+    const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
     return `http://127.0.0.1:${address.port}`
   })
 ).pipe(Layer.provideMerge(Trellis.services({ rateLimit: Option.none() })), Layer.provideMerge(TestDatabase))

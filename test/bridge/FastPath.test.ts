@@ -42,9 +42,15 @@ describe.each<Transport>(["platform", "node"])("the CLI's hot endpoints on the %
         expect(badId.status).toBe(400)
         expect(tagOf(badId.json)).toBe("HttpApiDecodeError")
         expect(badId.text).toContain("sessionId")
-        // The platform answers a body that is not JSON with a bare 400; the fast path says why.
+        // The platform answers a body that is not JSON with a bare 400; the fast path says why (decisions.md).
         const notJson = yield* post("/api/agent/claim", key, "{not json")
         expect(notJson.status).toBe(400)
+        if (transport === "node") {
+          expect(tagOf(notJson.json)).toBe("HttpApiDecodeError")
+          expect(notJson.text).toMatch(/JSON/)
+        } else {
+          expect(notJson.text).toBe("")
+        }
       }))
 
     it.effect("a session that does not exist is 404 NotFound (a group error)", () =>

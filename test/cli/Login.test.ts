@@ -8,7 +8,6 @@ import { Profiles } from "../../cli/agent/Profiles.js"
 import { CliProfileId } from "../../src/domain/Ids.js"
 import { serveNode } from "../../src/http/NodeServer.js"
 import * as Trellis from "../../src/server.js"
-import { TrellisConfig } from "../../src/TrellisConfig.js"
 import { TestDatabase } from "../support/TestDatabase.js"
 import { seedOwner } from "../support/TestServer.js"
 import { cli, tempDir, withEnv } from "./support.js"
@@ -18,7 +17,7 @@ import { cli, tempDir, withEnv } from "./support.js"
 class ServerUrl extends Context.Tag("test/ServerUrl")<ServerUrl, string>() {}
 
 const Server = Layer.scoped(ServerUrl, Effect.gen(function* () {
-  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0, maxBodyBytes: (yield* TrellisConfig).maxBodyBytes })
+  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
   return `http://127.0.0.1:${address.port}`
 })).pipe(
   Layer.provideMerge(Trellis.services({ rateLimit: Option.none() })),

@@ -5,7 +5,6 @@ import { Context, Effect, Layer } from "effect"
 import { Projects } from "../../src/services/Projects.js"
 import { serveNode } from "../../src/http/NodeServer.js"
 import * as Trellis from "../../src/server.js"
-import { TrellisConfig } from "../../src/TrellisConfig.js"
 import { ok } from "../support/TaskTools.js"
 import { createKey, rpc, seedOwner, TestServer } from "../support/TestServer.js"
 
@@ -13,7 +12,7 @@ import { createKey, rpc, seedOwner, TestServer } from "../support/TestServer.js"
 class Port extends Context.Tag("test/Port")<Port, number>() {}
 
 const PortLive = Layer.scoped(Port, Effect.gen(function* () {
-  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0, maxBodyBytes: (yield* TrellisConfig).maxBodyBytes })
+  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
   return address.port
 }))
 

@@ -10,7 +10,7 @@ import { Memberships } from "../../src/services/Memberships.js"
 import { Organizations } from "../../src/services/Organizations.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Users } from "../../src/services/Users.js"
-import { TrellisConfig, type TrellisConfigShape } from "../../src/TrellisConfig.js"
+import type { TrellisConfigShape } from "../../src/TrellisConfig.js"
 import { serveNode } from "../../src/http/NodeServer.js"
 import { TestDatabase } from "./TestDatabase.js"
 
@@ -21,7 +21,7 @@ import { TestDatabase } from "./TestDatabase.js"
 export type Transport = "platform" | "node"
 
 const NodeTransport = Layer.unwrapScoped(Effect.gen(function* () {
-  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0, maxBodyBytes: (yield* TrellisConfig).maxBodyBytes })
+  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
   return Layer.effect(
     HttpClient.HttpClient,
     Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.prependUrl(`http://127.0.0.1:${address.port}`)))

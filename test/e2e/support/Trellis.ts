@@ -33,7 +33,7 @@ export interface Serve {
  * the `Credentials:` line is printed once credentials.json is complete.
  */
 export const startServe = async (home: string, port: number, env: NodeJS.ProcessEnv = {}): Promise<Serve> => {
-  const fullEnv = cleanEnv({ ...env, TRELLIS_HOME: home, TRELLIS_PORT: String(port), TRELLIS_RATE_LIMIT: "off" })
+  const fullEnv = cleanEnv({ TRELLIS_RATE_LIMIT: "off", ...env, TRELLIS_HOME: home, TRELLIS_PORT: String(port) })
   const proc = spawnProcess("trellis serve", process.execPath, ["cli/bin.js", "serve"], { cwd: repoRoot, env: fullEnv })
   await proc.waitForStdout("the serve banner", (out) => /Credentials: .*\n/.test(out) && (!out.includes("(new:") || /claude mcp add .*\n/.test(out)), SERVE_START_TIMEOUT)
   const credentials = Schema.decodeUnknownSync(Schema.parseJson(Credentials))(fs.readFileSync(path.join(home, "credentials.json"), "utf8"))
