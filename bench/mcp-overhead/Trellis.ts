@@ -67,7 +67,7 @@ const readApiKey = (home: string): string => {
 /** Trellis's environment: a fresh home, no rate limit, and no DATABASE_URL so it uses the embedded database. */
 const trellisEnv = (home: string): NodeJS.ProcessEnv => {
   const { DATABASE_URL: _ignored, ...inherited } = process.env
-  return { ...inherited, TRELLIS_HOME: home, TRELLIS_RATE_LIMIT: "off" }
+  return { ...inherited, TRELLIS_HOME: home, TRELLIS_RATE_LIMIT: "off", TRELLIS_BRIDGE_RATE_LIMIT: "off" }
 }
 
 /**

@@ -21,7 +21,7 @@ const READY_TIMEOUT_MS = 60_000
 const BANNER = /MCP endpoint: (http:\/\/\S+)/
 
 /**
- * The server's environment: a given home, no rate limit (the load would be throttled, not
+ * The server's environment: a given home, no rate limits (the load would be throttled, not
  * measured), and DATABASE_URL only when benchmarking PostgreSQL (an inherited one is dropped).
  */
 const serverEnv = (home: string, databaseUrl: string | undefined): NodeJS.ProcessEnv => {
@@ -30,6 +30,7 @@ const serverEnv = (home: string, databaseUrl: string | undefined): NodeJS.Proces
     ...inherited,
     TRELLIS_HOME: home,
     TRELLIS_RATE_LIMIT: "off",
+    TRELLIS_BRIDGE_RATE_LIMIT: "off",
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
 }
