@@ -24,7 +24,7 @@ export const threadReadableBy = (sql: SqlClient.SqlClient, principal: Principal)
     (t.created_by = ${principal.userId} OR t.shared_at IS NOT NULL
       OR EXISTS (SELECT 1 FROM threads g WHERE g.id = t.parent_thread_id AND g.shared_at IS NOT NULL))
     AND (EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = t.project_id AND pm.user_id = ${principal.userId})
-      OR EXISTS (SELECT 1 FROM projects p JOIN organization_members om ON om.organization_id = p.organization_id
-        WHERE p.id = t.project_id AND om.user_id = ${principal.userId} AND om.role IN ('owner', 'admin')))
+      OR EXISTS (SELECT 1 FROM organization_members om WHERE om.user_id = ${principal.userId} AND om.role IN ('owner', 'admin')
+        AND om.organization_id = (SELECT p.organization_id FROM projects p WHERE p.id = t.project_id)))
     AND ${narrowed})`
 }
