@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Option, Schema } from "effect"
+import { Deferred, Effect, Fiber, Option, Schema } from "effect"
 import type { ProjectRole } from "../../src/domain/Roles.js"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Users } from "../../src/services/Users.js"
@@ -108,6 +108,31 @@ describe.each<Transport>(["platform", "node"])("a thread the session cannot read
         const before = yield* traces(a.threadId)
         yield* expectEveryWriteNotFound(mateKey, mateCli, a)
         expect(yield* traces(a.threadId)).toEqual(before)
+      }))
+  })
+})
+
+// Two connections are needed to hold a row lock while another request runs: PGlite has one.
+describe.runIf(process.env["DATABASE_URL"] !== undefined)("a thread the session cannot read, while its owner holds it locked", () => {
+  layer(TestServer(noRateLimit))((it) => {
+    it.effect("another organization's write is refused without waiting for the thread's row lock", () =>
+      Effect.gen(function* () {
+        const a = yield* streamingThread("iso-lock-a")
+        const b = yield* seedOwner("iso-lock-b")
+        const bCli = yield* connectCli(b.key, b.project.id)
+        const sql = yield* SqlClient.SqlClient
+        const locked = yield* Deferred.make<void>()
+        const unlock = yield* Deferred.make<void>()
+        const holder = yield* Effect.fork(sql.withTransaction(Effect.gen(function* () {
+          yield* sql`SELECT id FROM threads WHERE id = ${a.threadId} FOR UPDATE`
+          yield* Deferred.succeed(locked, undefined)
+          yield* Deferred.await(unlock)
+        })).pipe(Effect.orDie))
+        yield* Deferred.await(locked)
+        const refused = yield* post(b.key, `/api/agent/threads/${a.threadId}/chunks`, writes(bCli.sessionId, a.epoch, a.messageId).chunks)
+        yield* Deferred.succeed(unlock, undefined)
+        yield* Fiber.join(holder)
+        expect({ status: refused.status, body: refused.json }).toEqual({ status: 404, body: { _tag: "NotFound", message: "Thread not found" } })
       }))
   })
 })
