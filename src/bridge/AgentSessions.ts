@@ -4,6 +4,7 @@ import { keyReaches, type Principal } from "../auth/Principal.js"
 import { Forbidden, NotFound } from "../domain/Errors.js"
 import { AgentSessionId } from "../domain/Ids.js"
 import { Projects } from "../services/Projects.js"
+import { requireWrite } from "../services/Tasks.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { SessionConflict, SessionExpired } from "./BridgeErrors.js"
 import { CliProfiles, type ProfileInput } from "./CliProfiles.js"
@@ -45,7 +46,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
       principal: Principal,
       input: ProfileInput & { readonly force: boolean; readonly machineId?: string | undefined }
     ) {
-      yield* projects.access(principal, input.projectId)
+      yield* requireWrite(yield* projects.access(principal, input.projectId), "CLI profiles")
       const result = yield* sql.withTransaction(Effect.gen(function* () {
         const profileId = yield* profiles.upsert(principal, input)
         const liveSessions = yield* sql<{ id: string }>`

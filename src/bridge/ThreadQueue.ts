@@ -2,6 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Array as Arr, Cache, Duration, Effect, Exit, Option, Schema } from "effect"
 import { keyReaches, type Principal } from "../auth/Principal.js"
+import { threadNotFound, threadReadableBy } from "../auth/ThreadVisibility.js"
 import { CliType, RuntimeTransport } from "../domain/CliType.js"
 import { Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
 import { AgentSessionId, ThreadMessageId } from "../domain/Ids.js"
@@ -120,16 +121,25 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       return row
     })
 
-    /** Locks the thread and checks that this session's claim under `epoch` is the current one. */
-    const fence = Effect.fn("ThreadQueue.fence")(function* (threadId: string, sessionId: string, epoch: number) {
+    /**
+     * Locks the thread and checks that this session's claim under `epoch` is the current one. A
+     * thread the caller cannot read is filtered out by the same statement, so it is neither locked
+     * nor told apart from a missing one (its claim and epoch would tell that it exists).
+     */
+    const fence = Effect.fn("ThreadQueue.fence")(function* (
+      principal: Principal,
+      threadId: string,
+      sessionId: string,
+      epoch: number
+    ) {
       const rows = yield* sql`
         SELECT t.claimed_by_session_id AS "claimedBySessionId", t.claim_epoch::float8 AS "claimEpoch",
           t.active_assistant_message_id AS "activeAssistantMessageId", t.cli_type AS "cliType", m.transport
         FROM threads t LEFT JOIN thread_messages m ON m.id = t.active_assistant_message_id
-        WHERE t.id = ${threadId} AND t.kind = 'thread' AND t.deleted_at IS NULL
+        WHERE t.id = ${threadId} AND t.kind = 'thread' AND t.deleted_at IS NULL AND ${threadReadableBy(sql, principal)}
         FOR UPDATE OF t`.pipe(Effect.flatMap(decodeFence), Effect.orDie)
       const row = rows[0]
-      if (row === undefined) return yield* new NotFound({ message: `threadId: thread ${threadId} not found` })
+      if (row === undefined) return yield* threadNotFound
       if (row.claimedBySessionId !== sessionId || row.claimEpoch !== epoch) {
         return yield* new ClaimLost({
           message: `Thread ${threadId} is no longer claimed by this session under epoch ${epoch}; stop working on it`,
@@ -334,7 +344,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
     ) {
       return yield* transaction(Effect.gen(function* () {
         yield* liveSession(principal, sessionId)
-        yield* fence(threadId, sessionId, epoch)
+        yield* fence(principal, threadId, sessionId, epoch)
         const rows = yield* sql<{ leaseExpiresAt: Date }>`
           UPDATE threads SET claim_lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
           WHERE id = ${threadId} RETURNING claim_lease_expires_at AS "leaseExpiresAt"`
@@ -355,7 +365,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
     ) {
       const { profileId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       const batch = yield* transaction(Effect.gen(function* () {
-        const fenced = yield* fence(threadId, sessionId, epoch)
+        const fenced = yield* fence(principal, threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== null) {
           // A retried request whose first answer was lost: the batch has no output yet, so it is handed out again.
           const started = yield* sql<{ produced: boolean }>`
@@ -420,7 +430,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
     ) {
       const { machineId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       const result = yield* transaction(Effect.gen(function* () {
-        const fenced = yield* fence(threadId, sessionId, epoch)
+        const fenced = yield* fence(principal, threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== input.messageId) {
           return yield* new InvalidArgument({
             message: `messageId: ${input.messageId} is not the message streaming on thread ${threadId}`
@@ -461,7 +471,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
     ) {
       const { machineId, profileId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       yield* transaction(Effect.gen(function* () {
-        const fenced = yield* fence(threadId, sessionId, epoch)
+        const fenced = yield* fence(principal, threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== input.messageId) {
           // A retried request whose first answer was lost: the message already ended the same way.
           const settled = yield* sql<{ status: string }>`
@@ -505,7 +515,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       Effect.gen(function* () {
         yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
         return yield* transaction(Effect.gen(function* () {
-          const fenced = yield* fence(threadId, sessionId, epoch)
+          const fenced = yield* fence(principal, threadId, sessionId, epoch)
           return yield* write(fenced.activeAssistantMessageId)
         }))
       })
@@ -546,7 +556,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
     ) {
       const { profileId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
       yield* transaction(Effect.gen(function* () {
-        const fenced = yield* fence(threadId, sessionId, epoch)
+        const fenced = yield* fence(principal, threadId, sessionId, epoch)
         yield* releaseClaim(threadId, fenced.activeAssistantMessageId, "The CLI released the thread mid-run")
       }))
       yield* live.threadChanged(threadId, profileId)

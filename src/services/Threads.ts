@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
+import { threadNotFound } from "../auth/ThreadVisibility.js"
 import { LiveEvents } from "../bridge/LiveEvents.js"
 import { CliProfiles } from "../bridge/CliProfiles.js"
 import { ThreadQueue } from "../bridge/ThreadQueue.js"
@@ -20,7 +21,7 @@ import {
 } from "../domain/Thread.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { Projects } from "./Projects.js"
-import { Tasks } from "./Tasks.js"
+import { requireWrite, Tasks } from "./Tasks.js"
 
 /** A thread as read for views: its target, queue state and, for containers, the members' summary. */
 export const ThreadRow = Schema.Struct({
@@ -166,8 +167,6 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
           FROM threads m WHERE m.parent_thread_id = t.id AND m.deleted_at IS NULL AND t.kind <> 'thread'
         ) agg ON true
         WHERE ${where} ${tail}`.pipe(Effect.flatMap(decodeRows), Effect.orDie)
-
-    const threadNotFound = new NotFound({ message: "Thread not found" })
 
     /** The caller may read: their own threads, and members (and the container) of a group a teammate shared. */
     const readable = (principal: Principal, row: ThreadRow) =>
@@ -350,6 +349,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
       const profileProject = Schema.decodeUnknownOption(ProjectId)(profile.projectId)
       if (Option.isNone(profileProject)) return yield* new NotFound({ message: `profileId: CLI profile ${profileId} not found` })
       const access = yield* projects.access(principal, profileProject.value)
+      yield* requireWrite(access, "threads")
       if (source !== undefined) yield* withinProject(source, profile.projectId, "profileId")
       if (input.projectId !== undefined && input.projectId !== profile.projectId) {
         return yield* new InvalidArgument({
@@ -578,6 +578,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
       access: ProjectAccess,
       title: string
     ) {
+      yield* requireWrite(access, "threads")
       const id = ThreadId.generate()
       yield* sql`
         INSERT INTO threads (id, project_id, created_by, kind, title, processing_state, status)
