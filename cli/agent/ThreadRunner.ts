@@ -113,7 +113,7 @@ const threadHistory = (mcp: ThreadRunContext["mcp"], threadId: string, exclude: 
  * Fewer, larger uploads are what makes streaming fast (each costs the backend one transaction);
  * the byte cap keeps a group of long lines from holding hundreds of megabytes.
  */
-const GROUP_LIMITS: GroupLimits = { lines: MAX_CHUNKS_PER_UPLOAD, bytes: 1024 * 1024, window: Duration.millis(50) }
+export const GROUP_LIMITS: GroupLimits = { lines: MAX_CHUNKS_PER_UPLOAD, bytes: 1024 * 1024, window: Duration.millis(50) }
 /** Groups journaled and waiting while one uploads: journaling the next overlaps the upload. */
 const GROUPS_AHEAD = 1
 /** The backend keeps an error message up to 10,000 characters; a longer one is cut, never refused. */
