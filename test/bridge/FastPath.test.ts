@@ -5,7 +5,6 @@ import { bridgeClient, claude, numbered, registerCli } from "../support/FakeCli.
 import { rawRequest, seedOwner, TestServer, type Transport } from "../support/TestServer.js"
 import { uploadBytes } from "../../cli/agent/GroupLines.js"
 import { GROUP_LIMITS } from "../../cli/agent/ThreadRunner.js"
-import { MAX_CHUNKS_PER_UPLOAD } from "../../src/bridge/AgentApi.js"
 import { defaults } from "../../src/TrellisConfig.js"
 
 /**
@@ -29,8 +28,8 @@ const post = (path: string, key: string | undefined, body: unknown) =>
 const fullQuotedGroup = () => {
   const line = (n: number) => claude.text("\"\\\\".repeat(n))
   let n = 0
-  while (uploadBytes(line(n + 1)) * MAX_CHUNKS_PER_UPLOAD <= GROUP_LIMITS.bytes) n++
-  return numbered(Array.from({ length: MAX_CHUNKS_PER_UPLOAD }, () => line(n)))
+  while (uploadBytes(line(n + 1)) * 1_000 <= GROUP_LIMITS.bytes) n++
+  return numbered(Array.from({ length: 1_000 }, () => line(n)))
 }
 
 const tagOf = (json: unknown): unknown => (typeof json === "object" && json !== null ? Reflect.get(json, "_tag") : undefined)
@@ -116,7 +115,7 @@ describe.each<Transport>(["platform", "node"])("the CLI's hot endpoints on the %
         expect(Buffer.byteLength(body)).toBeLessThan(defaults.maxBodyBytes)
         const fullUpload = yield* post(`${base}/chunks`, key, body)
         // Nothing of the refused upload was kept: all 1,000 are new.
-        expect([fullUpload.status, fullUpload.json]).toEqual([200, { accepted: MAX_CHUNKS_PER_UPLOAD, duplicates: 0 }])
+        expect([fullUpload.status, fullUpload.json]).toEqual([200, { accepted: 1_000, duplicates: 0 }])
 
         const completed = yield* post(`${base}/complete`, key, { sessionId, epoch, messageId })
         expect([completed.status, completed.text]).toEqual([204, ""])

@@ -4,7 +4,6 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { Projects } from "../../src/services/Projects.js"
 import { Skills } from "../../src/services/Skills.js"
-import { MAX_SKILLS_IN_CATALOG } from "../../src/mcp/McpProjectContent.js"
 import { serveNode } from "../../src/http/NodeServer.js"
 import * as Trellis from "../../src/server.js"
 import { TrellisConfig } from "../../src/TrellisConfig.js"
@@ -144,7 +143,7 @@ describe("MCP prompts: project prompts as slash commands", () => {
         const { key, project, principal } = yield* seedOwner("mcp-skill-cap")
         const access = yield* (yield* Projects).access(principal, project.id)
         const skills = yield* Skills
-        const names = Array.from({ length: MAX_SKILLS_IN_CATALOG + 2 }, (_, i) => `skill-${String(i).padStart(3, "0")}`)
+        const names = Array.from({ length: 52 }, (_, i) => `skill-${String(i).padStart(3, "0")}`)
         const long = "a".repeat(250) + " " + "b".repeat(149)
         // Seeded through the service: the catalog in tools/list is what is under test.
         for (const name of names) {
@@ -159,7 +158,7 @@ describe("MCP prompts: project prompts as slash commands", () => {
         const index = description.split("\n").filter((line) => line.startsWith("- skill-") || line.startsWith("("))
         expect(index).toEqual([
           `- skill-000: [untrusted author-written text] ${long.slice(0, 299)}…`,
-          ...names.slice(1, MAX_SKILLS_IN_CATALOG).map((name) => `- ${name}: [untrusted author-written text] Does ${name}.`),
+          ...names.slice(1, 50).map((name) => `- ${name}: [untrusted author-written text] Does ${name}.`),
           "(2 more: see list_skills)"
         ])
         expect(index[0]?.length).toBe("- skill-000: [untrusted author-written text] ".length + 300)
