@@ -109,11 +109,12 @@ const threadHistory = (mcp: ThreadRunContext["mcp"], threadId: string, exclude: 
   )
 
 /**
- * Per upload: what arrived within the window, up to the backend's 1,000 chunks and about 1 MB.
- * Fewer, larger uploads are what makes streaming fast (each costs the backend one transaction);
- * the byte cap keeps a group of long lines from holding hundreds of megabytes.
+ * Per upload: what arrived within the window, up to the backend's 1,000 chunks and 1 MiB of
+ * body. Fewer, larger uploads are what makes streaming fast (each costs the backend one
+ * transaction); the byte cap keeps a group of long lines from holding hundreds of megabytes, and
+ * its body under the backend's 4 MiB (a lone 512 K-character part escapes to at most 3 MiB).
  */
-const GROUP_LIMITS: GroupLimits = { lines: MAX_CHUNKS_PER_UPLOAD, bytes: 1024 * 1024, window: Duration.millis(50) }
+export const GROUP_LIMITS: GroupLimits = { lines: MAX_CHUNKS_PER_UPLOAD, bytes: 1024 * 1024, window: Duration.millis(50) }
 /** Groups journaled and waiting while one uploads: journaling the next overlaps the upload. */
 const GROUPS_AHEAD = 1
 /** The backend keeps an error message up to 10,000 characters; a longer one is cut, never refused. */

@@ -3,6 +3,9 @@ import { Context, Effect, Layer } from "effect"
 import { createThread } from "../support/FakeCli.js"
 import { bridgeClient, claude, numbered, registerCli } from "../support/FakeCli.js"
 import { rawRequest, seedOwner, TestServer, type Transport } from "../support/TestServer.js"
+import { uploadBytes } from "../../cli/agent/GroupLines.js"
+import { GROUP_LIMITS } from "../../cli/agent/ThreadRunner.js"
+import { defaults } from "../../src/TrellisConfig.js"
 
 /**
  * `trellis serve` answers the CLI's per-thread calls on its own `node:http` fast path; embedders
@@ -20,6 +23,14 @@ const post = (path: string, key: string | undefined, body: unknown) =>
     body: typeof body === "string" ? body : JSON.stringify(body),
     headers: key === undefined ? {} : { authorization: `Bearer ${key}` }
   })
+
+/** The fullest group the CLI sends: 1,000 lines of quotes and backslashes, as close to the group's byte limit as they go. */
+const fullQuotedGroup = () => {
+  const line = (n: number) => claude.text("\"\\\\".repeat(n))
+  let n = 0
+  while (uploadBytes(line(n + 1)) * 1_000 <= GROUP_LIMITS.bytes) n++
+  return numbered(Array.from({ length: 1_000 }, () => line(n)))
+}
 
 const tagOf = (json: unknown): unknown => (typeof json === "object" && json !== null ? Reflect.get(json, "_tag") : undefined)
 
@@ -61,7 +72,7 @@ describe.each<Transport>(["platform", "node"])("the CLI's hot endpoints on the %
         expect(tagOf(response.json)).toBe("NotFound")
       }))
 
-    it.effect("a run through the hot endpoints: claim, renew, batch, chunks, complete, drained; a stale epoch is 409 ClaimLost", () =>
+    it.effect("a run through the hot endpoints: claim, renew, batch, chunks (up to 1,000 per upload, a full group of quote-heavy lines under the body cap; 1,001 is 400), complete, drained; a stale epoch is 409 ClaimLost", () =>
       Effect.gen(function* () {
         const { key, project } = yield* Owner
         const cli = yield* bridgeClient(key)
@@ -98,6 +109,19 @@ describe.each<Transport>(["platform", "node"])("the CLI's hot endpoints on the %
         expect([uploaded.status, uploaded.json]).toEqual([200, { accepted: 3, duplicates: 0 }])
         const again = yield* post(`${base}/chunks`, key, { sessionId, epoch, messageId, chunks })
         expect([again.status, again.json]).toEqual([200, { accepted: 0, duplicates: 3 }])
+
+        const full = fullQuotedGroup()
+        const tooMany = numbered([...full, claude.text("one too many")].map(({ type, data }) => ({ type, data })), 3)
+        const refused = yield* post(`${base}/chunks`, key, { sessionId, epoch, messageId, chunks: tooMany })
+        expect(refused.status).toBe(400)
+        expect(tagOf(refused.json)).toBe("HttpApiDecodeError")
+        expect(refused.text).toContain("chunks")
+        const body = JSON.stringify({ sessionId, epoch, messageId, chunks: numbered(full, 3) })
+        expect(full.reduce((sum, chunk) => sum + uploadBytes(chunk), 0)).toBeGreaterThan(0.95 * GROUP_LIMITS.bytes)
+        expect(Buffer.byteLength(body)).toBeLessThan(defaults.maxBodyBytes)
+        const fullUpload = yield* post(`${base}/chunks`, key, body)
+        // Nothing of the refused upload was kept: all 1,000 are new.
+        expect([fullUpload.status, fullUpload.json]).toEqual([200, { accepted: 1_000, duplicates: 0 }])
 
         const completed = yield* post(`${base}/complete`, key, { sessionId, epoch, messageId })
         expect([completed.status, completed.text]).toEqual([204, ""])

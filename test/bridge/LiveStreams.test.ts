@@ -5,6 +5,7 @@ import type { BridgeClient } from "../support/FakeCli.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
 import { frames, sseFrames } from "../support/Sse.js"
 import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
+import { Threads } from "../../src/services/Threads.js"
 
 /** The `threadIds` of each pending frame, until one satisfies `done`. */
 const framesUntil = (key: string, path: string, done: (threadIds: ReadonlyArray<string>) => boolean) =>
@@ -105,7 +106,7 @@ describe("live streams (SSE)", () => {
           callTool(owner.key, "create_thread", { content, profileId: profile.profileId, pathId: profile.paths[0]?.pathId, cliType: "claude" }),
           (created) => String(Reflect.get(Object(Reflect.get(Object(created.json), "result")), "structuredContent")?.threadId)
         )
-      return { key: owner.key, cli, sessionId, create, path: `/api/agent/sessions/${sessionId}/pending` }
+      return { key: owner.key, principal: owner.principal, profile, cli, sessionId, create, path: `/api/agent/sessions/${sessionId}/pending` }
     })
 
   // The server's pending frames are spaced on its clock: a live one, as in production.
@@ -149,6 +150,17 @@ describe("live streams (SSE)", () => {
         for (const list of lists) expect(list).toEqual(threadIds.slice(0, list.length))
         // Twelve creations one after the other: the first goes out at once, the rest in spaced frames.
         expect(lists.length).toBeLessThan(1 + 12)
+      }))
+
+    it.effect("a queue longer than 1,000 threads is listed as its 1,000 oldest", () =>
+      Effect.gen(function* () {
+        const { key, principal, profile, path } = yield* queueOf("sse-pending-cap")
+        const threads = yield* Threads
+        // Seeded through the service: 1,001 threads over MCP would be most of the test's time.
+        const created = yield* Effect.forEach(Array.from({ length: 1_001 }, (_, i) => `t${i}`), (content) =>
+          threads.create(principal, { content, profileId: profile.profileId, pathId: profile.paths[0]?.pathId, cliType: "claude", runtimeCommand: false }))
+        const [frame] = yield* frames(key, path, 1)
+        expect(Reflect.get(Object(frame?.data), "threadIds")).toEqual(created.slice(0, 1_000).map((thread) => thread.id))
       }))
   })
 })

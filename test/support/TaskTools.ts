@@ -97,15 +97,6 @@ export const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
     return { user, key: (yield* createKey(user.id, null)).secret }
   })
 
-/** A project agent inserted directly, with only the columns tasks care about (the rest keep their defaults). */
-export const insertAgent = (projectId: string, name: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ id: string }>`INSERT INTO project_agents (id, project_id, name)
-      VALUES ('agent_' || replace(gen_random_uuid()::text, '-', ''), ${projectId}, ${name}) RETURNING id`.pipe(Effect.orDie)
-    return row!.id
-  })
-
 export const archiveTask = (taskId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tasks SET archived_at = now() WHERE id = ${taskId}`.pipe(Effect.orDie))
 

@@ -1,7 +1,8 @@
 import { HttpClient, HttpClientRequest, HttpLayerRouter } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
+import { CreateProjectAgent } from "../../catalog/Agents.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import type { Principal } from "../../src/auth/Principal.js"
 import type { ProjectId } from "../../src/domain/Ids.js"
@@ -47,6 +48,21 @@ export const seedOwner = (slug: string) =>
     const key = yield* createKey(user.id, null)
     return { organization, user, project, key: key.secret, principal: key.principal }
   })
+
+const CreatedAgent = Schema.Struct({ result: Schema.Struct({ structuredContent: CreateProjectAgent.output }) })
+
+/** A project agent made the way a member makes one: through `create_project_agent`. */
+export const createProjectAgent = (key: string, projectId: ProjectId | string, name: string, prompt?: string) =>
+  Effect.gen(function* () {
+    const response = yield* callTool(key, "create_project_agent", {
+      projectId,
+      name,
+      appearance: { color: "blue" },
+      ...(prompt === undefined ? {} : { prompt })
+    })
+    const created = yield* Schema.decodeUnknown(CreatedAgent)(response.json)
+    return created.result.structuredContent.projectAgentId
+  }).pipe(Effect.orDie)
 
 export const createKey = (userId: Principal["userId"], projectIds: ReadonlyArray<ProjectId> | null) =>
   Effect.gen(function* () {

@@ -11,7 +11,7 @@ import {
   ThreadContainer
 } from "../../catalog/Threads.js"
 import { ToolErrorBody } from "../../src/domain/Errors.js"
-import { ProjectAgentId, type ProjectId } from "../../src/domain/Ids.js"
+import type { ProjectId } from "../../src/domain/Ids.js"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Users } from "../../src/services/Users.js"
@@ -383,17 +383,6 @@ export const storedGroups = (originThreadId: string) =>
 /** Soft-deletes a thread as the web UI would (no tool deletes threads). */
 export const softDelete = (threadId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE threads SET deleted_at = now() WHERE id = ${threadId}`.pipe(Effect.orDie))
-
-/** A project agent with a working prompt (no tool creates one yet). */
-export const insertProjectAgent = (projectId: string, name: string, prompt: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const id = ProjectAgentId.generate()
-    yield* sql`INSERT INTO project_agents (id, project_id, name, prompt) VALUES (${id}, ${projectId}, ${name}, ${prompt})`.pipe(
-      Effect.orDie
-    )
-    return id
-  })
 
 /** Sets a thread's last activity to an exact timestamp (to build ties and near-ties). */
 export const setLastActivity = (threadId: string, timestamp: string) =>

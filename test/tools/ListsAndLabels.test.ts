@@ -4,6 +4,7 @@ import type { ProjectId } from "../../src/domain/Ids.js"
 import type { ProjectRole } from "../../src/domain/Roles.js"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Projects } from "../../src/services/Projects.js"
+import { TaskLists } from "../../src/services/TaskLists.js"
 import { Users } from "../../src/services/Users.js"
 import { callTool, createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
@@ -162,6 +163,20 @@ describe("List and label tools over MCP", () => {
         const found = yield* ok<ListsPage>(key, "list_task_lists", { query: "T", cursor: null }, scopedTo(project.id))
         expect(found.lists.map((list) => list.ref)).toEqual(["TWO", "THREE"])
         expect((yield* ok<ListsPage>(key, "list_task_lists", { archived: true }, scopedTo(project.id))).lists).toEqual([])
+      }))
+
+    it.effect("list_task_lists without a limit returns a page of 20 and a cursor to the rest", () =>
+      Effect.gen(function* () {
+        const { key, project, principal } = yield* seedOwner("default-page")
+        const access = yield* (yield* Projects).access(principal, project.id)
+        const lists = yield* TaskLists
+        // The most a project holds: the Backlog and 20 active Lists, seeded through the service.
+        for (let n = 1; n <= 20; n++) yield* lists.create(access, { name: `L${n}` })
+        const first = yield* ok<ListsPage>(key, "list_task_lists", {}, scopedTo(project.id))
+        expect(first.lists.map((list) => list.ref)).toEqual(["BACKLOG", ...Array.from({ length: 19 }, (_, i) => `L${i + 1}`)])
+        expect(first.nextCursor).not.toBeNull()
+        const rest = yield* ok<ListsPage>(key, "list_task_lists", { cursor: first.nextCursor }, scopedTo(project.id))
+        expect(rest).toMatchObject({ lists: [{ ref: "L20" }], nextCursor: null })
       }))
 
     it.effect("a bad cursor or limit is an invalid_argument tool error naming the field", () =>

@@ -1,13 +1,12 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Projects } from "../../src/services/Projects.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { createProjectAgent, seedOwner, TestServer } from "../support/TestServer.js"
 import {
   archiveTask,
   createTask,
   fails,
   idsOf,
-  insertAgent,
   joinAs,
   ok,
   scopedTo,
@@ -142,8 +141,8 @@ describe("search_tasks", () => {
     it.effect("filters.delegatedToAgentId keeps one agent's tasks; null keeps the tasks not delegated", () =>
       Effect.gen(function* () {
         const { key, project, scope } = yield* seed("search-agent")
-        const agent = yield* insertAgent(project.id, "Builder")
-        const other = yield* insertAgent(project.id, "Reviewer")
+        const agent = yield* createProjectAgent(key, project.id, "Builder")
+        const other = yield* createProjectAgent(key, project.id, "Reviewer")
         const delegated = yield* createTask(key, scope, { name: "Gecko delegated", delegatedToAgentId: agent })
         const ownerless = yield* createTask(key, scope, { name: "Gecko ownerless", delegatedToAgentId: agent, assigneeId: null })
         const toOther = yield* createTask(key, scope, { name: "Gecko other", delegatedToAgentId: other })

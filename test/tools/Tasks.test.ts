@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { type ProjectId, ProjectAgentId } from "../../src/domain/Ids.js"
+import type { ProjectId } from "../../src/domain/Ids.js"
 import type { ProjectRole } from "../../src/domain/Roles.js"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Users } from "../../src/services/Users.js"
-import { callTool, createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, createKey, createProjectAgent, seedOwner, TestServer } from "../support/TestServer.js"
 
 interface ToolCallResult {
   readonly result: { readonly isError?: boolean; readonly structuredContent: unknown }
@@ -125,15 +125,6 @@ const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole, name = `$
     const user = yield* (yield* Users).create({ name, email: `${role}@${slug}.test` })
     yield* (yield* Memberships).addToProject(projectId, user.id, role)
     return { user, key: (yield* createKey(user.id, null)).secret }
-  })
-
-/** A project agent (no tool creates one yet). */
-const addAgent = (projectId: ProjectId, name: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const id = ProjectAgentId.generate()
-    yield* sql`INSERT INTO project_agents (id, project_id, name) VALUES (${id}, ${projectId}, ${name})`.pipe(Effect.orDie)
-    return id as string
   })
 
 /** Archives a task (no tool archives yet). */
@@ -492,7 +483,7 @@ describe("task tools over MCP", () => {
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("projections")
         const member = yield* joinAs(project.id, "projections", "member", "Mia Member")
-        const agentId = yield* addAgent(project.id, "Builder bot")
+        const agentId = yield* createProjectAgent(key, project.id, "Builder bot")
         const { taskId } = yield* createTask(key, project.id, { assigneeId: member.user.id, delegatedToAgentId: agentId })
         const expected = {
           assignee: { userId: member.user.id, name: "Mia Member", email: "member@projections.test" },
@@ -506,7 +497,7 @@ describe("task tools over MCP", () => {
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("clear-delegation")
         const member = yield* joinAs(project.id, "clear-delegation", "member")
-        const agentId = yield* addAgent(project.id, "Agent")
+        const agentId = yield* createProjectAgent(key, project.id, "Agent")
         const { taskId } = yield* createTask(key, project.id, { assigneeId: member.user.id, delegatedToAgentId: agentId })
         yield* ok(key, "update_task", { taskId, delegatedToAgentId: null })
         expect(yield* getTask(key, taskId)).toMatchObject({ assignee: { userId: member.user.id }, delegatedToAgent: null })
@@ -516,7 +507,7 @@ describe("task tools over MCP", () => {
       Effect.gen(function* () {
         const { key, project, user } = yield* seedOwner("change-owner")
         const member = yield* joinAs(project.id, "change-owner", "member")
-        const agentId = yield* addAgent(project.id, "Agent")
+        const agentId = yield* createProjectAgent(key, project.id, "Agent")
         const { taskId } = yield* createTask(key, project.id, { delegatedToAgentId: agentId })
         expect(yield* getTask(key, taskId)).toMatchObject({ assignee: { userId: user.id }, delegatedToAgent: { projectAgentId: agentId } })
         yield* ok(key, "update_task", { taskId, assigneeId: member.user.id })
@@ -529,7 +520,7 @@ describe("task tools over MCP", () => {
       Effect.gen(function* () {
         const { key, project, user } = yield* seedOwner("delegate")
         const member = yield* joinAs(project.id, "delegate", "member")
-        const agentId = yield* addAgent(project.id, "Agent")
+        const agentId = yield* createProjectAgent(key, project.id, "Agent")
         // create
         const owned = yield* createTask(key, project.id, { delegatedToAgentId: agentId })
         expect(yield* getTask(key, owned.taskId)).toMatchObject({ assignee: { userId: user.id }, delegatedToAgent: { projectAgentId: agentId } })
@@ -555,7 +546,7 @@ describe("task tools over MCP", () => {
         const { key, organization, project } = yield* seedOwner("assign-rules")
         const scope = scopedTo(project.id)
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
-        const foreignAgent = yield* addAgent(other.id, "Foreign agent")
+        const foreignAgent = yield* createProjectAgent(key, other.id, "Foreign agent")
         const outsider = yield* joinAs(other.id, "assign-rules", "member")
         const nobody = yield* (yield* Users).create({ name: "Nobody", email: "nobody@assign-rules.test" })
         for (const agentId of [foreignAgent, "agent_" + "0".repeat(32), "not-an-agent"]) {
@@ -583,7 +574,8 @@ describe("task tools over MCP", () => {
     it.effect("an archived project agent cannot be delegated to", () =>
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("archived-agent")
-        const agentId = yield* addAgent(project.id, "Retired")
+        const agentId = yield* createProjectAgent(key, project.id, "Retired")
+        // Nothing archives an agent yet but the database.
         yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE project_agents SET archived_at = now() WHERE id = ${agentId}`.pipe(Effect.orDie))
         expect((yield* fails(key, "create_task", { name: "X", delegatedToAgentId: agentId }, scopedTo(project.id))).message).toContain("delegatedToAgentId")
       }))
@@ -595,7 +587,7 @@ describe("task tools over MCP", () => {
         const { key, project, user } = yield* seedOwner("partial")
         const scope = scopedTo(project.id)
         yield* ok(key, "create_task_label", { name: "Area" }, scope)
-        const agentId = yield* addAgent(project.id, "Agent")
+        const agentId = yield* createProjectAgent(key, project.id, "Agent")
         const { taskId } = yield* createTask(key, project.id, {
           name: "Full",
           description: "Some *text*",
@@ -624,7 +616,7 @@ describe("task tools over MCP", () => {
       Effect.gen(function* () {
         const { key, project, user } = yield* seedOwner("clearing")
         yield* ok(key, "create_task_label", { name: "Area" }, scopedTo(project.id))
-        const agentId = yield* addAgent(project.id, "Agent")
+        const agentId = yield* createProjectAgent(key, project.id, "Agent")
         const { taskId } = yield* createTask(key, project.id, {
           description: "words",
           taskTypeKey: "epic",

@@ -3,12 +3,11 @@ import { Effect } from "effect"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Users } from "../../src/services/Users.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { createKey, createProjectAgent, seedOwner, TestServer } from "../support/TestServer.js"
 import {
   call,
   createTask,
   getTask,
-  insertAgent,
   listTasks,
   ok,
   scopedTo,
@@ -26,7 +25,7 @@ const seedA = (slug: string) =>
     const scope = scopedTo(owner.project.id)
     const { listId } = yield* ok<{ listId: string }>(owner.key, "create_task_list", { name: "Secret plans", ref: "SECRET" }, scope)
     const { labelId } = yield* ok<{ labelId: string }>(owner.key, "create_task_label", { name: "Classified", color: "red" }, scope)
-    const agentId = yield* insertAgent(owner.project.id, "A agent")
+    const agentId = yield* createProjectAgent(owner.key, owner.project.id, "A agent")
     const parent = yield* createTask(owner.key, scope, {
       name: "Alpha secret",
       description: "The **classified notes**",

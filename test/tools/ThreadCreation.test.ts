@@ -2,9 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import { OrdinaryThread } from "../../catalog/Threads.js"
-import { CliProfiles } from "../../src/bridge/CliProfiles.js"
 import { CliPathId, CliProfileId } from "../../src/domain/Ids.js"
-import { TestServer } from "../support/TestServer.js"
+import { createProjectAgent, TestServer } from "../support/TestServer.js"
 import {
   claim,
   createTask,
@@ -17,7 +16,6 @@ import {
   getOrdinary,
   hasField,
   idsOf,
-  insertProjectAgent,
   listMessages,
   listProfiles,
   listThreads,
@@ -294,14 +292,14 @@ describe("create_thread", () => {
 
     it.effect("rule 4: a worktree cannot be a parent: the parent repository's pathId is needed", () =>
       Effect.gen(function* () {
-        // No endpoint records a worktree yet; the service the CLI flow uses stands in for it.
+        // The worktree comes the way the CLI records one: a thread asks for it, the CLI reports it made.
         const owner = yield* ownerWithCli("create-worktree-nested")
-        const profiles = yield* CliProfiles
-        const worktreePathId = yield* profiles.addWorktree(Schema.decodeSync(CliProfileId)(owner.cli.profileId), {
-          path: "/home/dev/project-wt/feature-a",
-          branch: "feature/a",
-          parentPathId: Schema.decodeSync(CliPathId)(owner.cli.pathId)
-        })
+        const asking = yield* threadOn(owner.key, owner.cli, { worktree: { parentPathId: owner.cli.pathId, branch: "feature/a" } })
+        const claimed = yield* claim(owner.cli, asking.threadId)
+        const { pathId: worktreePathId } = yield* owner.cli.client.agent.reportWorktree({
+          path: { threadId: asking.threadId },
+          payload: { sessionId: owner.cli.sessionId, epoch: claimed.epoch, path: "/home/dev/project-wt/feature-a", branch: "feature/a" }
+        }).pipe(Effect.orDie)
         const listed = only(yield* listProfiles(owner.key, {}, owner.scope), "profiles")
         expect(listed.paths.find((p) => p.pathId === worktreePathId)).toMatchObject({ kind: "worktree", parentPathId: owner.cli.pathId })
 
@@ -367,8 +365,8 @@ describe("create_thread", () => {
       Effect.gen(function* () {
         const owner = yield* ownerWithCli("create-agent-project")
         const side = yield* secondProject(owner, "SIDE")
-        const foreign = yield* insertProjectAgent(side.project.id, "Side reviewer", "Review side things")
-        const local = yield* insertProjectAgent(owner.project.id, "Reviewer", "Review carefully")
+        const foreign = yield* createProjectAgent(owner.key, side.project.id, "Side reviewer", "Review side things")
+        const local = yield* createProjectAgent(owner.key, owner.project.id, "Reviewer", "Review carefully")
         yield* failsWith(owner.key, "create_thread", { content: "Go", ...target(owner.cli), projectAgentId: foreign }, {
           code: "not_found",
           mentions: "projectAgentId"
@@ -378,7 +376,8 @@ describe("create_thread", () => {
           mentions: "projectAgentId"
         })
         const sql = yield* SqlClient.SqlClient
-        const archived = yield* insertProjectAgent(owner.project.id, "Retired", "Old")
+        const archived = yield* createProjectAgent(owner.key, owner.project.id, "Retired", "Old")
+        // Nothing archives an agent yet but the database.
         yield* sql`UPDATE project_agents SET archived_at = now() WHERE id = ${archived}`.pipe(Effect.orDie)
         yield* failsWith(owner.key, "create_thread", { content: "Go", ...target(owner.cli), projectAgentId: archived }, {
           code: "not_found",
@@ -396,15 +395,14 @@ describe("create_thread", () => {
     it.effect("rule 5: projectAgentId's prompt is snapshotted; the binding is neither inherited by a spawn nor echoed", () =>
       Effect.gen(function* () {
         const owner = yield* ownerWithCli("create-agent-snapshot")
-        const agent = yield* insertProjectAgent(owner.project.id, "Reviewer", "You review pull requests.")
+        const agent = yield* createProjectAgent(owner.key, owner.project.id, "Reviewer", "You review pull requests.")
         const raw = yield* okRaw(owner.key, "create_thread", { content: "Review #12", ...target(owner.cli), projectAgentId: agent })
         expect(hasField(raw, "projectAgentId")).toBe(false)
         expect(JSON.stringify(raw)).not.toContain(agent)
         const thread = yield* decodeStrict(OrdinaryThread, raw, "create_thread")
         expect(hasField(yield* okRaw(owner.key, "get_thread", { threadId: thread.threadId }), "projectAgentId")).toBe(false)
 
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`UPDATE project_agents SET prompt = 'A changed prompt' WHERE id = ${agent}`.pipe(Effect.orDie)
+        yield* okRaw(owner.key, "update_project_agent", { projectAgentId: agent, prompt: "A changed prompt" })
         expect((yield* claim(owner.cli, thread.threadId)).agentPrompt).toBe("You review pull requests.")
 
         const spawned = yield* spawn(owner.key, thread.threadId)
