@@ -14,7 +14,7 @@ import { Schema } from "effect"
 import { intEnv } from "../mcp-overhead/ChildProcess.js"
 import { createDatabase } from "../task-tools/PgDatabase.js"
 import { median } from "../mcp-overhead/Report.js"
-import { freePort, killEverything, removeTempDirs, runOk, sleep, tempDir } from "../../test/e2e/support/Processes.js"
+import { killEverything, removeTempDirs, runOk, sleep, tempDir } from "../../test/e2e/support/Processes.js"
 import {
   agentEnv,
   CliProfile,
@@ -77,11 +77,10 @@ const main = async () => {
   const configDir = tempDir("trellis-bench-cli-config-")
   const repo = tempDir("trellis-bench-cli-repo-")
   await runOk("git init", "git", ["init", "-q"], { cwd: repo, env: process.env })
-  const port = await freePort()
   // BENCH_DATABASE_URL: a PostgreSQL server to create the run's database on; without it, the embedded one.
   const serverUrl = process.env["BENCH_DATABASE_URL"] || undefined
   const database = serverUrl === undefined ? undefined : await createDatabase(serverUrl)
-  const serve = await startServe(home, port, database === undefined ? {} : { DATABASE_URL: database.url })
+  const serve = await startServe(home, database === undefined ? {} : { DATABASE_URL: database.url })
   // BENCH_AGENT_NODE_OPTIONS: node options of the agent alone (e.g. --cpu-prof), not of the server.
   const agentNodeOptions = process.env["BENCH_AGENT_NODE_OPTIONS"]
   const env = agentEnv(configDir, bin, { REPLAY_LINES: String(LINES), ...(agentNodeOptions === undefined ? {} : { NODE_OPTIONS: agentNodeOptions }) })

@@ -10,7 +10,7 @@ import { runAgent } from "./AgentLoop.js"
 import { AgentStatus, type LogFormat, makeAgentLog } from "./AgentLog.js"
 import { Git } from "./Git.js"
 import { Journal } from "./Journal.js"
-import { OrphanGuard } from "./OrphanGuard.js"
+import { OrphanGuard, stopEscapedNow } from "./OrphanGuard.js"
 import { agentProfileCommands } from "./ProfileCommands.js"
 import { ApprovalPolicy } from "./ApprovalPolicy.js"
 import { maskApiKey, Profiles } from "./Profiles.js"
@@ -38,7 +38,10 @@ const exitOnSecondSignal = Effect.acquireRelease(
     const onSignal = () => {
       const now = Date.now()
       if (first === undefined) first = now
-      else if (now - first > SAME_SIGNAL_MS) process.exit(130)
+      else if (now - first > SAME_SIGNAL_MS) {
+        stopEscapedNow()
+        process.exit(130)
+      }
     }
     process.on("SIGINT", onSignal)
     process.on("SIGTERM", onSignal)

@@ -2,6 +2,7 @@ import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { Socket } from "node:net"
+import { signalEscaped } from "./ProcessTree.js"
 
 /**
  * Runtimes never outlive the agent, even a SIGKILLed one. Each process the agent starts runs in
@@ -43,6 +44,14 @@ const startWatcher = Effect.acquireRelease(
   (watcher) => Effect.sync(() => watcher.stdin.end())
 ).pipe(Effect.map((watcher) => ({ tell: (line: string) => Effect.sync(() => void watcher.stdin.write(`${line}\n`)) })))
 
+/** The runtimes running now, for `stopEscapedNow` (the process exits without running finalizers). */
+const running = new Set<number>()
+
+/** Stops the tool commands every running runtime started in a session of its own: before `process.exit`. */
+export const stopEscapedNow = (): void => {
+  for (const pid of running) signalEscaped(pid, "SIGTERM")
+}
+
 /**
  * The CommandExecutor of `trellis agent start`: the platform's, with every process it starts
  * listed with the watcher until the process's scope ends (after the platform has killed it).
@@ -61,6 +70,16 @@ export const OrphanGuard: Layer.Layer<CommandExecutor.CommandExecutor, never, Co
         const started = yield* executor.start(command)
         group = started.pid
         yield* watcher.tell(`+${group}`)
+        // Runs before the platform's finalizer kills the group: tool commands the runtime started in
+        // a session of their own are still its descendants here, and are stopped with it.
+        const pid = started.pid
+        running.add(pid)
+        yield* Effect.addFinalizer(() =>
+          Effect.flatMap(started.isRunning, (live) => (live ? Effect.sync(() => signalEscaped(pid, "SIGTERM")) : Effect.void)).pipe(
+            Effect.ignore,
+            Effect.ensuring(Effect.sync(() => running.delete(pid)))
+          )
+        )
         return started
       })
     )

@@ -1,24 +1,23 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Option, Schedule, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import {
   claimThread,
   claude,
   complete,
   connectCli,
   createThread,
-  eventually,
   type FakeCli,
   getThread,
   listMessages,
   numbered,
   outcome,
-  realSleep,
   sendMessage,
   startBatch,
   threadRecord,
   upload
 } from "../support/FakeCli.js"
+import { ageLease, sweepOnce } from "../support/Expiry.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 
 /**
@@ -29,11 +28,13 @@ import { seedOwner, TestServer } from "../support/TestServer.js"
 
 const noRateLimit = { rateLimit: Option.none() }
 
-/** Short bridge timings so that leases go stale in about a second (sessions stay alive). */
-const shortLease = {
+/** Normal leases; the background sweeper stays out of the way and each test sweeps when its lease is aged. */
+const manualSweep = {
   ...noRateLimit,
-  bridge: { heartbeatIntervalMs: 100, sessionTtlMs: 60_000, claimLeaseMs: 1_000, sweepIntervalMs: 100 }
+  bridge: { heartbeatIntervalMs: 30_000, sessionTtlMs: 60_000, claimLeaseMs: 60_000, sweepIntervalMs: 3_600_000 }
 }
+
+const leaseExpired = "The claim lease expired: the CLI stopped renewing it"
 
 const setup = (slug: string, content = "Refactor the parser") =>
   Effect.gen(function* () {
@@ -97,8 +98,21 @@ const writeOutcomes = (writes: ReturnType<typeof allWrites>) =>
 
 const allClaimLost = { renew: "ClaimLost", startBatch: "ClaimLost", uploadChunks: "ClaimLost", complete: "ClaimLost", fail: "ClaimLost", release: "ClaimLost" }
 
-const untilReleased = (threadId: string) =>
-  eventually(`the sweeper to release ${threadId}`, threadRecord(threadId), (record) => record.claimedBySessionId === null)
+/** The lease runs out and the sweeper passes once: exactly this claim is released. */
+const expireAndSweep = (threadId: string) =>
+  Effect.gen(function* () {
+    yield* ageLease(threadId)
+    expect(yield* sweepOnce).toEqual({ sessionClaims: 0, staleClaims: 1 })
+  })
+
+const allSessionExpired = {
+  renew: "SessionExpired",
+  startBatch: "SessionExpired",
+  uploadChunks: "SessionExpired",
+  complete: "SessionExpired",
+  fail: "SessionExpired",
+  release: "SessionExpired"
+}
 
 describe("fencing: claim epochs, idempotent chunks", () => {
   layer(TestServer(noRateLimit, "node"))((it) => {
@@ -214,15 +228,8 @@ describe("fencing: claim epochs, idempotent chunks", () => {
       }))
   })
 
-  // The sweeper is a fiber of the server layer: build it on the real clock (a TestClock would never fire it).
-  /** Renews the claim every 200 ms for the rest of the test (a child fiber: it ends with the test). */
-  const keepRenewing = (cli: FakeCli, claim: { readonly threadId: string; readonly epoch: number }) =>
-    Effect.fork(Effect.repeat(
-      cli.client.agent.renew({ path: { threadId: claim.threadId }, payload: { sessionId: cli.sessionId, epoch: claim.epoch } }),
-      Schedule.spaced("200 millis")
-    ).pipe(Effect.ignore))
-
-  layer(TestServer(shortLease, "node"), { excludeTestServices: true })((it) => {
+  // Leases are aged in the database and swept by the test: no second-long timer to race.
+  layer(TestServer(manualSweep, "node"), { excludeTestServices: true })((it) => {
     it.effect("a CLI that dies mid-stream loses its lease to the sweeper; its answer fails, retry requeues, a new session claims under a higher epoch and the dead CLI's late writes change nothing", () =>
       Effect.gen(function* () {
         const { key, project, cli: dead, thread } = yield* setup("fence-dead-cli", "Long running job")
@@ -231,16 +238,14 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         yield* upload(dead, claim, batch.assistantMessageId, numbered([claude.init(), claude.text("partial answer")]))
         // The CLI dies here: no more renewals, chunks or heartbeats.
 
-        yield* untilReleased(thread.threadId)
+        yield* expireAndSweep(thread.threadId)
         const record = yield* threadRecord(thread.threadId)
         expect(record).toMatchObject({ claimedBySessionId: null, activeAssistantMessageId: null, claimLeaseExpiresAt: null })
         const afterSweep = yield* listMessages(key, thread.threadId)
-        expect(afterSweep.map((m) => m.role)).toEqual(["user", "assistant"])
-        expect(afterSweep[1]).toMatchObject({ messageId: batch.assistantMessageId, status: "failed", text: "partial answer" })
-        expect(afterSweep[1]?.errorMessage).toEqual(expect.any(String))
-        const swept = yield* getThread(key, thread.threadId)
-        expect(swept.status).toBe("failed")
-        expect(["idle", "pending"]).toContain(swept.processingState)
+        expect(afterSweep.map((m) => [m.role, m.status])).toEqual([["user", "failed"], ["assistant", "failed"]])
+        expect(afterSweep[1]).toMatchObject({ messageId: batch.assistantMessageId, text: "partial answer", errorMessage: leaseExpired })
+        // The batch's user message failed with it, so nothing waits: the thread rests idle, its run failed.
+        expect(yield* getThread(key, thread.threadId)).toMatchObject({ status: "failed", processingState: "idle", hasPendingUserMessages: false })
 
         // A new CLI process takes over the profile, and the user retries the failed run.
         const next = yield* connectCli(key, project.id, { profileId: dead.profile.profileId, force: true })
@@ -249,8 +254,6 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         expect((yield* listMessages(key, thread.threadId)).map((m) => m.messageId)).toEqual([batch.messages[0]?.messageId])
 
         const claim2 = yield* claimThread(next)
-        // A working CLI renews its lease; without it a slow machine could lose this claim too.
-        yield* keepRenewing(next, claim2)
         expect(claim2).toMatchObject({ threadId: thread.threadId })
         expect(claim2.epoch).toBeGreaterThan(claim.epoch)
         const batch2 = yield* startBatch(next, claim2)
@@ -258,12 +261,10 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         yield* upload(next, claim2, batch2.assistantMessageId, numbered([claude.text("second attempt")]))
         const before = yield* snapshot(key, thread.threadId)
 
-        // The dead CLI wakes up and keeps writing under its old claim (its session was replaced).
+        // The dead CLI wakes up and keeps writing under its old claim: its session was replaced, so every write
+        // is refused before the epoch is even looked at.
         for (const messageId of [batch.assistantMessageId, batch2.assistantMessageId]) {
-          const outcomes = yield* writeOutcomes(allWrites(dead, thread.threadId, claim.epoch, messageId, 1))
-          for (const [write, tag] of Object.entries(outcomes)) {
-            expect({ write, tag }).toEqual({ write, tag: expect.stringMatching(/^(ClaimLost|SessionExpired)$/) })
-          }
+          expect(yield* writeOutcomes(allWrites(dead, thread.threadId, claim.epoch, messageId, 1))).toEqual(allSessionExpired)
         }
         expect(yield* snapshot(key, thread.threadId)).toEqual(before)
 
@@ -272,7 +273,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         expect(final.map((m) => [m.role, m.text])).toEqual([["user", "Long running job"], ["assistant", "second attempt"]])
         expect(final[1]?.status).toBe("completed")
         expect(final.map((m) => m.text).join(" ")).not.toContain("STALE-WRITE")
-      }), { timeout: 20_000 })
+      }))
 
     it.effect("a session stays online while one of its claims goes stale; the sweeper releases it and writes under the stale epoch are ClaimLost", () =>
       Effect.gen(function* () {
@@ -281,20 +282,16 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         const batch = yield* startBatch(cli, claim)
         yield* upload(cli, claim, batch.assistantMessageId, numbered([claude.text("partial")]))
 
-        // The process keeps heartbeating while this thread's worker hangs.
-        yield* eventually(
-          "the stale claim to be released while the session heartbeats",
-          Effect.zipRight(cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } }), threadRecord(thread.threadId)),
-          (record) => record.claimedBySessionId === null
-        )
+        // The process keeps heartbeating while this thread's worker hangs past its lease.
+        yield* expireAndSweep(thread.threadId)
         expect(yield* cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } })).toMatchObject({ sessionTtlMs: 60_000 })
+        expect((yield* threadRecord(thread.threadId)).claimedBySessionId).toBeNull()
         expect((yield* getThread(key, thread.threadId)).targetOnline).toBe(true)
-        expect((yield* listMessages(key, thread.threadId)).at(-1)).toMatchObject({ status: "failed", text: "partial" })
+        expect((yield* listMessages(key, thread.threadId)).at(-1)).toMatchObject({ status: "failed", text: "partial", errorMessage: leaseExpired })
 
         // New work arrives and the same (online) session claims the thread again.
         yield* sendMessage(key, thread.threadId, "Are you still there?")
         const fresh = yield* claimThread(cli, thread.threadId)
-        yield* keepRenewing(cli, fresh)
         expect(fresh.epoch).toBeGreaterThan(claim.epoch)
         const before = yield* snapshot(key, thread.threadId)
 
@@ -305,14 +302,14 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         expect(yield* chunkCount(batch.assistantMessageId)).toBe(1)
 
         const next = yield* startBatch(cli, fresh)
-        expect(next.messages.map((m) => m.content)).toContain("Are you still there?")
-      }), { timeout: 20_000 })
+        expect(next.messages.map((m) => m.content)).toEqual(["Are you still there?"])
+      }))
 
     it.effect("a stale claim between batches is released with its waiting messages kept, and is claimable again at once", () =>
       Effect.gen(function* () {
         const { key, cli, thread } = yield* setup("fence-stale-idle", "Waiting work")
         const claim = yield* claimThread(cli)
-        yield* untilReleased(thread.threadId)
+        yield* expireAndSweep(thread.threadId)
         expect(yield* getThread(key, thread.threadId)).toMatchObject({
           status: "pending",
           processingState: "pending",
@@ -328,30 +325,25 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         expect(stale._tag).toBe("ClaimLost")
         const batch = yield* startBatch(cli, again)
         expect(batch.messages.map((m) => m.content)).toEqual(["Waiting work"])
-      }), { timeout: 20_000 })
+      }))
 
     it.effect("renewing the lease keeps a claim past claimLeaseMs; once renewals stop the sweeper releases it", () =>
       Effect.gen(function* () {
         const { cli, thread } = yield* setup("fence-renew")
         const claim = yield* claimThread(cli)
-        let lease = Date.parse(claim.leaseExpiresAt)
-        const started = Date.now()
-        while (Date.now() - started < 2_500) {
-          yield* realSleep(100)
-          const renewed = yield* cli.client.agent.renew({
-            path: { threadId: thread.threadId },
-            payload: { sessionId: cli.sessionId, epoch: claim.epoch }
-          })
-          expect(Date.parse(renewed.leaseExpiresAt)).toBeGreaterThanOrEqual(lease)
-          lease = Date.parse(renewed.leaseExpiresAt)
-        }
+        const renew = cli.client.agent.renew({ path: { threadId: thread.threadId }, payload: { sessionId: cli.sessionId, epoch: claim.epoch } })
+
+        // The lease ran out, but a renewal lands before the sweeper passes: the claim stays.
+        yield* ageLease(thread.threadId)
+        const renewed = yield* renew
+        expect(Date.parse(renewed.leaseExpiresAt)).toBeGreaterThanOrEqual(Date.parse(claim.leaseExpiresAt))
+        expect(yield* sweepOnce).toEqual({ sessionClaims: 0, staleClaims: 0 })
         expect(yield* threadRecord(thread.threadId)).toMatchObject({ claimedBySessionId: cli.sessionId, claimEpoch: claim.epoch })
-        yield* untilReleased(thread.threadId)
-        const lost = yield* Effect.flip(cli.client.agent.renew({
-          path: { threadId: thread.threadId },
-          payload: { sessionId: cli.sessionId, epoch: claim.epoch }
-        }))
+
+        // Renewals stop: the next sweep past the lease releases it.
+        yield* expireAndSweep(thread.threadId)
+        const lost = yield* Effect.flip(renew)
         expect(lost._tag).toBe("ClaimLost")
-      }), { timeout: 20_000 })
+      }))
   })
 })

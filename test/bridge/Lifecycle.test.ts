@@ -275,31 +275,91 @@ describe("thread and message lifecycle in the CLI bridge", () => {
           readonly cli: FakeCli
           readonly claim: Claim
         }
+        // Each path's reason is the failed answer's errorMessage (src/bridge/ThreadQueue.ts, AgentSessions.ts).
         const abandon = {
-          release: ({ claim, cli }: Streaming) =>
-            cli.client.agent.release({ path: { threadId: claim.threadId }, payload: { sessionId: cli.sessionId, epoch: claim.epoch } }),
-          disconnect: ({ cli }: Streaming) => cli.client.agent.disconnect({ payload: { sessionId: cli.sessionId } }),
-          "force re-register": ({ cli, key, projectId }: Streaming) =>
-            connectCli(key, projectId, { profileId: cli.profile.profileId, force: true })
+          release: {
+            reason: "The CLI released the thread mid-run",
+            end: ({ claim, cli }: Streaming) =>
+              cli.client.agent.release({ path: { threadId: claim.threadId }, payload: { sessionId: cli.sessionId, epoch: claim.epoch } })
+          },
+          disconnect: {
+            reason: "The CLI session ended (disconnected)",
+            end: ({ cli }: Streaming) => cli.client.agent.disconnect({ payload: { sessionId: cli.sessionId } })
+          },
+          "force re-register": {
+            reason: "The CLI session ended (replaced)",
+            end: ({ cli, key, projectId }: Streaming) => connectCli(key, projectId, { profileId: cli.profile.profileId, force: true })
+          }
         }
-        for (const [path, end] of Object.entries(abandon)) {
+        for (const [path, { end, reason }] of Object.entries(abandon)) {
           const { key, project, cli, thread } = yield* setup(`life-abandon-${path.replaceAll(" ", "-")}`)
           const claim = yield* claimThread(cli)
           const batch = yield* startBatch(cli, claim)
           yield* upload(cli, claim, batch.assistantMessageId, numbered([claude.text(`partial before ${path}`)]))
           yield* end({ key, projectId: project.id, cli, claim })
           const record = yield* threadRecord(thread.threadId)
-          expect({ path, activeAssistantMessageId: record.activeAssistantMessageId, claimedBySessionId: record.claimedBySessionId }).toEqual({
+          // Nothing waits (the batch's user message failed with it): the thread rests idle.
+          expect({ path, ...record }).toMatchObject({
             path,
             activeAssistantMessageId: null,
-            claimedBySessionId: null
+            claimedBySessionId: null,
+            processingState: "idle",
+            hasPendingUserMessages: false
           })
-          expect([path, record.processingState]).not.toEqual([path, "streaming"])
-          const answer = (yield* listMessages(key, thread.threadId)).find((m) => m.role === "assistant")
-          expect({ path, status: answer?.status, text: answer?.text }).toEqual({ path, status: "failed", text: `partial before ${path}` })
-          expect(answer?.errorMessage).toEqual(expect.any(String))
+          const messages = yield* listMessages(key, thread.threadId)
+          expect({ path, messages: messages.map((m) => [m.role, m.status, m.text, m.errorMessage ?? null]) }).toEqual({
+            path,
+            messages: [["user", "failed", "Please fix the build", null], ["assistant", "failed", `partial before ${path}`, reason]]
+          })
           expect({ path, status: (yield* getThread(key, thread.threadId)).status }).toEqual({ path, status: "failed" })
         }
+      }))
+
+    it.effect("a new batch while an unfinished one has output fails the old answer with its user messages; the new batch is the active one", () =>
+      Effect.gen(function* () {
+        const { key, cli, thread } = yield* setup("life-new-batch", "First request")
+        const claim = yield* claimThread(cli)
+        const first = yield* startBatch(cli, claim)
+        yield* upload(cli, claim, first.assistantMessageId, numbered([claude.text("half an answer")]))
+        const waiting = yield* sendMessage(key, thread.threadId, "Second request")
+
+        // The CLI lost track of the first batch (a crashed worker) and asks for the next one.
+        const second = yield* startBatch(cli, claim)
+        expect(second.messages.map((m) => m.messageId)).toEqual([waiting.messageId])
+        expect(second.assistantMessageId).not.toBe(first.assistantMessageId)
+        expect(yield* threadRecord(thread.threadId)).toMatchObject({
+          claimedBySessionId: cli.sessionId,
+          claimEpoch: claim.epoch,
+          activeAssistantMessageId: second.assistantMessageId,
+          processingState: "streaming"
+        })
+        const messages = yield* listMessages(key, thread.threadId)
+        expect(messages.map((m) => [m.role, m.status, m.text, m.errorMessage ?? null])).toEqual([
+          ["user", "failed", "First request", null],
+          ["assistant", "failed", "half an answer", "The CLI started a new batch without finishing this one"],
+          ["user", "streaming", "Second request", null],
+          ["assistant", "streaming", "", null]
+        ])
+      }))
+
+    it.effect("a new batch while an unfinished one has output and nothing else waits fails the old answer, releases the claim and clears activeAssistantMessageId", () =>
+      Effect.gen(function* () {
+        const { key, cli, thread } = yield* setup("life-new-batch-drained", "Only request")
+        const claim = yield* claimThread(cli)
+        const first = yield* startBatch(cli, claim)
+        yield* upload(cli, claim, first.assistantMessageId, numbered([claude.text("half an answer")]))
+
+        expect(yield* runBatch(cli, claim, [])).toEqual({ drained: true })
+        expect(yield* threadRecord(thread.threadId)).toMatchObject({
+          claimedBySessionId: null,
+          activeAssistantMessageId: null,
+          processingState: "idle"
+        })
+        expect((yield* listMessages(key, thread.threadId)).map((m) => [m.role, m.status, m.errorMessage ?? null])).toEqual([
+          ["user", "failed", null],
+          ["assistant", "failed", "The CLI started a new batch without finishing this one"]
+        ])
+        expect((yield* getThread(key, thread.threadId)).status).toBe("failed")
       }))
 
     it.effect("retry is refused when the thread's latest run did not fail", () =>

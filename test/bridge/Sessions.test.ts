@@ -10,25 +10,24 @@ import {
   claimThread,
   connectCli,
   createThread,
-  eventually,
   getThread,
   outcome,
-  realSleep,
   registerCli,
   threadRecord,
   tool,
   toolError
 } from "../support/FakeCli.js"
+import { ageHeartbeat, sweepOnce } from "../support/Expiry.js"
 import { createKey, rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
 
 /** SPEC "Session lifecycle", "CLI bridge HTTP endpoints" and "Authentication" for the bridge. */
 
 const noRateLimit = { rateLimit: Option.none() }
 
-/** Sessions expire after a second of silence (claims never go stale on their own). */
-const shortTtl = {
+/** Normal timings; the background sweeper stays out of the way and each test ages heartbeats and sweeps itself. */
+const manualSweep = {
   ...noRateLimit,
-  bridge: { heartbeatIntervalMs: 100, sessionTtlMs: 1_000, claimLeaseMs: 60_000, sweepIntervalMs: 100 }
+  bridge: { heartbeatIntervalMs: 30_000, sessionTtlMs: 60_000, claimLeaseMs: 60_000, sweepIntervalMs: 3_600_000 }
 }
 
 const listProfiles = (key: string, projectId: ProjectId) =>
@@ -254,7 +253,8 @@ describe("CLI sessions", () => {
         const thread = yield* createThread(key, cli.target, "Only for MAIN keys")
         const narrowed = yield* bridgeClient((yield* createKey(user.id, [other.id])).secret)
 
-        const refused = expect.stringMatching(/^(Forbidden|NotFound)$/)
+        // decisions.md (project access): a project the user sees but the key is narrowed away from is forbidden.
+        const refused = "Forbidden"
         expect(yield* Effect.all({
           heartbeat: outcome(narrowed.agent.heartbeat({ payload: { sessionId: cli.sessionId } })),
           claim: outcome(narrowed.agent.claim({ payload: { sessionId: cli.sessionId } })),
@@ -301,17 +301,18 @@ describe("CLI sessions", () => {
       }))
   })
 
-  // The sweeper runs on the server layer's clock: build it on the real one.
-  layer(TestServer(shortTtl), { excludeTestServices: true })((it) => {
+  // Silence is made by ageing the session's heartbeat in the database: no second-long TTL to race.
+  layer(TestServer(manualSweep), { excludeTestServices: true })((it) => {
     it.effect("a heartbeat after sessionTtlMs of silence is 410 SessionExpired with action register; the session's claims are released", () =>
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("sess-ttl")
         const cli = yield* connectCli(key, project.id)
-        expect(cli.timings.sessionTtlMs).toBe(1_000)
+        expect(cli.timings.sessionTtlMs).toBe(60_000)
         const thread = yield* createThread(key, cli.target, "Claimed, then silence")
         const claim = yield* claimThread(cli)
 
-        yield* realSleep(1_600)
+        // A TTL of silence: the session is refused at once, before any sweep.
+        yield* ageHeartbeat(cli.sessionId, 60)
         const expired = yield* Effect.flip(cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } }))
         expect(expired).toMatchObject({ _tag: "SessionExpired", action: "register" })
         const claimed = yield* Effect.flip(cli.client.agent.claim({ payload: { sessionId: cli.sessionId } }))
@@ -322,7 +323,8 @@ describe("CLI sessions", () => {
         }))
         expect(renew._tag).toBe("SessionExpired")
 
-        yield* eventually("the expired session's claim to be released", threadRecord(thread.threadId), (r) => r.claimedBySessionId === null)
+        expect(yield* sweepOnce).toEqual({ sessionClaims: 1, staleClaims: 0 })
+        expect((yield* threadRecord(thread.threadId)).claimedBySessionId).toBeNull()
         expect(yield* getThread(key, thread.threadId)).toMatchObject({ status: "pending", processingState: "pending", targetOnline: false })
 
         // Registering again needs no force: the expired session holds nothing.
@@ -330,7 +332,7 @@ describe("CLI sessions", () => {
         const again = yield* claimThread(next)
         expect(again.threadId).toBe(thread.threadId)
         expect(again.epoch).toBeGreaterThan(claim.epoch)
-      }), { timeout: 20_000 })
+      }))
 
     it.effect("a session that heartbeats within sessionTtlMs stays alive and keeps its claims", () =>
       Effect.gen(function* () {
@@ -338,14 +340,19 @@ describe("CLI sessions", () => {
         const cli = yield* connectCli(key, project.id)
         const thread = yield* createThread(key, cli.target, "Keep me")
         const claim = yield* claimThread(cli)
-        const started = Date.now()
-        while (Date.now() - started < 2_500) {
-          yield* realSleep(200)
-          yield* cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } })
-        }
+
+        // Silent for most of the TTL, then a heartbeat: the session lives on and the sweeper leaves it.
+        yield* ageHeartbeat(cli.sessionId, 55)
+        expect(yield* sweepOnce).toEqual({ sessionClaims: 0, staleClaims: 0 })
+        yield* cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } })
+        // Another 55 s of silence: 110 s since registering, but within the TTL counted from that heartbeat.
+        yield* ageHeartbeat(cli.sessionId, 55)
+        expect(yield* sweepOnce).toEqual({ sessionClaims: 0, staleClaims: 0 })
+        expect(yield* cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } })).toMatchObject({ sessionTtlMs: 60_000 })
+
         expect(yield* threadRecord(thread.threadId)).toMatchObject({ claimedBySessionId: cli.sessionId, claimEpoch: claim.epoch })
         expect((yield* getThread(key, thread.threadId)).targetOnline).toBe(true)
         expect((yield* listProfiles(key, project.id))[0]?.online).toBe(true)
-      }), { timeout: 20_000 })
+      }))
   })
 })

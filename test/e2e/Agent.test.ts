@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { eventually, freePort, isAlive, killEverything, killPid, removeTempDirs, repoRoot, tempDir } from "./support/Processes.js"
+import { eventually, isAlive, killEverything, killPid, removeTempDirs, repoRoot, tempDir } from "./support/Processes.js"
 import {
   Agent,
   agentEnv,
@@ -190,12 +190,9 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
 
   beforeAll(async () => {
     bin = replayBin()
-    const mainPort = await freePort()
-    let shortPort = await freePort()
-    while (shortPort === mainPort) shortPort = await freePort()
     ;[main, short] = await Promise.all([
-      startServe(tempDir("trellis-e2e-home-"), mainPort),
-      startServe(tempDir("trellis-e2e-home-short-"), shortPort, SHORT_TIMINGS)
+      startServe(tempDir("trellis-e2e-home-")),
+      startServe(tempDir("trellis-e2e-home-short-"), SHORT_TIMINGS)
     ])
     const [mainLogin, shortLogin] = [tempDir("trellis-e2e-login-"), tempDir("trellis-e2e-login-short-")]
     await Promise.all([login(main, mainLogin), login(short, shortLogin)])
@@ -311,16 +308,19 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     await mcp.call(Sent, "send_thread_message", { threadId, content: "second question" })
     const waiting = await eventually("the thread to say its session is elsewhere", () => getThread(mcp, threadId), (t) => t.runtimeSessionElsewhere === true)
     expect(waiting).toMatchObject({ processingState: "pending", hasPendingUserMessages: true, targetOnline: true })
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // A thread the desktop may run: once it is answered the desktop has asked for work while the first thread
+    // waited, and the queue (oldest first) would have handed it the first one had it been claimable there.
+    const probe = await createThread(mcp, profile, checkoutPathId(profile, laptop.checkout), "a question the desktop may take")
+    await settled(mcp, probe, 2, () => desktop.proc.describe())
     expect((await getThread(mcp, threadId)).processingState).toBe("pending")
-    expect(invocations(desktopArgs)).toEqual([])
+    expect(invocations(desktopArgs).map((run) => run.threadId)).toEqual([probe])
 
     const fresh = await fetch(`${serve.baseUrl}/api/threads/${threadId}/start-fresh`, { method: "POST", headers: { authorization: `Bearer ${serve.credentials.apiKey}` } })
     expect(fresh.status, await fresh.clone().text()).toBe(200)
     const messages = await settled(mcp, threadId, 4, () => desktop.proc.describe())
     expect(messages.at(-1)?.text).toContain("User: first question")
     expect(messages.at(-1)?.text).toContain("second question")
-    const [run] = invocations(desktopArgs)
+    const run = invocations(desktopArgs).find((invocation) => invocation.threadId === threadId)
     expect(run?.argv).toContain("--session-id")
     expect(run?.argv).not.toContain("--resume")
     expect(await desktop.proc.stop()).toEqual({ code: 0, signal: null })
@@ -523,7 +523,7 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
       assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 20))
     const killed = await serve.proc.killTree()
     expect(killed.signal).toBe("SIGKILL")
-    const restarted = await startServe(serve.home, serve.port, serve.env)
+    const restarted = await startServe(serve.home, serve.env, serve.port)
     main = restarted
     loggedIn.set(restarted, loggedIn.get(serve) ?? "")
     const mcp2 = await Mcp.connect(restarted.mcpUrl, restarted.credentials.apiKey)
@@ -670,7 +670,7 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
 
   it("SIGTERM with the backend down: the agent exits 0 within seconds and keeps the unsent journal for its next start", async () => {
     // A backend of its own, killed for good mid-run.
-    const serve = await startServe(tempDir("trellis-e2e-home-down-"), await freePort())
+    const serve = await startServe(tempDir("trellis-e2e-home-down-"))
     const loginDir = tempDir("trellis-e2e-login-down-")
     await login(serve, loginDir)
     loggedIn.set(serve, loginDir)

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import { killEverything, freePort, removeTempDirs, tempDir } from "./support/Processes.js"
+import { killEverything, removeTempDirs, tempDir } from "./support/Processes.js"
 import { exchange, head, RawConnection } from "./support/RawHttp.js"
 import { type Serve, startServe } from "./support/Trellis.js"
 
@@ -51,7 +51,7 @@ const treeRss = (pid: number): number => {
 
 describe("trellis serve's guards in front of every route", () => {
   beforeAll(async () => {
-    serve = await startServe(tempDir("trellis-e2e-guards-"), await freePort(), {
+    serve = await startServe(tempDir("trellis-e2e-guards-"), {
       TRELLIS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       TRELLIS_RATE_LIMIT: "0.05/40",
       TRELLIS_BRIDGE_RATE_LIMIT: "0.05/40"

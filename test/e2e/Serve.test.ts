@@ -8,7 +8,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -27,19 +26,6 @@ const KEY_PATTERN = /trellis_[A-Za-z0-9_-]+/
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/** A port nobody listens on right now: bind port 0, read it, release it. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.unref()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => (port === 0 ? reject(new Error("no port")) : resolve(port)))
-    })
-  })
 
 /** The CLI's environment: this test's home, the embedded database, nothing inherited that would redirect it. */
 const cliEnv = (home: string): NodeJS.ProcessEnv => {
@@ -319,10 +305,12 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
   }, 30_000)
 
   it("first start bootstraps the demo org, prints the MCP URL and a connect line, writes credentials.json (0600), and is healthy", async () => {
-    port = await freePort()
-    serve = await startServe(home, port)
+    // The server binds a port of its own pick (0) and says which; restarts reuse it (credentials.json names it).
+    serve = await startServe(home, 0)
+    port = Number(new URL(serve.mcpUrl).port)
     const stdout = serve.stdout()
 
+    expect(port).toBeGreaterThan(0)
     expect(serve.mcpUrl).toBe(`http://127.0.0.1:${port}/api/mcp`)
     expect(stdout).toContain(`MCP endpoint: ${serve.mcpUrl}`)
     expect(stdout).toContain(`Credentials:  ${credentialsFile}`)

@@ -6,6 +6,7 @@ import { Memberships } from "../../src/services/Memberships.js"
 import { Projects } from "../../src/services/Projects.js"
 import { TaskLists } from "../../src/services/TaskLists.js"
 import { Users } from "../../src/services/Users.js"
+import { createTask, getTask } from "../support/TaskTools.js"
 import { callTool, createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 interface ToolCallResult {
@@ -281,6 +282,25 @@ describe("List and label tools over MCP", () => {
           { _id: bug.labelId, name: "Bug", color: "red" },
           { _id: docs.labelId, name: "Documentation", color: "sky" }
         ])
+      }))
+
+    it.effect("a renamed label stays on its tasks: they show the new name and color, and the new name (not the old) assigns it", () =>
+      Effect.gen(function* () {
+        const { key, project } = yield* seedOwner("label-rename")
+        const scope = scopedTo(project.id)
+        const bug = yield* ok<{ labelId: string }>(key, "create_task_label", { name: "Bug", color: "rose" }, scope)
+        const tasks = []
+        for (const name of ["Crash on save", "Wrong total"]) {
+          tasks.push(yield* createTask(key, scope, { name, label: "bug" }))
+        }
+        yield* ok(key, "update_task_label", { labelId: "Bug", name: "Defect", color: "red" }, scope)
+
+        for (const task of tasks) {
+          expect((yield* getTask(key, task.taskId, scope)).label).toEqual({ _id: bug.labelId, name: "Defect", color: "red" })
+        }
+        const third = yield* createTask(key, scope, { name: "Slow search", label: "defect" })
+        expect((yield* getTask(key, third.taskId, scope)).label).toEqual({ _id: bug.labelId, name: "Defect", color: "red" })
+        expect(yield* fails(key, "create_task", { name: "Old name", label: "Bug" }, scope)).toMatchObject({ code: "not_found" })
       }))
 
     it.effect("label rules surface as tool errors: duplicate name, unknown label, empty update, bad color, long name, 21st label", () =>

@@ -177,7 +177,8 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
           childCount: 2,
           originThreadId: origin.threadId
         })
-        expect(["idle", "running", "needs_attention", "failed"]).toContain(group.aggregateStatus)
+        // Both members wait with a pending message: running (decisions.md, group aggregateStatus).
+        expect(group.aggregateStatus).toBe("running")
         const raw = yield* okRaw(owner.key, "get_thread", { threadId: groupId })
         for (const field of ["target", "status", "processingState", "hasPendingUserMessages", "parentThreadId"]) {
           expect(hasField(raw, field), `a container has no ${field}`).toBe(false)
@@ -205,6 +206,31 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
         yield* sendMessage(owner.key, { threadId: helper.threadId, content: "Once more" })
         yield* runToFailure(owner.cli, helper.threadId, [], "The runtime crashed")
         expect((yield* getOrdinary(owner.key, helper.threadId)).status).toBe("failed")
+        expect((yield* getContainer(owner.key, groupId)).aggregateStatus).toBe("failed")
+      }))
+
+    it.effect("get_thread: a member waiting on an interaction makes its group needs_attention, above a failed and a running member", () =>
+      Effect.gen(function* () {
+        const owner = yield* ownerWithCli("get-attention")
+        const origin = yield* threadOn(owner.key, owner.cli)
+        const failing = yield* spawn(owner.key, origin.threadId)
+        const asking = yield* spawn(owner.key, origin.threadId)
+        const groupId = failing.parentThreadId ?? ""
+
+        yield* runToFailure(owner.cli, failing.threadId, [], "The runtime crashed")
+        const streaming = yield* startStreaming(owner.cli, asking.threadId, [chunks.text("May I run the tests?")])
+        // origin still waits (running), failing failed: failed wins over running.
+        expect((yield* getContainer(owner.key, groupId)).aggregateStatus).toBe("failed")
+
+        const asked = yield* owner.cli.client.agent.requestInteraction({
+          path: { threadId: asking.threadId },
+          payload: { sessionId: owner.cli.sessionId, epoch: streaming.epoch, kind: "permission", request: { tool: "bash" } }
+        }).pipe(Effect.orDie)
+        expect((yield* getContainer(owner.key, groupId)).aggregateStatus).toBe("needs_attention")
+
+        yield* owner.cli.client.threads.answerInteraction({ path: { interactionId: asked.interactionId }, payload: { deny: true } }).pipe(
+          Effect.orDie
+        )
         expect((yield* getContainer(owner.key, groupId)).aggregateStatus).toBe("failed")
       }))
 

@@ -5,25 +5,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
-
-/** A port nobody listens on right now: bind port 0, read it, release it. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.unref()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => (port === 0 ? reject(new Error("no free port")) : resolve(port)))
-    })
-  })
 
 /** Whether a process runs; a zombie (exited, not yet reaped) does not. */
 export const isAlive = (pid: number): boolean => {

@@ -26,7 +26,6 @@ import {
   startServe,
   trellisOk
 } from "./Trellis.js"
-import { freePort } from "./Processes.js"
 
 export interface Backend {
   readonly serve: Serve
@@ -34,7 +33,7 @@ export interface Backend {
 }
 
 export const startBackend = async (): Promise<Backend> => {
-  const serve = await startServe(tempDir("trellis-rt-home-"), await freePort())
+  const serve = await startServe(tempDir("trellis-rt-home-"))
   return { serve, mcp: await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey) }
 }
 

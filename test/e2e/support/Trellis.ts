@@ -29,16 +29,20 @@ export interface Serve {
 }
 
 /**
- * Starts `trellis serve` on `home` (the embedded database) and `port`, and waits for its banner:
- * the `Credentials:` line is printed once credentials.json is complete.
+ * Starts `trellis serve` on `home` (the embedded database) and waits for its banner: the `Credentials:`
+ * line is printed once credentials.json is complete. The port is the server's own pick (0), read back
+ * from the `MCP endpoint:` line (a port picked, closed and bound later could be taken meanwhile); a
+ * restart passes the port its predecessor held, so that its agents find it again.
  */
-export const startServe = async (home: string, port: number, env: NodeJS.ProcessEnv = {}): Promise<Serve> => {
+export const startServe = async (home: string, env: NodeJS.ProcessEnv = {}, port = 0): Promise<Serve> => {
   const fullEnv = cleanEnv({ TRELLIS_RATE_LIMIT: "off", ...env, TRELLIS_HOME: home, TRELLIS_PORT: String(port) })
   const proc = spawnProcess("trellis serve", process.execPath, ["cli/bin.js", "serve"], { cwd: repoRoot, env: fullEnv })
   await proc.waitForStdout("the serve banner", (out) => /Credentials: .*\n/.test(out) && (!out.includes("(new:") || /claude mcp add .*\n/.test(out)), SERVE_START_TIMEOUT)
+  const endpoint = /MCP endpoint: (\S+)\n/.exec(proc.stdout)?.[1]
+  if (endpoint === undefined) throw new Error(`trellis serve printed no MCP endpoint\n${proc.describe()}`)
   const credentials = Schema.decodeUnknownSync(Schema.parseJson(Credentials))(fs.readFileSync(path.join(home, "credentials.json"), "utf8"))
-  const baseUrl = `http://127.0.0.1:${port}`
-  return { proc, home, port, baseUrl, mcpUrl: `${baseUrl}/api/mcp`, env, credentials }
+  const url = new URL(endpoint)
+  return { proc, home, port: Number(url.port), baseUrl: url.origin, mcpUrl: endpoint, env, credentials }
 }
 
 // ---- the MCP SDK client ------------------------------------------------------------------------

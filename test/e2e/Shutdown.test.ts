@@ -1,0 +1,147 @@
+/**
+ * Stopping `trellis agent start` while a real runtime runs a tool command: SIGTERM and SIGINT take
+ * the profile offline within 2 s for every runtime, and a second signal exits at once. The real
+ * binaries run against the mock model; the tool command is a `sleep` nobody would wait for.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
+import { eventually, isAlive, killEverything, removeTempDirs, trackPid } from "./support/Processes.js"
+import { type Backend, createThread, onlineTarget, realMachine, startBackend, startRealAgent } from "./support/RealRuntimes.js"
+import { type Agent, Profiles } from "./support/Trellis.js"
+
+const TEST_TIMEOUT = 180_000
+/** The shutdown target of the runtime-defects issue: offline within 2 s of the signal. */
+const OFFLINE_WITHIN_MS = 2_000
+
+/** The pids of `sleep <seconds>` processes (the runtime's tool command; each test sleeps a different time). */
+const sleepers = (seconds: number): ReadonlyArray<number> =>
+  fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).flatMap((pid) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+      return argv.some((arg) => /(^|\/)sleep$/.test(arg) || /\bsleep\b/.test(arg)) && argv.some((arg) => arg.includes(String(seconds))) &&
+          isAlive(Number(pid))
+        ? [Number(pid)]
+        : []
+    } catch {
+      return []
+    }
+  })
+
+describe.sequential("stopping trellis agent start while a runtime's tool command runs", () => {
+  let mock: MockModel | undefined
+  let shared: Backend | undefined
+  const backend = () => {
+    if (shared === undefined) throw new Error("the backend did not start")
+    return shared
+  }
+
+  beforeAll(async () => {
+    mock = await startMockModel()
+    shared = await startBackend()
+  }, 120_000)
+
+  afterAll(async () => {
+    await shared?.mcp.close()
+    await killEverything()
+    await mock?.close()
+    removeTempDirs()
+  }, 30_000)
+
+  /** A machine of its own running `cliType`, with a thread whose runtime is inside `sleep <seconds>`. */
+  const runningTool = async (b: Backend, name: string, cliType: string, seconds: number, agentArgs: ReadonlyArray<string> = []) => {
+    if (mock === undefined) throw new Error("the mock model did not start")
+    const m = await realMachine(b, mock, name)
+    const agent = await startRealAgent(m, ["--approve", "all", ...agentArgs])
+    const target = await onlineTarget(b, m, agent)
+    const threadId = await createThread(b, target, cliType, `RUN_TOOL[sleep ${seconds}]`)
+    const [tool] = await eventually(`the runtime to run sleep ${seconds}`, async () => sleepers(seconds), (pids) => pids.length > 0, 90_000, () => agent.proc.describe())
+    if (tool === undefined) throw new Error("no tool command")
+    trackPid(tool)
+    return { agent, profileId: target.profile.profileId, threadId, tool }
+  }
+
+  /** The tool command's process, for failure messages: its group and session tell who could have killed it. */
+  const processOf = (pid: number) => {
+    try {
+      return execFileSync("ps", ["-o", "pid,pgid,sid,ppid,stat,args", "-p", String(pid)], { encoding: "utf8" })
+    } catch {
+      return `${pid}: gone`
+    }
+  }
+
+  /** Whether the tool command ends within 5 s of the agent's exit. */
+  const toolEnds = async (tool: number) => {
+    const seen = processOf(tool)
+    try {
+      await eventually("the tool command to be gone", async () => isAlive(tool), (alive) => !alive, 5_000)
+      return { gone: true, seen }
+    } catch {
+      return { gone: false, seen: processOf(tool) }
+    }
+  }
+
+  const isOnline = async (b: Backend, profileId: string) =>
+    (await b.mcp.call(Profiles, "list_cli_profiles", { projectId: b.serve.credentials.projectId })).profiles.some((p) => p.profileId === profileId && p.online)
+
+  /** Signals the agent, then measures how long until the backend shows its profile offline. */
+  const offlineAfter = async (b: Backend, agent: Agent, profileId: string, signal: NodeJS.Signals) => {
+    const sent = Date.now()
+    agent.proc.signal(signal)
+    await eventually("the profile to go offline", () => isOnline(b, profileId), (online) => !online, 15_000, () => agent.proc.describe())
+    return Date.now() - sent
+  }
+
+  const runtimes = [
+    { name: "claude", cliType: "claude", args: [], seconds: 301 },
+    { name: "codex", cliType: "codex", args: [], seconds: 302 },
+    { name: "codex-exec", cliType: "codex", args: ["--codex-exec"], seconds: 303 },
+    { name: "opencode", cliType: "opencode", args: [], seconds: 304 }
+  ] as const
+
+  for (const runtime of runtimes) {
+    it(`${runtime.name}: SIGTERM while a tool command runs takes the profile offline within 2 s, ends the command and exits 0`, async () => {
+      const b = backend()
+      const { agent, profileId, tool } = await runningTool(b, runtime.name, runtime.cliType, runtime.seconds, runtime.args)
+      const took = await offlineAfter(b, agent, profileId, "SIGTERM")
+      const exit = await agent.proc.waitForExit(15_000)
+      const ended = await toolEnds(tool)
+      const context = `${runtime.name}: offline ${took} ms after SIGTERM; exit ${JSON.stringify(exit)}; tool command ${ended.seen}\n${agent.proc.describe()}`
+      expect({ exit, toolGone: ended.gone }, context).toEqual({ exit: { code: 0, signal: null }, toolGone: true })
+      expect(took, context).toBeLessThan(OFFLINE_WITHIN_MS)
+    }, TEST_TIMEOUT)
+  }
+
+  it("SIGINT (Ctrl-C) stops the agent as SIGTERM does: offline within 2 s, the command ended, exit 0", async () => {
+    const b = backend()
+    const { agent, profileId, tool } = await runningTool(b, "sigint", "claude", 305)
+    const took = await offlineAfter(b, agent, profileId, "SIGINT")
+    const exit = await agent.proc.waitForExit(15_000)
+    const ended = await toolEnds(tool)
+    const context = `offline ${took} ms after SIGINT; exit ${JSON.stringify(exit)}; tool command ${ended.seen}\n${agent.proc.describe()}`
+    expect({ exit, toolGone: ended.gone }, context).toEqual({ exit: { code: 0, signal: null }, toolGone: true })
+    expect(took, context).toBeLessThan(OFFLINE_WITHIN_MS)
+  }, TEST_TIMEOUT)
+
+  it("a second signal while shutting down exits at once (code 130), the runtime's command ended all the same", async () => {
+    // A backend of its own, gone for good: a graceful shutdown then waits out its timeouts (seconds).
+    const b = await startBackend()
+    const { agent, tool } = await runningTool(b, "second-signal", "claude", 306)
+    await b.mcp.close()
+    await b.serve.proc.killTree()
+
+    agent.proc.signal("SIGTERM")
+    // Past the quarter second within which a signal counts as the same request (Ctrl-C reaches launcher and agent).
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(agent.proc.hasExited, agent.proc.describe()).toBe(false)
+    const second = Date.now()
+    agent.proc.signal("SIGTERM")
+    const exit = await agent.proc.waitForExit(5_000)
+    const took = Date.now() - second
+    const ended = await toolEnds(tool)
+    const context = `exit ${JSON.stringify(exit)} ${took} ms after the second SIGTERM; tool command ${ended.seen}\n${agent.proc.describe()}`
+    expect({ exit, toolGone: ended.gone }, context).toEqual({ exit: { code: 130, signal: null }, toolGone: true })
+    expect(took, context).toBeLessThan(1_000)
+  }, TEST_TIMEOUT)
+})
