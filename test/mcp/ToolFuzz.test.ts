@@ -59,7 +59,7 @@ const NO_ARBITRARY = new Set(["get_tasks"])
 /** Well-typed arguments from the tool's own Schema, on the wire (encoded); none if it has no Arbitrary. */
 const samples = (tool: Tool.Any, projectId: string): ReadonlyArray<Record<string, unknown>> => {
   const encode = Schema.encodeUnknownOption(tool.input)
-  const generated = NO_ARBITRARY.has(tool.name) ? Option.none() : Option.liftThrowable(() => FastCheck.sample(Arbitrary.make(tool.input), { seed: SEED, numRuns: SAMPLES_PER_TOOL, baseSize: "xsmall", maxSkipsPerRun: 20 }))()
+  const generated = NO_ARBITRARY.has(tool.name) ? Option.none() : Option.liftThrowable(() => FastCheck.sample(Arbitrary.make(tool.input), { seed: SEED, numRuns: SAMPLES_PER_TOOL }))()
   return Option.getOrElse(generated, () => [{}]).flatMap((value) =>
     Option.match(encode(value), {
       onNone: () => [],
