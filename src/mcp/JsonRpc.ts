@@ -38,12 +38,35 @@ const invalid = (id: JsonRpcId | null, message: string): Rejection =>
 
 const parseJson = Schema.decodeEither(Schema.parseJson())
 
+/**
+ * How deep a message may nest (objects and arrays, the envelope included). Tool arguments need
+ * a handful of levels; the bound keeps every later walk over a message (decoding, checks,
+ * logging) far from the stack limit.
+ */
+export const MAX_DEPTH = 64
+
+/** Whether `value` nests deeper than `max`, measured without recursion so any depth is safe. */
+const nestsDeeperThan = (value: unknown, max: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 1]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next
+    if (typeof item !== "object" || item === null) continue
+    if (depth > max) return true
+    for (const child of Object.values(item)) pending.push([child, depth + 1])
+  }
+  return false
+}
+
 export const parse = (body: string): Either.Either<Incoming, Rejection> => {
   const parsed = parseJson(body)
   if (Either.isLeft(parsed)) {
     return Either.left({ httpStatus: 400, id: null, code: ErrorCode.ParseError, message: "Parse error: the body is not valid JSON" })
   }
   const message = parsed.right
+  if (nestsDeeperThan(message, MAX_DEPTH)) {
+    const id = isObject(message) && isId(message["id"]) ? message["id"] : null
+    return Either.left(invalid(id, `the message nests deeper than ${MAX_DEPTH} levels`))
+  }
   if (Array.isArray(message)) {
     return Either.left(invalid(null, "batches are not supported; send one JSON-RPC message per request"))
   }

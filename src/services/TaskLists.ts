@@ -1,6 +1,7 @@
+import * as PageCursor from "../domain/PageCursor.js"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { canManageLists } from "../auth/Permissions.js"
 import type { ProjectAccess } from "../auth/Principal.js"
 import { violatedConstraint } from "../db/SqlErrors.js"
@@ -68,9 +69,8 @@ const decodeRecord = Schema.decodeUnknown(TaskListRecord)
 const decodeRecords = Schema.decodeUnknown(Schema.Array(TaskListRecord))
 
 /** A page boundary: the (rank, id) sort key of the last List returned, as base64url JSON. */
-const Cursor = Schema.compose(Schema.StringFromBase64Url, Schema.parseJson(Schema.Tuple(Schema.String, TaskListId)))
-const decodeCursor = Schema.decodeUnknownEither(Cursor)
-const encodeCursor = Schema.encode(Cursor)
+/** After the last row's (rank, id). */
+const Cursor = PageCursor.make("list_task_lists", Schema.Tuple(Schema.String, TaskListId))
 
 /** A board groups by status unless told otherwise; other view modes have no grouping. */
 const boardGroupBy = (
@@ -144,11 +144,7 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
         return yield* new InvalidArgument({ message: `limit: must be an integer from 1 to ${MAX_PAGE_SIZE}` })
       }
-      const cursor = options.cursor ?? null
-      const after = cursor === null ? null : yield* Either.mapLeft(
-        decodeCursor(cursor),
-        () => new InvalidArgument({ message: "cursor: not a cursor returned by list_task_lists (pass nextCursor as is)" })
-      )
+      const after = yield* Cursor.decode(options.cursor)
       const query = options.query?.trim() ?? ""
       const rows = yield* sql`SELECT ${columns} FROM task_lists
         WHERE project_id = ${access.project.id}
@@ -160,7 +156,7 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
       const lists = rows.slice(0, limit)
       const last = lists[lists.length - 1]
       const nextCursor = rows.length > limit && last !== undefined
-        ? yield* Effect.orDie(encodeCursor([last.rank, last.id]))
+        ? Cursor.encode([last.rank, last.id])
         : null
       return { lists, nextCursor }
     })

@@ -1,3 +1,4 @@
+import * as PageCursor from "../domain/PageCursor.js"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
@@ -423,17 +424,13 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
       return yield* linksOf([taskId])
     })
 
-    const searchCursor = Schema.compose(Schema.StringFromBase64Url, Schema.parseJson(Schema.Tuple(Schema.Number, Schema.String)))
-    const decodeSearchCursor = Schema.decodeUnknownEither(searchCursor)
-    const encodeSearchCursor = Schema.encodeSync(searchCursor)
+    /** After the last match's (score, id); a score is finite (JSON's 1e999 would decode to Infinity). */
+    const searchCursor = PageCursor.make("search_tasks", Schema.Tuple(Schema.Finite, Schema.String))
 
     /** Full-text search, best matches first (ties by ID), paged with an opaque (score, id) cursor. */
     const search = Effect.fn("Tasks.search")(function* (access: ProjectAccess, input: TaskSearch) {
       const limit = input.limit ?? 20
-      const after = input.cursor == null ? undefined : decodeSearchCursor(input.cursor)
-      if (after !== undefined && Either.isLeft(after)) {
-        return yield* new InvalidArgument({ message: "cursor: not a cursor this tool returned" })
-      }
+      const after = yield* searchCursor.decode(input.cursor)
       const listId = input.listId === undefined ? undefined : (yield* taskLists.resolve(access, input.listId)).id
       const filters = input.filters ?? {}
       // A query that is a task ref finds that task first; refs are not in the text index.
@@ -455,7 +452,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
           FROM tasks t, websearch_to_tsquery('simple', ${input.query}) AS q(query)
           WHERE t.deleted_at IS NULL AND ${conditions}
         ) matches
-        ${after === undefined ? sql`` : sql`WHERE (score < ${after.right[0]} OR (score = ${after.right[0]} AND id > ${after.right[1]}))`}
+        ${after === null ? sql`` : sql`WHERE (score < ${after[0]} OR (score = ${after[0]} AND id > ${after[1]}))`}
         ORDER BY score DESC, id
         LIMIT ${limit + 1}`.pipe(Effect.orDie)
       const shown = page.slice(0, limit)
@@ -464,7 +461,7 @@ export class Tasks extends Effect.Service<Tasks>()("trellis/Tasks", {
       const last = shown.at(-1)
       return {
         tasks: shown.flatMap((row) => byId.get(row.id) ?? []),
-        nextCursor: page.length > limit && last !== undefined ? encodeSearchCursor([last.score, last.id]) : null
+        nextCursor: page.length > limit && last !== undefined ? searchCursor.encode([last.score, last.id]) : null
       }
     })
 

@@ -1,3 +1,4 @@
+import * as PageCursor from "../domain/PageCursor.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
@@ -55,7 +56,7 @@ export const ThreadRow = Schema.Struct({
   sharedAt: Schema.NullOr(Schema.DateFromSelf),
   groupSharedAt: Schema.NullOr(Schema.DateFromSelf),
   memberCount: Schema.Number,
-  /** `last_activity_at` as PostgreSQL prints it: microseconds kept, so a page cursor is exact. */
+  /** `last_activity_at` in microseconds since the epoch (a decimal string), so a page cursor is exact. */
   activityCursor: Schema.String,
   targetOnline: Schema.Boolean,
   lastHeartbeatAt: Schema.NullOr(Schema.DateFromSelf),
@@ -114,13 +115,14 @@ export interface SendMessageInput {
   readonly runtimeCommand: boolean
 }
 
-/** A page boundary of the project list: the (last activity, id) of the last row, as base64url JSON. */
-const Cursor = Schema.compose(
-  Schema.StringFromBase64Url,
-  Schema.parseJson(Schema.Tuple(Schema.String, Schema.String))
-)
-const decodeCursor = Schema.decodeUnknownEither(Cursor)
-const encodeCursor = Schema.encodeSync(Cursor)
+/**
+ * After the last row's (last activity, id). The activity is microseconds since the epoch, an
+ * integer: exact, independent of the session's time zone, and nothing SQL can fail to parse.
+ */
+const Cursor = PageCursor.make("list_threads", Schema.Tuple(
+  Schema.String.pipe(Schema.pattern(/^-?\d{1,16}$/)),
+  Schema.String
+))
 
 const slashCommandRule = "runtimeCommand: content must be the whole slash command and start with /"
 
@@ -146,7 +148,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
           t.processing_state AS "processingState", t.has_pending_user_messages AS "hasPendingUserMessages",
           t.has_pending_interaction AS "hasPendingInteraction", t.queue_held_at AS "queueHeldAt",
           t.pinned_at AS "pinnedAt", t.shared_at AS "sharedAt", g.shared_at AS "groupSharedAt",
-          t.member_count AS "memberCount", t.last_activity_at::text AS "activityCursor",
+          t.member_count AS "memberCount", (extract(epoch FROM t.last_activity_at) * 1000000)::bigint::text AS "activityCursor",
           EXISTS (SELECT 1 FROM agent_sessions s WHERE s.profile_id = t.profile_id AND s.ended_at IS NULL
             AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS "targetOnline",
           (SELECT max(s.last_heartbeat_at) FROM agent_sessions s WHERE s.profile_id = t.profile_id) AS "lastHeartbeatAt",
@@ -215,11 +217,10 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
       options: { readonly includeDone: boolean; readonly limit: number; readonly cursor: string | null }
     ) {
       let after = sql``
-      if (options.cursor !== null) {
-        const decoded = decodeCursor(options.cursor)
-        if (decoded._tag === "Left") return yield* new InvalidArgument({ message: "cursor: not a cursor returned by list_threads" })
-        const [at, id] = decoded.right
-        after = sql`AND (t.last_activity_at, t.id) < (${at}::timestamptz, ${id})`
+      const position = yield* Cursor.decode(options.cursor)
+      if (position !== null) {
+        const [micros, id] = position
+        after = sql`AND (t.last_activity_at, t.id) < (timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond', ${id})`
       }
       const rows = yield* selectThreads(
         sql.and([
@@ -234,7 +235,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
       const page = rows.slice(0, options.limit)
       const last = page.at(-1)
       const nextCursor = rows.length > options.limit && last !== undefined
-        ? encodeCursor([last.activityCursor, last.id])
+        ? Cursor.encode([last.activityCursor, last.id])
         : null
       return { threads: page, nextCursor }
     })

@@ -4,6 +4,7 @@ import { CurrentPrincipal, CurrentProject } from "../auth/Principal.js"
 import { InvalidArgument, type ToolError } from "../domain/Errors.js"
 import { ProjectId } from "../domain/Ids.js"
 import { Projects } from "../services/Projects.js"
+import { unstorableText } from "./StorableText.js"
 
 /** The connection's default project (`?project=` on the MCP URL), if any. */
 export class DefaultProject extends Context.Tag("trellis/DefaultProject")<DefaultProject, string | null>() {}
@@ -59,17 +60,6 @@ const isPresent = (value: unknown, path: ReadonlyArray<string>): boolean => {
   return isPresent(next, rest)
 }
 
-/** The path of the first string (or key) holding a NUL character, if any. */
-const nulPath = (value: unknown, path: ReadonlyArray<string>): string | undefined => {
-  if (typeof value === "string") return value.includes("\u0000") ? path.join(".") || "(arguments)" : undefined
-  if (typeof value !== "object" || value === null) return undefined
-  for (const [key, item] of Object.entries(value)) {
-    const found = key.includes("\u0000") ? [...path, key].join(".") : nulPath(item, [...path, key])
-    if (found !== undefined) return found
-  }
-  return undefined
-}
-
 const decoder = <T extends Tool.Any>(tool: T) => {
   const decode = Schema.decodeUnknownEither(tool.input, { errors: "all", onExcessProperty: "error" })
   const known = Object.keys(tool.input.fields)
@@ -82,11 +72,8 @@ const decoder = <T extends Tool.Any>(tool: T) => {
         message: `Invalid arguments: ${removed.map((key) => `${key}: ${tool.removedArguments[key]}`).join("; ")}`
       }))
     }
-    const withNul = nulPath(args, [])
-    if (withNul !== undefined) {
-      // PostgreSQL text cannot hold it; refused here for every argument rather than failing in SQL.
-      return Either.left(new InvalidArgument({ message: `Invalid arguments: ${withNul}: must not contain the NUL character (\\u0000)` }))
-    }
+    const unstorable = unstorableText(args)
+    if (unstorable !== undefined) return Either.left(new InvalidArgument({ message: `Invalid arguments: ${unstorable}` }))
     // Checked here because Schema lets any object through an empty Struct (`{}` accepts everything).
     const unexpected = given.filter((key) => !known.includes(key))
     if (unexpected.length > 0) {
