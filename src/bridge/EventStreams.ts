@@ -59,11 +59,13 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
     const { bridge } = yield* TrellisConfig
     const ttlSeconds = bridge.sessionTtlMs / 1000
 
+    // The id goes out as text (a bigint is past a JSON number), but must sort as the bigint: a bare
+    // `ORDER BY id` names the text output column, and "1000" < "2" lost every event past a page.
     const eventsAfter = (threadId: string, cursor: bigint) =>
       sql`
-        SELECT id::text AS id, message_id AS "messageId", seq, normalized_event AS event
-        FROM thread_chunks WHERE thread_id = ${threadId} AND id > ${cursor.toString()}::bigint
-        ORDER BY id LIMIT ${PAGE}`.pipe(Effect.flatMap(decodeChunkEvents), Effect.orDie)
+        SELECT c.id::text AS id, c.message_id AS "messageId", c.seq, c.normalized_event AS event
+        FROM thread_chunks c WHERE c.thread_id = ${threadId} AND c.id > ${cursor.toString()}::bigint
+        ORDER BY c.id LIMIT ${PAGE}`.pipe(Effect.flatMap(decodeChunkEvents), Effect.orDie)
 
     /** Everything after the cursor, page by page, advancing it. */
     const drain = (threadId: string, cursor: Ref.Ref<bigint>) =>
