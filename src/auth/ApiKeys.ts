@@ -99,8 +99,23 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
       yield* cache.invalidate(row.secretSha256)
     })
 
+    /**
+     * Completes once the key is found revoked (or gone), looked up again at the cache's period: what
+     * ends a long-lived request (an SSE stream) opened with it. The database is the one place every
+     * backend instance and `trellis admin key revoke` agree on, so no revocation signal can be missed;
+     * a failed lookup is asked again next period rather than ending a stream the key may still hold.
+     */
+    const revoked = (id: ApiKeyId): Effect.Effect<void> =>
+      sql`SELECT 1 FROM api_keys WHERE id = ${id} AND revoked_at IS NULL`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orElseSucceed(() => true),
+        Effect.delay(AUTH_CACHE_TTL),
+        Effect.repeat({ while: (valid) => valid }),
+        Effect.asVoid
+      )
+
     const list = (userId: UserId | null) => findRecords(userId === null ? sql`true` : sql`k.user_id = ${userId}`)
 
-    return { authenticate, create, revoke, list } as const
+    return { authenticate, create, revoke, revoked, list } as const
   })
 }) {}

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Duration, Effect, Option, Ref, Schedule, Schema, Stream } from "effect"
+import { ApiKeys } from "../auth/ApiKeys.js"
 import { keyReaches, type Principal } from "../auth/Principal.js"
 import { NotFound } from "../domain/Errors.js"
 import type { AgentSessionId } from "../domain/Ids.js"
@@ -45,6 +46,10 @@ const keepAlive = Stream.fromSchedule(Schedule.spaced(KEEP_ALIVE)).pipe(Stream.a
 /** A comment first, so the response (and its headers) start at once even when nothing is to be sent yet. */
 const opening = Stream.make(": connected\n\n")
 
+/** The SSE response body: the opening comment, then the frames kept alive, until the frames end or `end` completes. */
+const sseBody = <E>(frames: Stream.Stream<string, E>, end: Effect.Effect<void>) =>
+  Stream.concat(opening, Stream.merge(frames, keepAlive, { haltStrategy: "left" })).pipe(Stream.interruptWhen(end))
+
 /** A cursor is the id of the last chunk seen: a decimal integer. */
 export const parseCursor = (value: string | undefined): bigint => {
   if (value === undefined || !/^\d{1,19}$/.test(value.trim())) return 0n
@@ -56,16 +61,17 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
     const sql = yield* SqlClient.SqlClient
     const threads = yield* Threads
     const live = yield* LiveEvents
+    const apiKeys = yield* ApiKeys
     const { bridge } = yield* TrellisConfig
     const ttlSeconds = bridge.sessionTtlMs / 1000
 
-    // Ordered by the bigint column, named in full: a bare `id` would mean the text alias, and text
-    // order ("10" < "9") skips and repeats events across pages.
+    // The id goes out as text (a bigint is past a JSON number), but must sort as the bigint: a bare
+    // `ORDER BY id` names the text output column, and "1000" < "2" lost every event past a page.
     const eventsAfter = (threadId: string, cursor: bigint) =>
       sql`
-        SELECT id::text AS id, message_id AS "messageId", seq, normalized_event AS event
-        FROM thread_chunks WHERE thread_id = ${threadId} AND id > ${cursor.toString()}::bigint
-        ORDER BY thread_chunks.id LIMIT ${PAGE}`.pipe(Effect.flatMap(decodeChunkEvents), Effect.orDie)
+        SELECT c.id::text AS id, c.message_id AS "messageId", c.seq, c.normalized_event AS event
+        FROM thread_chunks c WHERE c.thread_id = ${threadId} AND c.id > ${cursor.toString()}::bigint
+        ORDER BY c.id LIMIT ${PAGE}`.pipe(Effect.flatMap(decodeChunkEvents), Effect.orDie)
 
     /** Everything after the cursor, page by page, advancing it. */
     const drain = (threadId: string, cursor: Ref.Ref<bigint>) =>
@@ -90,7 +96,8 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
           Stream.flatMap(() => drain(threadId, cursor), { switch: false }),
           Stream.map((row) => sseFrame({ id: row.id, event: "event", data: row }))
         )
-        return Stream.concat(opening, Stream.merge(frames, keepAlive, { haltStrategy: "left" }))
+        // A stream outlives the request that authenticated it: it ends when its key is revoked.
+        return sseBody(frames, apiKeys.revoked(principal.apiKeyId))
       }))
     })
 
@@ -128,12 +135,13 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
           Stream.changesWith((a, b) => a.length === b.length && a.every((id, i) => id === b[i])),
           Stream.map((threadIds) => sseFrame({ event: "pending", data: { threadIds } }))
         )
-        return Stream.concat(opening, Stream.merge(frames, keepAlive, { haltStrategy: "left" }))
+        // A stream outlives the request that authenticated it: it ends when its key is revoked.
+        return sseBody(frames, apiKeys.revoked(principal.apiKeyId))
       }))
     })
 
     return { threadEvents, pendingThreads } as const
   }),
-  dependencies: [Threads.Default, LiveEvents.Default]
+  dependencies: [Threads.Default, LiveEvents.Default, ApiKeys.Default]
 }) {}
 

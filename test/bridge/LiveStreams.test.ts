@@ -1,31 +1,28 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Fiber, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import type { BridgeClient } from "../support/FakeCli.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
-import { frames, sseFrames } from "../support/Sse.js"
+import { connect, type Frame, frames } from "../support/Sse.js"
 import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
 import { Threads } from "../../src/services/Threads.js"
 
 /** The `threadIds` of each pending frame, until one satisfies `done`. */
-const framesUntil = (key: string, path: string, done: (threadIds: ReadonlyArray<string>) => boolean) =>
-  Effect.gen(function* () {
-    const client = yield* HttpClient.HttpClient
-    const response = yield* client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key)))
-    const lists = yield* sseFrames(response).pipe(
-      Stream.map((frame): ReadonlyArray<string> => {
-        const ids: unknown = Reflect.get(Object(frame.data), "threadIds")
-        return Array.isArray(ids) ? ids.map(String) : []
-      }),
-      Stream.takeUntil(done),
-      Stream.runCollect,
-      Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("the pending stream never reached the expected queue") })
-    )
-    return [...lists]
-  }).pipe(Effect.scoped)
+const listsUntil = (frames: Stream.Stream<Frame, unknown>, done: (threadIds: ReadonlyArray<string>) => boolean) =>
+  frames.pipe(
+    Stream.map((frame): ReadonlyArray<string> => {
+      const ids: unknown = Reflect.get(Object(frame.data), "threadIds")
+      return Array.isArray(ids) ? ids.map(String) : []
+    }),
+    Stream.takeUntil(done),
+    Stream.runCollect,
+    Effect.map((lists) => [...lists]),
+    Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("the pending stream never reached the expected queue") })
+  )
 
-/** Wall-clock wait: `it.effect` runs on the TestClock, where Effect.sleep would never wake. */
-const pause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+/** The first `count` frames of a connected stream. */
+const take = (frames: Stream.Stream<Frame, unknown>, count: number) =>
+  Effect.map(Stream.runCollect(Stream.take(frames, count)), (got) => [...got])
 
 const textLine = (uuid: string, text: string) =>
   JSON.stringify({ type: "assistant", uuid, message: { content: [{ type: "text", text }] } })
@@ -55,16 +52,15 @@ describe("live streams (SSE)", () => {
         const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
         const run = yield* startRun(cli, owner.key, profile.profileId, profile.paths[0]?.pathId ?? "", sessionId)
         yield* run.upload(0, "first")
-        const reader = yield* Effect.fork(frames(owner.key, `/api/threads/${run.thread.threadId}/events`, 3))
-        yield* pause(200)
+        const stream = yield* connect(owner.key, `/api/threads/${run.thread.threadId}/events`)
         yield* run.upload(1, "second")
         yield* run.upload(2, "third")
-        const got = yield* Fiber.join(reader)
+        const got = yield* take(stream, 3)
         expect(got.map((f) => f.event)).toEqual(["event", "event", "event"])
         expect(got.map((f) => Reflect.get(Reflect.get(Object(f.data), "event"), "text"))).toEqual(["first", "second", "third"])
         const ids = got.map((f) => BigInt(f.id ?? "0"))
         expect([...ids].sort((a, b) => (a < b ? -1 : 1))).toEqual(ids)
-      }))
+      }).pipe(Effect.scoped))
 
     it.effect("Last-Event-ID resumes after the last event seen, without repeating it", () =>
       Effect.gen(function* () {
@@ -114,43 +110,41 @@ describe("live streams (SSE)", () => {
     it.effect("a CLI session sees its profile's pending threads, then the list again when one is added", () =>
       Effect.gen(function* () {
         const { key, create, path } = yield* queueOf("sse-pending")
-        const reader = yield* Effect.fork(frames(key, path, 2))
-        yield* pause(200)
+        const stream = yield* connect(key, path)
         const threadId = yield* create("one")
-        const got = yield* Fiber.join(reader)
+        const got = yield* take(stream, 2)
         expect(got.map((f) => f.event)).toEqual(["pending", "pending"])
         expect(got.map((f) => Reflect.get(Object(f.data), "threadIds"))).toEqual([[], [threadId]])
-      }))
+      }).pipe(Effect.scoped))
 
     it.effect("the session's own claims send no frame; the next change shows the queue without the claimed threads", () =>
       Effect.gen(function* () {
         const { key, cli, sessionId, create, path } = yield* queueOf("sse-pending-claims")
         const threadIds: Array<string> = []
         for (const content of ["one", "two", "three", "four"]) threadIds.push(yield* create(content))
-        const reader = yield* Effect.fork(frames(key, path, 2))
-        yield* pause(200)
+        const stream = yield* connect(key, path)
         const claimed = yield* Effect.all(Array.from({ length: 3 }, () => cli.agent.claim({ payload: { sessionId } })), { concurrency: "unbounded" })
         expect(claimed.map((c) => c.thread?.threadId).sort()).toEqual(threadIds.slice(0, 3).sort())
-        yield* pause(300)
+        // What is checked is an absence: no condition marks it, so a frame the claims wrongly caused gets time to show.
+        yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 300)))
         const fifth = yield* create("five")
-        const lists = (yield* Fiber.join(reader)).map((f) => Reflect.get(Object(f.data), "threadIds"))
+        const lists = (yield* take(stream, 2)).map((f) => Reflect.get(Object(f.data), "threadIds"))
         expect(lists).toEqual([threadIds, [threadIds[3], fifth]])
-      }))
+      }).pipe(Effect.scoped))
 
     it.effect("a burst of new threads reaches the stream as a few frames, the last one the whole queue, oldest first", () =>
       Effect.gen(function* () {
         const { key, create, path } = yield* queueOf("sse-pending-spaced")
-        const reader = yield* Effect.fork(framesUntil(key, path, (ids) => ids.length === 12))
-        yield* pause(200)
+        const stream = yield* connect(key, path)
         const threadIds = yield* Effect.forEach(Array.from({ length: 12 }, (_, i) => `t${i}`), create)
-        const lists = yield* Fiber.join(reader)
+        const lists = yield* listsUntil(stream, (ids) => ids.length === 12)
         expect(lists[0]).toEqual([])
         expect(lists.at(-1)).toEqual(threadIds)
         // Every frame is a queue that stood at some moment: a prefix of the threads, oldest first.
         for (const list of lists) expect(list).toEqual(threadIds.slice(0, list.length))
         // Twelve creations one after the other: the first goes out at once, the rest in spaced frames.
         expect(lists.length).toBeLessThan(1 + 12)
-      }))
+      }).pipe(Effect.scoped))
 
     it.effect("a queue longer than 1,000 threads is listed as its 1,000 oldest", () =>
       Effect.gen(function* () {

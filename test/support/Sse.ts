@@ -16,17 +16,46 @@ const parseFrame = (raw: string): Frame | undefined => {
   return { id: field("id"), event: field("event") ?? "message", data: JSON.parse(field("data") ?? "null") }
 }
 
-/** A response's SSE frames (keep-alive comments skipped), as they arrive. */
-export const sseFrames = (response: HttpClientResponse.HttpClientResponse) =>
+/** The raw SSE blocks of a response, comments included, as they arrive. */
+const blocks = (response: HttpClientResponse.HttpClientResponse) =>
   response.stream.pipe(
     Stream.decodeText(),
     Stream.mapAccum("", (buffer, piece): readonly [string, ReadonlyArray<string>] => {
       const parts = (buffer + piece).split("\n\n")
       return [parts.pop() ?? "", parts]
     }),
-    Stream.flattenIterables,
-    Stream.filterMap((raw) => Option.fromNullable(parseFrame(raw)))
+    Stream.flattenIterables
   )
+
+/** A response's SSE frames (keep-alive comments skipped), as they arrive. */
+export const sseFrames = (response: HttpClientResponse.HttpClientResponse) =>
+  blocks(response).pipe(Stream.filterMap((raw) => Option.fromNullable(parseFrame(raw))))
+
+/**
+ * Opens a stream and returns once the server has subscribed (its `: connected` comment arrived):
+ * anything written from then on reaches the returned frames. The connection closes with the scope.
+ */
+export const connect = (key: string, path: string, headers: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(
+      HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key), HttpClientRequest.setHeaders(headers))
+    )
+    expect(response.status).toBe(200)
+    const pull = yield* Stream.toPull(blocks(response))
+    let leftover: ReadonlyArray<string> = []
+    while (true) {
+      const chunk = [...(yield* pull.pipe(Effect.catchAll(() => Effect.dieMessage(`${path}: the stream ended before it connected`))))]
+      const at = chunk.indexOf(": connected")
+      if (at >= 0) {
+        leftover = chunk.slice(at + 1)
+        break
+      }
+    }
+    return Stream.concat(Stream.fromIterable(leftover), Stream.repeatEffectChunkOption(pull)).pipe(
+      Stream.filterMap((raw) => Option.fromNullable(parseFrame(raw)))
+    )
+  })
 
 /** The first `count` SSE frames of a GET (keep-alive comments skipped), as they arrive. */
 export const frames = (key: string, path: string, count: number, headers: Record<string, string> = {}) =>

@@ -11,24 +11,30 @@ import * as PgliteClient from "../../src/db/PgliteClient.js"
  */
 export const POOL_SIZE = 10
 
-/** A new database on the PostgreSQL server at `url`, dropped when the layer is released. */
-const freshPostgres = (url: Redacted.Redacted) =>
-  Layer.unwrapScoped(Effect.gen(function* () {
+/** The PostgreSQL server the tests use instead of PGlite, if `DATABASE_URL` names one. */
+export const postgresServer = Config.option(Config.redacted("DATABASE_URL"))
+
+/** The URL of a new database on the PostgreSQL server at `url`, dropped when the scope closes. */
+export const freshPostgresUrl = (url: Redacted.Redacted) =>
+  Effect.gen(function* () {
     const name = `trellis_test_${randomBytes(6).toString("hex")}`
     const server = yield* PgClient.make({ url }).pipe(Effect.provide(Reactivity.layer))
     yield* server.unsafe(`CREATE DATABASE ${name}`)
     yield* Effect.addFinalizer(() => server.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
     const target = new URL(Redacted.value(url))
     target.pathname = `/${name}`
-    return PgClient.layer({ url: Redacted.make(target.toString()), maxConnections: POOL_SIZE })
-  }))
+    return Redacted.make(target.toString())
+  })
+
+const freshPostgres = (url: Redacted.Redacted) =>
+  Layer.unwrapScoped(Effect.map(freshPostgresUrl(url), (fresh) => PgClient.layer({ url: fresh, maxConnections: POOL_SIZE })))
 
 /**
  * A fresh, empty database for one test file: an in-memory PGlite by default, or a new database
  * on the PostgreSQL server named by `DATABASE_URL`.
  */
 export const TestDatabase: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> = Layer.unwrapEffect(
-  Effect.map(Config.option(Config.redacted("DATABASE_URL")), Option.match({
+  Effect.map(postgresServer, Option.match({
     onNone: () => PgliteClient.layer({}),
     onSome: freshPostgres
   }))
