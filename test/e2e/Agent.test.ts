@@ -169,8 +169,6 @@ const lineNumbers = (text: string): ReadonlyArray<number> => [...text.matchAll(/
 
 const range = (n: number): ReadonlyArray<number> => Array.from({ length: n }, (_, i) => i)
 
-const sorted = (values: ReadonlyArray<number>): ReadonlyArray<number> => [...values].sort((a, b) => a - b)
-
 // ---- the scenarios ---------------------------------------------------------------------------------
 
 describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK client", () => {
@@ -446,10 +444,10 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toEqual([])
     const [failed] = assistants(await messagesOf(mcp, threadId))
     expect(failed).toMatchObject({ status: "failed", errorMessage: "The CLI restarted mid-run" })
-    // Everything journaled arrived, once: the lines 0..n-1 the dead CLI had read.
-    const journaledLines = sorted(journaled.flatMap(lineNumbers))
+    // Everything journaled arrived, once and in order: the lines 0..n-1 the dead CLI had read.
+    const journaledLines = journaled.flatMap(lineNumbers)
     expect(journaledLines).toEqual(range(journaledLines.length))
-    expect(sorted(lineNumbers(failed?.text ?? ""))).toEqual(journaledLines)
+    expect(lineNumbers(failed?.text ?? "")).toEqual(journaledLines)
 
     // The thread is not held by the restarted CLI: the retry runs at once.
     const thread = await getThread(mcp, threadId)
@@ -458,7 +456,7 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     expect(retried.status, await retried.clone().text()).toBe(200)
     const messages = await settled(mcp, threadId, 2, () => restarted.proc.describe(), 20_000)
     expect(assistants(messages).map((msg) => msg.status)).toEqual(["completed"])
-    expect(sorted(lineNumbers(assistants(messages)[0]?.text ?? ""))).toEqual(range(100))
+    expect(lineNumbers(assistants(messages)[0]?.text ?? "")).toEqual(range(100))
     expect(restarted.logged(new RegExp(`^claimed thread ${threadId} \\(claude, epoch 2\\)$`))).toBe(true)
   }, TEST_TIMEOUT)
 
@@ -533,14 +531,14 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     const messages = await settled(mcp2, threadId, 2, () => `${agent.proc.describe()}\n${restarted.proc.describe()}`, 60_000)
     const [answer] = assistants(messages)
     expect(answer?.status, JSON.stringify(answer)).toBe("completed")
-    expect(sorted(lineNumbers(answer?.text ?? ""))).toEqual(range(lines))
+    expect(lineNumbers(answer?.text ?? "")).toEqual(range(lines))
 
-    // The stored events: init, 200 text lines, the result — each seq once, each line once.
+    // The stored events in stream order: init, 200 text lines, the result — each seq once, each line once, in order.
     const events = await readEvents(restarted, threadId, (read) => read.length >= lines + 2)
     expect(events.every((e) => e.messageId === answer?.messageId)).toBe(true)
-    expect(sorted(events.map((e) => e.seq))).toEqual(range(lines + 2))
+    expect(events.map((e) => e.seq)).toEqual(range(lines + 2))
     const texts = events.filter((e) => e.event.kind === "text").map((e) => e.event.text ?? "")
-    expect(sorted(texts.flatMap(lineNumbers))).toEqual(range(lines))
+    expect(texts.flatMap(lineNumbers)).toEqual(range(lines))
     expect(invocations(m.argsLog)).toHaveLength(1)
     expect(agent.proc.hasExited).toBe(false)
   }, TEST_TIMEOUT)
@@ -630,7 +628,7 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     const messages = await settled(mcp, threadId, 2, () => agent.proc.describe())
     const [answer] = assistants(messages)
     expect(answer?.status).toBe("completed")
-    expect(sorted(lineNumbers(answer?.text ?? ""))).toEqual(range(lines))
+    expect(lineNumbers(answer?.text ?? "")).toEqual(range(lines))
     expect(agent.logged(new RegExp(`^claimed thread ${threadId} \\(claude, epoch 2\\)$`))).toBe(true)
     expect(await agent.proc.stop()).toEqual({ code: 0, signal: null })
   }, TEST_TIMEOUT)
