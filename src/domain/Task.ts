@@ -17,7 +17,11 @@ const HttpUrl = Schema.String.pipe(
     if (!URL.canParse(value)) return false
     const { protocol } = new URL(value)
     return protocol === "http:" || protocol === "https:"
-  }, { message: () => "must be an http(s) URL" })
+  }, {
+    message: () => "must be an http(s) URL",
+    // Random strings almost never parse as URLs: property tests would filter forever.
+    arbitrary: () => (fc) => fc.webUrl()
+  })
 )
 
 const Text = (max: number) => Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
