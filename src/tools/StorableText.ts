@@ -10,7 +10,7 @@ const ruleBroken = (text: string): string | undefined =>
   text.includes("\u0000")
     ? "must not contain the NUL character (\\u0000)"
     : LONE_SURROGATE.test(text)
-    ? "must not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair)"
+    ? "must not split a character (it holds an unpaired UTF-16 surrogate)"
     : undefined
 
 /** `path: rule` for the first string (or key) PostgreSQL could not store, if any. */

@@ -155,6 +155,6 @@ describe("live streams (SSE)", () => {
           threads.create(principal, { content, profileId: profile.profileId, pathId: profile.paths[0]?.pathId, cliType: "claude", runtimeCommand: false }))
         const [frame] = yield* frames(key, path, 1)
         expect(Reflect.get(Object(frame?.data), "threadIds")).toEqual(created.slice(0, 1_000).map((thread) => thread.id))
-      }))
+      }), 120_000)
   })
 })

@@ -63,7 +63,7 @@ describe("hostile input is refused, never an internal error", () => {
           const result = toolError(res.json)
           expect(result?.isError, `${tool} ${field}`).toBe(true)
           expect(result?.structuredContent?.error?.code).toBe("invalid_argument")
-          expect(result?.structuredContent?.error?.message).toContain(`${field}: must not contain a lone UTF-16 surrogate`)
+          expect(result?.structuredContent?.error?.message).toContain(`${field}: must not split a character (it holds an unpaired UTF-16 surrogate)`)
         }
       }))
 
