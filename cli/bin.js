@@ -3,28 +3,12 @@
 // else the TypeScript directly through tsx, so a checkout needs no build step and a stale build is
 // never run. The compiled form starts faster and needs about 100 MB less memory.
 import { spawn } from "node:child_process"
-import { readdirSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { isBuildFresh } from "./BuildFreshness.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const compiled = join(root, "dist", "cli", "main.js")
-const stamp = join(root, "dist", ".built")
-
-const modifiedAfter = (dir, time) =>
-  readdirSync(dir, { withFileTypes: true }).some((entry) => {
-    const path = join(dir, entry.name)
-    return entry.isDirectory() ? modifiedAfter(path, time) : entry.name.endsWith(".ts") && statSync(path).mtimeMs > time
-  })
-
-const isFresh = () => {
-  try {
-    const built = statSync(stamp).mtimeMs
-    return ["catalog", "src", "cli"].every((dir) => !modifiedAfter(join(root, dir), built))
-  } catch {
-    return false
-  }
-}
 
 // `trellis agent start` runs for days beside the user's other programs, so its V8 heap is kept
 // small: 2 MB semi-spaces for the young generation (default 16: short-lived garbage of a fast
@@ -52,7 +36,7 @@ if (isAgentStart && !hasOwnLimits) {
     process.removeAllListeners(signal)
     process.kill(process.pid, signal)
   })
-} else if (process.env.TRELLIS_FROM_SOURCE !== "1" && isFresh()) {
+} else if (process.env.TRELLIS_FROM_SOURCE !== "1" && isBuildFresh(root)) {
   await import(compiled)
 } else {
   const { register } = await import("tsx/esm/api")
