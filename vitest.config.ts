@@ -1,11 +1,11 @@
 import { configDefaults, defineConfig } from "vitest/config"
 
 // Vite's default server conditions, after the one that selects this checkout's source.
-const conditions = ["source", "module", "node", "development|production"]
+const conditions = ["trellis-source", "module", "node", "development|production"]
 
 export default defineConfig({
   // `import … from "trellis"` in a test means this checkout's source, not the compiled package
-  // (package.json's `source` export condition); test/e2e/Install.test.ts covers the compiled one.
+  // (package.json's `trellis-source` export condition); test/e2e/Install.test.ts covers the compiled one.
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {

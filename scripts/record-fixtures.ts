@@ -30,7 +30,7 @@ import type { ThreadStartParams } from "../cli/agent/runtimes/codex-protocol/v2/
 import type { ToolRequestUserInputResponse } from "../cli/agent/runtimes/codex-protocol/v2/ToolRequestUserInputResponse.js"
 import type { TurnStartParams } from "../cli/agent/runtimes/codex-protocol/v2/TurnStartParams.js"
 import { type MockModel, startMockModel } from "../test/support/mock-model/MockModel.js"
-import { openCodeEnv, writeOpenCodeConfig } from "../test/support/runtimes/OpenCodeMock.js"
+import { ASK_FOR_SHELL_AND_EDITS, openCodeEnv, writeOpenCodeConfig } from "../test/support/runtimes/OpenCodeMock.js"
 import { runtimeBinaries } from "../test/support/runtimes/RuntimeBinaries.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -417,7 +417,7 @@ const OPENCODE_SETTLE_MS = 250
 
 /** HOME and XDG dirs with OpenCode's global config for the mock, as the e2e harness writes them. */
 const openCodeHome = (mock: MockModel, home: string): NodeJS.ProcessEnv => {
-  writeOpenCodeConfig(mock, home)
+  writeOpenCodeConfig(mock, home, ASK_FOR_SHELL_AND_EDITS)
   return openCodeEnv(home)
 }
 

@@ -79,7 +79,7 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
     threadIdIn: "prompt"
   })
 
-  it("permission.asked becomes a pending interaction with the full command; allowed once, the command runs", async () => {
+  it("permission.asked becomes a pending interaction with the full command, though the user's opencode.json allows everything; allowed once, the command runs", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")
     expect(asked).toMatchObject({ kind: "permission", status: "pending", request: { tool: "bash", metadata: { command: "touch allowed.txt" } } })
     expect(await hasPendingInteraction(suite)).toBe(true)
@@ -136,5 +136,22 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
     expect(restarted[0]?.pid).not.toBe(server.pid)
   }, TEST_TIMEOUT)
 
+  it("a subagent's command (the task tool's own session) asks through the bridge too; allowed, it runs", async () => {
+    const asked = await askedBy(suite, "SUBAGENT_RUN[touch by-subagent.txt]")
+    expect(asked).toMatchObject({ kind: "permission", status: "pending", request: { tool: "bash", metadata: { command: "touch by-subagent.txt" } } })
+    await answer(suite, asked.interactionId, { answer: { reply: "once" } })
+    expect((await suite.answer()).status).toBe("completed")
+    expect(checkoutHas("by-subagent.txt")).toBe(true)
+  }, TEST_TIMEOUT)
+
   compactionAndApiErrorScenarios(suite, "session.summarize")
+
+  it("a thread without cliModel runs on opencode.json's model, and /compact compacts with the model its session ran with", async () => {
+    const { answer: first } = await suite.start("opencode", "hello on the default model")
+    expect([first.status, first.text]).toEqual(["completed", "Mock reply: hello on the default model"])
+    expect(suite.requestsWith("hello on the default model").at(-1)?.body).toMatchObject({ model: "mock-model" })
+    const done = await suite.turn("/compact", { runtimeCommand: true })
+    expect([done.status, done.errorMessage]).toEqual(["completed", undefined])
+    expect((await eventsOf(suite, done.messageId, "context-compaction")).some((e) => e.event.kind === "context-compaction")).toBe(true)
+  }, TEST_TIMEOUT)
 })

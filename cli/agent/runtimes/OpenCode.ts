@@ -1,6 +1,7 @@
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import { Deferred, Duration, Effect, Exit, Queue, Ref, Scope, Stream, Take } from "effect"
+import { configuredModel, lastModelOf, type ModelRef, modelRef } from "./OpenCodeModel.js"
 import type { OpenCodeServers } from "./OpenCodeServer.js"
 import type { BatchInput, InteractionOutcome, RuntimeOutput } from "./Runtime.js"
 import { readInBackground, resumeOrStartFresh, type Runtime, RuntimeFailed, SessionGone } from "./Runtime.js"
@@ -23,13 +24,6 @@ const UNANSWERED_POLLS = 5
 
 type Json = Record<string, unknown>
 const record = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
-
-/** `provider/model` as OpenCode names a model. */
-export const modelRef = (model: string | null): { readonly providerID: string; readonly modelID: string } | undefined => {
-  if (model === null) return undefined
-  const slash = model.indexOf("/")
-  return slash <= 0 ? undefined : { providerID: model.slice(0, slash), modelID: model.slice(slash + 1) }
-}
 
 /** One list of labels per question, from `[["Blue"]]`, `{ answers: [...] }` or one string. */
 export const questionReplies = (questions: ReadonlyArray<unknown>, answer: unknown): Array<Array<string>> => {
@@ -102,12 +96,21 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
       Effect.map((created) => String(record(created)["id"] ?? "")),
       Effect.timeoutFail({ duration: CONNECT_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode serve did not create the session", stderr: "" }) })
     ))
+    const compactionModel: Effect.Effect<ModelRef, RuntimeFailed> = model !== undefined ? Effect.succeed(model) : Effect.gen(function* () {
+      const ran = lastModelOf(yield* call("session.messages", () => client.session.messages({ sessionID: session })))
+      if (ran !== undefined) return ran
+      const configured = configuredModel(yield* call("config.get", () => client.config.get()), yield* call("config.providers", () => client.config.providers()))
+      if (configured !== undefined) return configured
+      return yield* new RuntimeFailed({ message: "/compact needs a model: the thread has no cliModel and OpenCode has none configured (set `model` in opencode.json)", stderr: "" })
+    })
     const out = yield* Queue.unbounded<Take.Take<RuntimeOutput, RuntimeFailed>>()
     yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "SessionId", id: session }))
     const idle = yield* Ref.make<Deferred.Deferred<void> | undefined>(undefined)
     // Whether the current message's run has been seen working (busy, retrying, asking).
     const working = yield* Ref.make(false)
     const sessionError = yield* Ref.make<string | undefined>(undefined)
+    // The session and the sessions of the subagents it started, and theirs.
+    const subagents = yield* Ref.make<ReadonlySet<string>>(new Set([session]))
 
     const settle = (type: string, props: Json) => {
       const id = String(props["id"] ?? "")
@@ -145,7 +148,18 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
           const type = String(record(event)["type"] ?? "")
           const props = record(record(event)["properties"])
           const about = props["sessionID"] ?? record(props["info"])["sessionID"] ?? record(props["part"])["sessionID"] ?? record(props["info"])["id"]
-          if (about !== session) return
+          const parent = record(props["info"])["parentID"]
+          if (type.startsWith("session.") && typeof parent === "string" && (yield* Ref.get(subagents)).has(parent)) {
+            yield* Ref.update(subagents, (known) => new Set([...known, String(about)]))
+          }
+          if (about !== session) {
+            // A subagent's session (the task tool) asks under the same approval rules as its
+            // parent; its output stays in its own session.
+            if ((type === "permission.asked" || type === "question.asked") && (yield* Ref.get(subagents)).has(String(about))) {
+              yield* Effect.forkIn(Effect.interruptible(settle(type, props)), scope)
+            }
+            return
+          }
           yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "Line", line: { type, data: JSON.stringify(event) } }))
           if (type === "permission.asked" || type === "question.asked") yield* Effect.forkIn(Effect.interruptible(settle(type, props)), scope)
           if (type === "session.error") yield* Ref.set(sessionError, errorMessage(props["error"]))
@@ -215,7 +229,7 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
         const text = message.content.trim()
         const [name = "", ...rest] = text.slice(1).split(/\s+/)
         const sent: Effect.Effect<unknown, RuntimeFailed> = message.runtimeCommand && text === "/compact"
-          ? call("session.summarize", () => client.session.summarize({ sessionID: session, ...(model === undefined ? {} : model) }))
+          ? Effect.flatMap(compactionModel, (named) => call("session.summarize", () => client.session.summarize({ sessionID: session, ...named })))
           : message.runtimeCommand
           ? call("session.command", () => client.session.command({ sessionID: session, command: name, arguments: rest.join(" ") }))
           : call("session.promptAsync", () =>

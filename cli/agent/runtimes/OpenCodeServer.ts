@@ -35,9 +35,20 @@ export interface OpenCodeServers {
   readonly discard: (server: RunningServer) => Effect.Effect<void>
 }
 
-/** The MCP server every session gets: this backend, with the profile's key. */
+/**
+ * What OpenCode asks before it acts: left to itself it runs every command and edit unasked, so
+ * `--approve` would mean nothing. Commands, edits, fetches and paths outside the checkout ask,
+ * whatever the user's opencode.json says (this config is merged over it), and the agent's approval
+ * policy answers or a person does. Reads, searches and listings stay free, as in the other runtimes.
+ */
+const ASKED_PERMISSIONS = { bash: "ask", edit: "ask", webfetch: "ask", websearch: "ask", external_directory: "ask" } as const
+
+/** The MCP server every session gets (this backend, with the profile's key), and what it asks about. */
 const serverConfig = (mcp: { readonly url: string; readonly apiKey: string }) =>
-  JSON.stringify({ mcp: { trellis: { type: "remote", url: mcp.url, headers: { Authorization: `Bearer ${mcp.apiKey}` } } } })
+  JSON.stringify({
+    mcp: { trellis: { type: "remote", url: mcp.url, headers: { Authorization: `Bearer ${mcp.apiKey}` } } },
+    permission: ASKED_PERMISSIONS
+  })
 
 /**
  * A port free on 127.0.0.1 now. Asked for port 0, `opencode serve` takes 4096 whenever it can,

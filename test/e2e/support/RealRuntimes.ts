@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { openCodeEnv, writeOpenCodeConfig } from "../../support/runtimes/OpenCodeMock.js"
+import { ALLOW_EVERYTHING, openCodeEnv, writeOpenCodeConfig } from "../../support/runtimes/OpenCodeMock.js"
 import { linkRuntimeBinaries } from "../../support/runtimes/RuntimeBinaries.js"
 import { type MockModel, type MockRequest, startMockModel } from "../../support/mock-model/MockModel.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "./Processes.js"
@@ -76,7 +76,8 @@ const writeRuntimeConfig = (mock: MockModel, home: string) => {
     `enabled = false`,
     ""
   ].join("\n"))
-  writeOpenCodeConfig(mock, home)
+  // A user's opencode.json that lets everything run unasked: the agent's approval policy must still decide.
+  writeOpenCodeConfig(mock, home, ALLOW_EVERYTHING)
 }
 
 /**

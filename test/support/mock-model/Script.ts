@@ -2,6 +2,7 @@
  * What the mock model answers, decided from the conversation alone, whatever the wire format.
  * Prompt triggers (anywhere in the last user text):
  *   RUN_TOOL[cmd]  ask to run `cmd` with the runtime's shell tool
+ *   SUBAGENT_RUN[cmd]  start a subagent (OpenCode's task tool) told RUN_TOOL[cmd]
  *   ASK_USER       ask the user a question with the runtime's question tool
  *   PLAN_EXIT      leave plan mode with a plan (Claude's ExitPlanMode)
  *   FAIL_TWICE     a transient overload twice (per distinct prompt), then the plain answer
@@ -68,6 +69,11 @@ export const decide = (conversation: Conversation, failures: FailureCounts): Pla
       failures.set(text, served + 1)
       return { kind: "error", transient: true, message: "Mock overload, try again" }
     }
+  }
+  const subagent = /SUBAGENT_RUN\[([^\]]*)\]/.exec(text)
+  if (subagent !== null && tools.includes("task")) {
+    const prompt = `RUN_TOOL[${subagent[1] ?? ""}]`
+    return { kind: "tool", text: "A subagent will do it.", name: "task", input: { description: "Run the command", prompt, subagent_type: "general" } }
   }
   const run = /RUN_TOOL\[([^\]]*)\]/.exec(text)
   const shell = offered(shellInput, tools)

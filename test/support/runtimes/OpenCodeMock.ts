@@ -21,8 +21,12 @@ export const openCodeEnv = (home: string): NodeJS.ProcessEnv => ({
   OPENCODE_ENABLE_QUESTION_TOOL: "1"
 })
 
-/** `~/.config/opencode/opencode.json` under `home`: the mock's one model; shell and edits ask. */
-export const writeOpenCodeConfig = (mock: MockModel, home: string) => {
+/** What a user's opencode.json asks about: the recordings ask themselves; Trellis's agent must ask whatever a user set. */
+export const ASK_FOR_SHELL_AND_EDITS = { bash: "ask", edit: "ask" } as const
+export const ALLOW_EVERYTHING = { bash: "allow", edit: "allow", webfetch: "allow", external_directory: "allow" } as const
+
+/** `~/.config/opencode/opencode.json` under `home`: the mock's one model and `permission`. */
+export const writeOpenCodeConfig = (mock: MockModel, home: string, permission: Readonly<Record<string, string>>) => {
   fs.mkdirSync(path.join(home, ".config", "opencode"), { recursive: true })
   fs.writeFileSync(path.join(home, ".config", "opencode", "opencode.json"), JSON.stringify({
     provider: {
@@ -37,6 +41,6 @@ export const writeOpenCodeConfig = (mock: MockModel, home: string) => {
     small_model: "mock/mock-model",
     autoupdate: false,
     share: "disabled",
-    permission: { bash: "ask", edit: "ask" }
+    permission
   }, null, 2))
 }
