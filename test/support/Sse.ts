@@ -52,7 +52,13 @@ export const connect = (key: string, path: string, headers: Record<string, strin
         break
       }
     }
-    return Stream.concat(Stream.fromIterable(leftover), Stream.repeatEffectChunkOption(pull)).pipe(
+    // Each run of the stream goes on where the last one stopped: the frames after `: connected` are read once.
+    const unread = Stream.suspend(() => {
+      const now = leftover
+      leftover = []
+      return Stream.fromIterable(now)
+    })
+    return Stream.concat(unread, Stream.repeatEffectChunkOption(pull)).pipe(
       Stream.filterMap((raw) => Option.fromNullable(parseFrame(raw)))
     )
   })
