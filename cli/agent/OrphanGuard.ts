@@ -1,6 +1,8 @@
+import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { Socket } from "node:net"
 import { signalEscaped } from "./ProcessTree.js"
 
@@ -12,10 +14,19 @@ import { signalEscaped } from "./ProcessTree.js"
  * the process group of every child as it starts and ends. The agent holds the write end of its
  * stdin; when the agent dies, however it dies, the kernel closes it, the watcher reads EOF and
  * kills the groups still listed (SIGTERM, SIGKILL two seconds later).
+ *
+ * A group is not enough: a runtime may start a tool command in a session of its own (Claude
+ * Code's Bash tool does), and a SIGKILLed agent cannot look for it first. So every process the
+ * agent starts carries a mark in its environment, which whatever it starts inherits whatever it
+ * does with sessions and groups; on EOF the watcher also ends every process that bears the mark
+ * (Linux: /proc/<pid>/environ; a process that drops its environment escapes it).
  */
+
+export const MARK_VARIABLE = "TRELLIS_AGENT_MARK"
 
 const WATCHER = `
 trap '' INT HUP
+mark="$1"
 groups=""
 while IFS= read -r line; do
   case "$line" in
@@ -23,17 +34,24 @@ while IFS= read -r line; do
     -*) gone=\${line#-}; kept=""; for g in $groups; do [ "$g" = "$gone" ] || kept="$kept $g"; done; groups=$kept ;;
   esac
 done
-[ -z "$groups" ] && exit 0
+marked() {
+  [ -d /proc/self ] || return 0
+  grep -lzx "${MARK_VARIABLE}=$mark" /proc/[0-9]*/environ 2>/dev/null | while IFS=/ read -r _ _ pid _; do echo "$pid"; done
+}
+pids=$(marked)
+[ -z "$groups" ] && [ -z "$pids" ] && exit 0
 for g in $groups; do kill -TERM -"$g" 2>/dev/null; done
+for p in $pids; do kill -TERM "$p" 2>/dev/null; done
 sleep 2
 for g in $groups; do kill -KILL -"$g" 2>/dev/null; done
+for p in $(marked); do kill -KILL "$p" 2>/dev/null; done
 exit 0
 `
 
 /** Starts the watcher; its `tell` writes one line to it (a watcher gone already is ignored). */
-const startWatcher = Effect.acquireRelease(
+const startWatcher = (mark: string) => Effect.acquireRelease(
   Effect.sync(() => {
-    const watcher = spawn("/bin/sh", ["-c", WATCHER], { stdio: ["pipe", "ignore", "ignore"], detached: true })
+    const watcher = spawn("/bin/sh", ["-c", WATCHER, "trellis-orphan-guard", mark], { stdio: ["pipe", "ignore", "ignore"], detached: true })
     watcher.on("error", () => {})
     watcher.stdin.on("error", () => {})
     // Neither the watcher nor its pipe keeps the agent running.
@@ -54,20 +72,21 @@ export const stopEscapedNow = (): void => {
 
 /**
  * The CommandExecutor of `trellis agent start`: the platform's, with every process it starts
- * listed with the watcher until the process's scope ends (after the platform has killed it).
+ * marked, and listed with the watcher until the process's scope ends (after the platform has killed it).
  */
 export const OrphanGuard: Layer.Layer<CommandExecutor.CommandExecutor, never, CommandExecutor.CommandExecutor> = Layer.scoped(
   CommandExecutor.CommandExecutor,
   Effect.gen(function* () {
     const executor = yield* CommandExecutor.CommandExecutor
     if (process.platform === "win32") return executor
-    const watcher = yield* startWatcher
+    const mark = randomBytes(12).toString("hex")
+    const watcher = yield* startWatcher(mark)
     return CommandExecutor.makeExecutor((command) =>
       Effect.gen(function* () {
         let group: number | undefined
         // Added before the process starts, this finalizer runs after the one that stops it.
         yield* Effect.addFinalizer(() => (group === undefined ? Effect.void : watcher.tell(`-${group}`)))
-        const started = yield* executor.start(command)
+        const started = yield* executor.start(Command.env(command, { [MARK_VARIABLE]: mark }))
         group = started.pid
         yield* watcher.tell(`+${group}`)
         // Runs before the platform's finalizer kills the group: tool commands the runtime started in

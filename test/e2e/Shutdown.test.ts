@@ -14,6 +14,42 @@ import { type Agent, Profiles } from "./support/Trellis.js"
 const TEST_TIMEOUT = 180_000
 /** The shutdown target of the runtime-defects issue: offline within 2 s of the signal. */
 const OFFLINE_WITHIN_MS = 2_000
+/** …and every process the agent started gone within 12 s. */
+const GONE_WITHIN_MS = 12_000
+
+/** `/proc/<pid>/stat` after the command name: state, ppid, process group, session, … */
+const statOf = (pid: number): ReadonlyArray<string> => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+}
+
+/** The agent under its launcher (`cli/bin.js` starts it again with its heap limits). */
+const agentUnder = (launcher: number): number => {
+  const [agent] = fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && isAlive(Number(entry))).map(Number).filter((pid) => {
+    try {
+      return Number(statOf(pid)[1]) === launcher
+    } catch {
+      return false
+    }
+  })
+  if (agent === undefined) throw new Error(`no agent under launcher ${launcher}`)
+  return agent
+}
+
+/** Every process under `root` now (children, their children, …). */
+const treeOf = (root: number): ReadonlyArray<number> => {
+  const parents = new Map<number, number>()
+  for (const entry of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      parents.set(Number(entry), Number(statOf(Number(entry))[1]))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const under = (pid: number): ReadonlyArray<number> =>
+    [...parents].filter(([, parent]) => parent === pid).flatMap(([child]) => [child, ...under(child)])
+  return under(root)
+}
 
 /** The pids of `sleep <seconds>` processes (the runtime's tool command; each test sleeps a different time). */
 const sleepers = (seconds: number): ReadonlyArray<number> =>
@@ -101,17 +137,36 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
   ] as const
 
   for (const runtime of runtimes) {
-    it(`${runtime.name}: SIGTERM while a tool command runs takes the profile offline within 2 s, ends the command and exits 0`, async () => {
+    it(`${runtime.name}: SIGTERM while a tool command runs takes the profile offline within 2 s, ends the command and exits 0; every process it started is gone within 12 s`, async () => {
       const b = backend()
       const { agent, profileId, tool } = await runningTool(b, runtime.name, runtime.cliType, runtime.seconds, runtime.args)
+      const tree = treeOf(agent.proc.pid)
+      const sent = Date.now()
       const took = await offlineAfter(b, agent, profileId, "SIGTERM")
       const exit = await agent.proc.waitForExit(15_000)
       const ended = await toolEnds(tool)
-      const context = `${runtime.name}: offline ${took} ms after SIGTERM; exit ${JSON.stringify(exit)}; tool command ${ended.seen}\n${agent.proc.describe()}`
-      expect({ exit, toolGone: ended.gone }, context).toEqual({ exit: { code: 0, signal: null }, toolGone: true })
+      const left = await eventually("every process of the agent's tree to be gone", async () => tree.filter(isAlive), (alive) => alive.length === 0, GONE_WITHIN_MS)
+        .catch(() => tree.filter(isAlive))
+      const goneAfter = Date.now() - sent
+      const context = `${runtime.name}: offline ${took} ms after SIGTERM, tree gone after ${goneAfter} ms; exit ${JSON.stringify(exit)}; ` +
+        `tool command ${ended.seen}; left ${left.map(processOf).join("")}\n${agent.proc.describe()}`
+      expect({ exit, toolGone: ended.gone, left }, context).toEqual({ exit: { code: 0, signal: null }, toolGone: true, left: [] })
       expect(took, context).toBeLessThan(OFFLINE_WITHIN_MS)
+      expect(goneAfter, context).toBeLessThan(GONE_WITHIN_MS)
     }, TEST_TIMEOUT)
   }
+
+  it("claude: the agent SIGKILLed while its Bash tool runs a command in a session of its own: the command is ended all the same", async () => {
+    const b = backend()
+    const { agent, tool } = await runningTool(b, "sigkill", "claude", 307)
+    const agentPid = agentUnder(agent.proc.pid)
+    // Claude's Bash tool runs the command in a session of its own: no group kill reaches it.
+    expect(statOf(tool)[3], processOf(tool)).not.toBe(statOf(agentPid)[3])
+    process.kill(agentPid, "SIGKILL")
+    expect(await agent.proc.waitForExit(5_000)).toEqual({ code: null, signal: "SIGKILL" })
+    const ended = await toolEnds(tool)
+    expect(ended.gone, `tool command ${ended.seen}`).toBe(true)
+  }, TEST_TIMEOUT)
 
   it("SIGINT (Ctrl-C) stops the agent as SIGTERM does: offline within 2 s, the command ended, exit 0", async () => {
     const b = backend()

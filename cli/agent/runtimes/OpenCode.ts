@@ -16,6 +16,8 @@ import { readInBackground, resumeOrStartFresh, type Runtime, RuntimeFailed, Sess
  */
 
 const CONNECT_TIMEOUT = Duration.seconds(30)
+/** An abort is answered in milliseconds; a wedged server is stopped right after anyway. */
+const ABORT_TIMEOUT = Duration.seconds(2)
 /** How often a running message's session status is read, beside the event stream. */
 const STATUS_POLL = Duration.seconds(2)
 const STATUS_POLL_TIMEOUT = Duration.seconds(5)
@@ -256,7 +258,7 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
     // A batch that does not end normally (interrupted, failed) aborts its session on the shared server.
     yield* Effect.addFinalizer((exit) =>
       Effect.flatMap(Deferred.isDone(ended), (done) =>
-        done && Exit.isSuccess(exit) ? Effect.void : call("session.abort", () => client.session.abort({ sessionID: session })).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+        done && Exit.isSuccess(exit) ? Effect.void : call("session.abort", () => client.session.abort({ sessionID: session })).pipe(Effect.timeout(ABORT_TIMEOUT), Effect.ignore)
       )
     )
     yield* server.died.pipe(Effect.catchAll((died) => Deferred.fail(ended, died)), Effect.interruptible, Effect.forkIn(scope))

@@ -163,8 +163,11 @@ export const startRuntime = (name: string, command: Command.Command, input: Batc
 export const outputLines = <E, R>(stdout: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E, R> =>
   stdout.pipe(Stream.decodeText(), Stream.splitLines, Stream.filter((line) => line.trim() !== ""))
 
-/** How long a runtime may take to exit before it is killed, and to die once killed. */
-const EXIT_GRACE = Duration.seconds(10)
+/**
+ * How long a runtime may take to exit before it is killed, and to die once killed: with
+ * OpenCode's 2 s `session.abort`, every runtime is gone within 10 s of a shutdown (target 12 s).
+ */
+const EXIT_GRACE = Duration.seconds(4)
 
 /**
  * Ends a long-running runtime process once its batch is done and waits for it to exit (SIGKILL
