@@ -64,6 +64,14 @@ describe.sequential("runtime B (codex app-server) for real through trellis agent
     expect(checkoutHas("denied.txt")).toBe(false)
   }, TEST_TIMEOUT)
 
+  it("denied with a message, the command does not run and the message reaches the model (steered into the turn)", async () => {
+    const asked = await askedBy(suite, "RUN_TOOL[touch refused.txt]")
+    await answer(suite, asked.interactionId, { deny: true, answer: { message: "not on this machine, please" } })
+    expect((await suite.answer()).status).toBe("completed")
+    expect(checkoutHas("refused.txt")).toBe(false)
+    expect(suite.mock().requests.some((r) => JSON.stringify(r.body).includes("My reason: not on this machine, please"))).toBe(true)
+  }, TEST_TIMEOUT)
+
   it("unanswered, the request expires after the timeout (expired, not denied, on the thread) and the command does not run", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch expired.txt]")
     expect((await suite.answer()).status).toBe("completed")

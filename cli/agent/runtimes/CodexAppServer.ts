@@ -4,6 +4,7 @@ import { Deferred, Effect, Fiber, Queue, Ref, Schema, Scope, Stream, Take } from
 import type { ThreadResumeParams } from "./codex-protocol/v2/ThreadResumeParams.js"
 import type { ThreadStartParams } from "./codex-protocol/v2/ThreadStartParams.js"
 import type { TurnStartParams } from "./codex-protocol/v2/TurnStartParams.js"
+import type { TurnSteerParams } from "./codex-protocol/v2/TurnSteerParams.js"
 import type { ToolRequestUserInputParams } from "./codex-protocol/v2/ToolRequestUserInputParams.js"
 import type { ToolRequestUserInputResponse } from "./codex-protocol/v2/ToolRequestUserInputResponse.js"
 import type { CommandExecutionApprovalDecision } from "./codex-protocol/v2/CommandExecutionApprovalDecision.js"
@@ -33,6 +34,17 @@ class RpcFailed extends Schema.TaggedError<RpcFailed>()("RpcFailed", { method: S
 export const approvalReply = (outcome: InteractionOutcome): { readonly decision: CommandExecutionApprovalDecision } => ({
   decision: outcome._tag === "Answered" ? "accept" : "decline"
 })
+
+/**
+ * What Codex is told of a refusal's message. Its approval decision has no room for one, so the
+ * message is steered into the waiting turn (`turn/steer`) as the user's words, before the decline.
+ */
+export const refusalSteer = (outcome: InteractionOutcome, turn: { readonly threadId: unknown; readonly turnId: unknown }): TurnSteerParams | undefined => {
+  const message = outcome._tag === "Denied" ? record(outcome.answer)["message"] : undefined
+  if (typeof message !== "string" || message.trim() === "" || typeof turn.threadId !== "string" || typeof turn.turnId !== "string") return undefined
+  const text = `I refused that request. My reason: ${message}`
+  return { threadId: turn.threadId, expectedTurnId: turn.turnId, input: [{ type: "text", text, text_elements: [] }] }
+}
 
 /**
  * request_user_input answers keyed by question id, from a client's answer: one list of labels
@@ -101,6 +113,12 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
           const tool = method === "item/fileChange/requestApproval" ? "fileChange" : "command"
           const shown = { tool, ...params }
           return input.ask({ kind: "permission", request: shown, approval: "write" }).pipe(
+            Effect.tap((outcome) => {
+              const steer = refusalSteer(outcome, { threadId: params["threadId"], turnId: params["turnId"] })
+              return steer === undefined ? Effect.void : request("turn/steer", steer).pipe(
+                Effect.catchAll((error) => Effect.logWarning(`the refusal's message could not reach Codex (turn/steer: ${error.message})`))
+              )
+            }),
             Effect.flatMap((outcome) => reply(approvalReply(outcome)))
           )
         }
