@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Duration, Effect, Schedule, Stream } from "effect"
 import { makeSignalHub, type SignalHub } from "./SignalHub.js"
 
 /**
@@ -12,21 +12,33 @@ import { makeSignalHub, type SignalHub } from "./SignalHub.js"
 const THREAD_CHANNEL = "trellis_thread"
 const PROFILE_CHANNEL = "trellis_profile"
 
+/**
+ * How a lost LISTEN is retried: soon at first, then less and less often, never more than every
+ * 30 s, jittered so that instances restarted together do not retry in step. Retried forever: live
+ * delivery must come back by itself when the database does.
+ */
+export const RELISTEN = Schedule.exponential(Duration.millis(200)).pipe(
+  Schedule.modifyDelay((delay) => Duration.min(delay, Duration.seconds(30))),
+  Schedule.jittered
+)
+
+/** Publishes what `listen` delivers, listening again (on `RELISTEN`) whenever it fails or ends. */
+export const relay = <E, R>(channel: string, listen: Stream.Stream<string, E, R>, publish: (payload: string) => Effect.Effect<void>) =>
+  listen.pipe(
+    Stream.runForEach(publish),
+    Effect.zipRight(Effect.fail("the LISTEN stream ended" as const)),
+    Effect.tapErrorCause((cause) => Effect.logWarning(`LISTEN ${channel} stopped; listening again`, cause)),
+    Effect.retry(RELISTEN)
+  )
+
 export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents", {
   scoped: Effect.gen(function* () {
     const pg = yield* PgClient.PgClient
     const threads = makeSignalHub()
     const profiles = makeSignalHub()
 
-    const relay = (channel: string, publish: (payload: string) => Effect.Effect<void>) =>
-      pg.listen(channel).pipe(
-        Stream.runForEach(publish),
-        Effect.tapErrorCause((cause) => Effect.logWarning(`LISTEN ${channel} stopped`, cause)),
-        Effect.retry({ times: 1_000_000 }),
-        Effect.forkScoped
-      )
-    yield* relay(THREAD_CHANNEL, threads.publish)
-    yield* relay(PROFILE_CHANNEL, profiles.publish)
+    yield* Effect.forkScoped(relay(THREAD_CHANNEL, pg.listen(THREAD_CHANNEL), threads.publish))
+    yield* Effect.forkScoped(relay(PROFILE_CHANNEL, pg.listen(PROFILE_CHANNEL), profiles.publish))
 
     // sql-pg's `notify` sends `NOTIFY "channel", $1`, which PostgreSQL rejects (a utility statement
     // takes no parameters); pg_notify is the same signal as a function, and is delivered at commit.
