@@ -1,22 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { keyReaches, type Principal } from "../auth/Principal.js"
-import { Forbidden, NotFound } from "../domain/Errors.js"
+import type { Principal } from "../auth/Principal.js"
 import { AgentSessionId } from "../domain/Ids.js"
 import { Projects } from "../services/Projects.js"
 import { requireWrite } from "../services/Tasks.js"
 import { TrellisConfig } from "../TrellisConfig.js"
-import { SessionConflict, SessionExpired } from "./BridgeErrors.js"
+import { SessionConflict } from "./BridgeErrors.js"
 import { CliProfiles, type ProfileInput } from "./CliProfiles.js"
 import { LiveEvents } from "./LiveEvents.js"
+import { LiveSessions } from "./LiveSessions.js"
 import { ThreadQueue } from "./ThreadQueue.js"
-
-interface SessionRow {
-  readonly profileId: string
-  readonly projectId: string
-  readonly endedAt: Date | null
-  readonly live: boolean
-}
 
 /**
  * CLI sessions (SPEC "Session lifecycle"): one per registered CLI process, alive while it
@@ -30,6 +23,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
     const projects = yield* Projects
     const queue = yield* ThreadQueue
     const live = yield* LiveEvents
+    const sessions = yield* LiveSessions
     const ttlSeconds = config.bridge.sessionTtlMs / 1000
 
     const endSession = (sessionId: string, reason: string) =>
@@ -74,28 +68,9 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
       return { sessionId: result.sessionId, profile }
     })
 
-    const ownSession = (principal: Principal, sessionId: string) =>
-      sql<SessionRow>`
-        SELECT s.profile_id AS "profileId", p.project_id AS "projectId", s.ended_at AS "endedAt",
-          (s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
-        FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
-        WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`.pipe(
-        Effect.orDie,
-        Effect.flatMap((rows): Effect.Effect<SessionRow, NotFound | Forbidden> => {
-          const row = rows[0]
-          if (row === undefined) return new NotFound({ message: `sessionId: session ${sessionId} not found` })
-          return keyReaches(principal, row.projectId)
-            ? Effect.succeed(row)
-            : new Forbidden({ message: `sessionId: this API key is not allowed to access project ${row.projectId}` })
-        })
-      )
-
     /** Keeps the session alive; an ended or expired one is told to register again. */
     const heartbeat = Effect.fn("AgentSessions.heartbeat")(function* (principal: Principal, sessionId: string) {
-      const session = yield* ownSession(principal, sessionId)
-      if (session.endedAt !== null || !session.live) {
-        return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
-      }
+      const session = yield* sessions.live(principal, sessionId)
       yield* sql`UPDATE agent_sessions SET last_heartbeat_at = now() WHERE id = ${sessionId}`.pipe(Effect.orDie)
       yield* sql`UPDATE cli_profiles SET last_connected_at = now() WHERE id = ${session.profileId}`.pipe(Effect.orDie)
       return { heartbeatIntervalMs: config.bridge.heartbeatIntervalMs, sessionTtlMs: config.bridge.sessionTtlMs }
@@ -103,7 +78,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
 
     /** Ends the session and releases its claims; ending an ended session is a no-op. */
     const disconnect = Effect.fn("AgentSessions.disconnect")(function* (principal: Principal, sessionId: string) {
-      yield* ownSession(principal, sessionId)
+      yield* sessions.own(principal, sessionId)
       const released = yield* sql.withTransaction(endSession(sessionId, "disconnected")).pipe(Effect.catchTag("SqlError", Effect.die))
       for (const thread of released) yield* live.threadChanged(thread.id, thread.profileId)
     })
@@ -125,5 +100,5 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
 
     return { register, heartbeat, disconnect, expireSilent } as const
   }),
-  dependencies: [CliProfiles.Default, Projects.Default, ThreadQueue.Default, LiveEvents.Default]
+  dependencies: [CliProfiles.Default, Projects.Default, ThreadQueue.Default, LiveEvents.Default, LiveSessions.Default]
 }) {}

@@ -1,14 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Duration, Effect, Option, Ref, Schedule, Schema, Stream } from "effect"
 import { ApiKeys } from "../auth/ApiKeys.js"
-import { keyReaches, type Principal } from "../auth/Principal.js"
+import type { Principal } from "../auth/Principal.js"
 import { NotFound } from "../domain/Errors.js"
 import type { AgentSessionId } from "../domain/Ids.js"
 import { NormalizedEvent } from "../events/NormalizedEvent.js"
 import { Threads } from "../services/Threads.js"
-import { TrellisConfig } from "../TrellisConfig.js"
-import { SessionExpired } from "./BridgeErrors.js"
 import { LiveEvents } from "./LiveEvents.js"
+import { LiveSessions } from "./LiveSessions.js"
 
 /**
  * Server-sent event streams: a thread's normalized events as bootstrap plus deltas after a
@@ -62,8 +61,7 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
     const threads = yield* Threads
     const live = yield* LiveEvents
     const apiKeys = yield* ApiKeys
-    const { bridge } = yield* TrellisConfig
-    const ttlSeconds = bridge.sessionTtlMs / 1000
+    const sessions = yield* LiveSessions
 
     // The id goes out as text (a bigint is past a JSON number), but must sort as the bigint: a bare
     // `ORDER BY id` names the text output column, and "1000" < "2" lost every event past a page.
@@ -112,18 +110,7 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
 
     /** A session's queue: the profile's pending threads now, then the list again whenever it changes. */
     const pendingThreads = Effect.fn("EventStreams.pendingThreads")(function* (principal: Principal, sessionId: AgentSessionId) {
-      const rows = yield* sql<{ profileId: string; projectId: string; machineId: string | null; live: boolean }>`
-        SELECT s.profile_id AS "profileId", p.project_id AS "projectId", s.machine_id AS "machineId",
-          (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
-        FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
-        WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`.pipe(Effect.orDie)
-      const session = rows[0]
-      if (session === undefined || !keyReaches(principal, session.projectId)) {
-        return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
-      }
-      if (!session.live) {
-        return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
-      }
+      const session = yield* sessions.live(principal, sessionId)
       const { machineId, profileId } = session
       return Stream.unwrapScoped(Effect.gen(function* () {
         const signals = yield* live.queueSignals(profileId)
@@ -142,6 +129,6 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
 
     return { threadEvents, pendingThreads } as const
   }),
-  dependencies: [Threads.Default, LiveEvents.Default, ApiKeys.Default]
+  dependencies: [Threads.Default, LiveEvents.Default, ApiKeys.Default, LiveSessions.Default]
 }) {}
 

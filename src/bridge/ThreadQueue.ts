@@ -1,19 +1,20 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Array as Arr, Cache, Duration, Effect, Exit, Option, Schema } from "effect"
-import { keyReaches, type Principal } from "../auth/Principal.js"
+import type { Principal } from "../auth/Principal.js"
 import { threadNotFound, threadReadableBy } from "../auth/ThreadVisibility.js"
 import { CliType, RuntimeTransport } from "../domain/CliType.js"
-import { Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
+import { InvalidArgument } from "../domain/Errors.js"
 import { AgentSessionId, ThreadMessageId } from "../domain/Ids.js"
 import * as GroupCommit from "../db/GroupCommit.js"
 import { messageText } from "../events/compose.js"
 import { normalizeChunk } from "../events/normalize.js"
 import { NormalizedEvent } from "../events/NormalizedEvent.js"
 import { TrellisConfig } from "../TrellisConfig.js"
-import { ClaimLost, SessionExpired } from "./BridgeErrors.js"
+import { ClaimLost } from "./BridgeErrors.js"
 import { CliProfiles } from "./CliProfiles.js"
 import { LiveEvents } from "./LiveEvents.js"
+import { LiveSessions, reachSession } from "./LiveSessions.js"
 
 /**
  * The claim queue of SPEC's "Thread and message lifecycle in the CLI bridge". A claim is a
@@ -94,32 +95,14 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
     const config = yield* TrellisConfig
     const live = yield* LiveEvents
     const profiles = yield* CliProfiles
+    const sessions = yield* LiveSessions
     const leaseSeconds = config.bridge.claimLeaseMs / 1000
     const ttlSeconds = config.bridge.sessionTtlMs / 1000
 
     const transaction = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    /**
-     * The caller's live session: the profile it serves and the machine it runs on; an ended or
-     * silent one must register again.
-     */
-    const liveSession = Effect.fn("ThreadQueue.liveSession")(function* (principal: Principal, sessionId: AgentSessionId) {
-      const rows = yield* sql<{ profileId: string; projectId: string; machineId: string | null; live: boolean }>`
-        SELECT s.profile_id AS "profileId", p.project_id AS "projectId", s.machine_id AS "machineId",
-          (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
-        FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
-        WHERE s.id = ${sessionId} AND p.user_id = ${principal.userId}`
-      const row = rows[0]
-      if (row === undefined) return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
-      if (!keyReaches(principal, row.projectId)) {
-        return yield* new Forbidden({ message: `sessionId: this API key is not allowed to access project ${row.projectId}` })
-      }
-      if (!row.live) {
-        return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
-      }
-      return row
-    })
+    const liveSession = sessions.live
 
     /**
      * Locks the thread and checks that this session's claim under `epoch` is the current one. A
@@ -321,18 +304,13 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       sessionId: AgentSessionId,
       threadId?: string
     ) {
-      const owner = yield* sessionOwners.get(sessionId).pipe(Effect.orDie)
-      if (Option.isNone(owner) || owner.value.userId !== principal.userId) {
-        return yield* new NotFound({ message: `sessionId: session ${sessionId} not found` })
-      }
-      const { machineId, profileId, projectId } = owner.value
-      if (!keyReaches(principal, projectId)) {
-        return yield* new Forbidden({ message: `sessionId: this API key is not allowed to access project ${projectId}` })
-      }
+      const owner = Option.getOrUndefined(yield* sessionOwners.get(sessionId).pipe(Effect.orDie))
+      yield* reachSession(principal, sessionId, owner)
+      const { machineId, profileId } = yield* Effect.fromNullable(owner).pipe(Effect.orDie)
       const thread = threadId === undefined
         ? yield* claims.submit({ sessionId, profileId, machineId })
         : yield* claimNamed({ sessionId, profileId, machineId }, threadId)
-      if (thread === undefined) yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      if (thread === undefined) yield* liveSession(principal, sessionId)
       return thread
     })
 
@@ -363,7 +341,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       epoch: number,
       transport: RuntimeTransport | undefined
     ) {
-      const { profileId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const { profileId } = yield* liveSession(principal, sessionId)
       const batch = yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(principal, threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== null) {
@@ -428,7 +406,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       epoch: number,
       input: { readonly messageId: string; readonly chunks: ReadonlyArray<RawChunk>; readonly runtimeSessionId?: string | undefined }
     ) {
-      const { machineId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const { machineId } = yield* liveSession(principal, sessionId)
       const result = yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(principal, threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== input.messageId) {
@@ -469,7 +447,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
         readonly runtimeSessionId?: string | undefined
       }
     ) {
-      const { machineId, profileId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const { machineId, profileId } = yield* liveSession(principal, sessionId)
       yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(principal, threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== input.messageId) {
@@ -513,7 +491,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       write: (activeAssistantMessageId: string | null) => Effect.Effect<A, E | SqlError>
     ) =>
       Effect.gen(function* () {
-        yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+        yield* liveSession(principal, sessionId)
         return yield* transaction(Effect.gen(function* () {
           const fenced = yield* fence(principal, threadId, sessionId, epoch)
           return yield* write(fenced.activeAssistantMessageId)
@@ -554,7 +532,7 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       threadId: string,
       epoch: number
     ) {
-      const { profileId } = yield* liveSession(principal, sessionId).pipe(Effect.catchTag("SqlError", Effect.die))
+      const { profileId } = yield* liveSession(principal, sessionId)
       yield* transaction(Effect.gen(function* () {
         const fenced = yield* fence(principal, threadId, sessionId, epoch)
         yield* releaseClaim(threadId, fenced.activeAssistantMessageId, "The CLI released the thread mid-run")
@@ -602,5 +580,5 @@ export class ThreadQueue extends Effect.Service<ThreadQueue>()("trellis/ThreadQu
       assistantText
     } as const
   }),
-  dependencies: [LiveEvents.Default, CliProfiles.Default]
+  dependencies: [LiveEvents.Default, CliProfiles.Default, LiveSessions.Default]
 }) {}

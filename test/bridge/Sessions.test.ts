@@ -245,6 +245,29 @@ describe("CLI sessions", () => {
         expect((yield* registerCli(client, other.id)).profile.projectId).toBe(other.id)
       }))
 
+    it.effect("every route that takes a session answers alike: another user's session is 404, a narrowed key's 403, an ended one 410", () =>
+      Effect.gen(function* () {
+        const { key, organization, project, user } = yield* seedOwner("sess-one-answer")
+        const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
+        const cli = yield* connectCli(key, project.id)
+        const stranger = (yield* seedOwner("sess-one-answer-stranger")).key
+        const narrowed = (yield* createKey(user.id, [other.id])).secret
+        /** The status of each session route for `caller`: heartbeat and claim (the bridge's two checks), and the pending stream. */
+        const statuses = (caller: string) =>
+          Effect.all({
+            heartbeat: Effect.map(post("/api/agent/heartbeat", caller, JSON.stringify({ sessionId: cli.sessionId })), (r) => r.status),
+            claim: Effect.map(post("/api/agent/claim", caller, JSON.stringify({ sessionId: cli.sessionId })), (r) => r.status),
+            pending: Effect.map(
+              rawRequest({ method: "GET", path: `/api/agent/sessions/${cli.sessionId}/pending`, headers: { authorization: `Bearer ${caller}` } }),
+              (r) => r.status
+            )
+          })
+        expect(yield* statuses(stranger)).toEqual({ heartbeat: 404, claim: 404, pending: 404 })
+        expect(yield* statuses(narrowed)).toEqual({ heartbeat: 403, claim: 403, pending: 403 })
+        yield* cli.client.agent.disconnect({ payload: { sessionId: cli.sessionId } })
+        expect(yield* statuses(key)).toEqual({ heartbeat: 410, claim: 410, pending: 410 })
+      }))
+
     it.effect("a key narrowed to another project cannot use this project's sessions or threads", () =>
       Effect.gen(function* () {
         const { key, organization, project, user } = yield* seedOwner("sess-narrow-use")
