@@ -10,6 +10,7 @@ import type { AgentLog, AgentStatus } from "./AgentLog.js"
 import type { ApprovalPolicy } from "./ApprovalPolicy.js"
 import { backoff, isTransient, makeBridgeClient, SHUTDOWN_CALL } from "./BridgeClient.js"
 import { Journal } from "./Journal.js"
+import { pendingCues } from "./PendingCues.js"
 import type { Runtime } from "./runtimes/Runtime.js"
 import { flushJournal, runThread, type ThreadRunRequirements } from "./ThreadRunner.js"
 
@@ -246,16 +247,7 @@ export const runAgent = (options: AgentOptions) =>
         )
       )
       if (response.status !== 200) return yield* Effect.fail({ _tag: "ResponseError" as const, status: response.status })
-      yield* response.stream.pipe(
-        Stream.decodeText(),
-        Stream.mapAccum("", (buffer, piece): readonly [string, ReadonlyArray<string>] => {
-          const frames = (buffer + piece).split("\n\n")
-          return [frames.pop() ?? "", frames]
-        }),
-        Stream.flattenIterables,
-        Stream.filter((frame) => frame.includes("event: pending")),
-        Stream.runForEach(() => dispatch)
-      )
+      yield* Stream.runForEach(pendingCues(response.stream), () => dispatch)
     }).pipe(Effect.scoped)
     yield* pendingFrames.pipe(
       Effect.catchAll(() => Effect.void),
