@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { ProjectAgentId } from "../src/domain/Ids.js"
-import { AgentAppearance, AgentAutomation, MAX_AGENT_NAME_LENGTH } from "../src/domain/ProjectAgent.js"
+import { ProjectAgentId } from "./domain/Ids.js"
+import { AgentAppearance, AgentAutomation, MAX_AGENT_NAME_LENGTH } from "./domain/ProjectAgent.js"
 import * as Tool from "./Tool.js"
 
 const AgentName = Schema.String.pipe(

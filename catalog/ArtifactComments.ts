@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { CommentStatus, MAX_COMMENT_IDS_PER_STATUS_BATCH, MAX_COMMENT_LENGTH } from "../src/domain/Artifact.js"
-import { ArtifactCommentId } from "../src/domain/Ids.js"
+import { CommentStatus, MAX_COMMENT_IDS_PER_STATUS_BATCH, MAX_COMMENT_LENGTH } from "./domain/Artifact.js"
+import { ArtifactCommentId } from "./domain/Ids.js"
 import { ArtifactIdArgument, CommentThread, LostCommentIds, Snippet, WellFormedText } from "./Artifacts.js"
 import * as Tool from "./Tool.js"
 

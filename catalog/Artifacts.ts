@@ -6,9 +6,9 @@ import {
   MAX_ARTIFACT_CONTENT_LENGTH,
   MAX_ARTIFACT_NAME_LENGTH,
   MAX_RUN_ID_LENGTH
-} from "../src/domain/Artifact.js"
-import { hasLoneSurrogate } from "../src/domain/Anchor.js"
-import { ArtifactId } from "../src/domain/Ids.js"
+} from "./domain/Artifact.js"
+import { hasLoneSurrogate } from "./domain/Anchor.js"
+import { ArtifactId } from "./domain/Ids.js"
 import { TaskAddress } from "./Tasks.js"
 import * as Tool from "./Tool.js"
 

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { LabelId } from "../src/domain/Ids.js"
-import { DEFAULT_LABEL_COLOR, LabelColor, MAX_LABEL_NAME_LENGTH, MAX_LABELS } from "../src/domain/Label.js"
+import { LabelId } from "./domain/Ids.js"
+import { DEFAULT_LABEL_COLOR, LabelColor, MAX_LABEL_NAME_LENGTH, MAX_LABELS } from "./domain/Label.js"
 import * as Tool from "./Tool.js"
 
 const LabelName = Schema.String.pipe(

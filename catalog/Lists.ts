@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { TaskListId } from "../src/domain/Ids.js"
+import { TaskListId } from "./domain/Ids.js"
 import {
   BoardGroupBy,
   LIST_REF_RULE,
@@ -8,7 +8,7 @@ import {
   MAX_LIST_NAME_LENGTH,
   MAX_LIST_REF_LENGTH,
   ViewMode
-} from "../src/domain/TaskList.js"
+} from "./domain/TaskList.js"
 import * as Tool from "./Tool.js"
 
 const ListName = Schema.String.pipe(

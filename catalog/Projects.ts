@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { OrganizationId, ProjectId } from "../src/domain/Ids.js"
-import { ProjectRole } from "../src/domain/Roles.js"
+import { OrganizationId, ProjectId } from "./domain/Ids.js"
+import { ProjectRole } from "./domain/Roles.js"
 import * as Tool from "./Tool.js"
 
 export const ProjectSummary = Schema.Struct({

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import { PromptId } from "../src/domain/Ids.js"
-import { PROMPT_KEY_PATTERN, PROMPT_KEY_RULE } from "../src/domain/Prompt.js"
-import { ScopeKind } from "../src/domain/Scope.js"
+import { PromptId } from "./domain/Ids.js"
+import { PROMPT_KEY_PATTERN, PROMPT_KEY_RULE } from "./domain/Prompt.js"
+import { ScopeKind } from "./domain/Scope.js"
 import { ScopeFields } from "./ScopeArguments.js"
 import * as Tool from "./Tool.js"
 

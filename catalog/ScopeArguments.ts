@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ScopeKind } from "../src/domain/Scope.js"
+import { ScopeKind } from "./domain/Scope.js"
 import * as Tool from "./Tool.js"
 
 /** `scope` of the prompt and Skill tools. */

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { SkillId } from "../src/domain/Ids.js"
-import { ScopeKind } from "../src/domain/Scope.js"
+import { SkillId } from "./domain/Ids.js"
+import { ScopeKind } from "./domain/Scope.js"
 import {
   MAX_SKILL_BYTES,
   MAX_SKILL_FILE_BYTES,
@@ -9,7 +9,7 @@ import {
   SKILL_NAME_RULE,
   SKILL_PATH_RULE,
   skillPathProblem
-} from "../src/domain/Skill.js"
+} from "./domain/Skill.js"
 import { ScopeFields } from "./ScopeArguments.js"
 import * as Tool from "./Tool.js"
 

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import { ArtifactSummary } from "../src/domain/Artifact.js"
-import { LabelId, ProjectId, TaskListId } from "../src/domain/Ids.js"
-import { RichTextDocument } from "../src/domain/RichText.js"
+import { ArtifactSummary } from "./domain/Artifact.js"
+import { LabelId, ProjectId, TaskListId } from "./domain/Ids.js"
+import { RichTextDocument } from "./domain/RichText.js"
 import {
   ExternalLink,
   Link,
@@ -12,7 +12,7 @@ import {
   MAX_TASK_NAME_LENGTH,
   Priority,
   TASK_ADDRESS_RULE
-} from "../src/domain/Task.js"
+} from "./domain/Task.js"
 import * as Tool from "./Tool.js"
 
 export const BuiltInTaskTypeKey = Schema.Literal("task", "bug", "feature", "epic", "investigation", "chore", "idea")

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import { CliProfile } from "../src/domain/CliProfile.js"
-import { CliType } from "../src/domain/CliType.js"
-import { ProjectId } from "../src/domain/Ids.js"
+import { CliProfile } from "./domain/CliProfile.js"
+import { CliType } from "./domain/CliType.js"
+import { ProjectId } from "./domain/Ids.js"
 import {
   AggregateStatus,
   DEFAULT_MESSAGES_WINDOW,
@@ -11,7 +11,7 @@ import {
   MAX_TITLE_LENGTH,
   ProcessingState,
   ThreadStatus
-} from "../src/domain/Thread.js"
+} from "./domain/Thread.js"
 import * as Tool from "./Tool.js"
 
 const Timestamp = Schema.String.annotations({ description: "ISO 8601 timestamp" })

@@ -1,6 +1,6 @@
 import { JSONSchema, Schema, SchemaAST } from "effect"
-import { ToolErrorBody } from "../src/domain/Errors.js"
-import { ProjectId } from "../src/domain/Ids.js"
+import { ToolErrorBody } from "./domain/Errors.js"
+import { ProjectId } from "./domain/Ids.js"
 
 /** A tool's arguments: an object Schema whose fields are visible (for `P?` detection and docs). */
 export type InputSchema = Schema.Schema.AnyNoContext & { readonly fields: Schema.Struct.Fields }

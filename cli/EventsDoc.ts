@@ -1,5 +1,5 @@
 import { JSONSchema, type Schema } from "effect"
-import { NormalizedEventKinds } from "../src/events/NormalizedEvent.js"
+import { NormalizedEventKinds } from "../catalog/events/NormalizedEvent.js"
 
 /**
  * The field reference of docs/events.md, generated from the event Schema. The prose around it

@@ -2,7 +2,7 @@ import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
-import { VERSION } from "../src/Version.js"
+import { VERSION } from "../catalog/Version.js"
 
 /**
  * Each subcommand's module is loaded only when it is the one asked for: `trellis agent start`,

@@ -11,5 +11,5 @@ export { CurrentPrincipal, CurrentProject, type Principal } from "./auth/Princip
 export * as PgliteClient from "./db/PgliteClient.js"
 export * as Database from "./db/Database.js"
 export { bootstrap } from "./services/Bootstrap.js"
-export * from "./domain/Errors.js"
+export * from "../catalog/domain/Errors.js"
 export { Catalog } from "../catalog/index.js"

@@ -1,5 +1,5 @@
 /**
- * The bench's side of the CLI bridge: the typed client of src/bridge/AgentApi.ts (what the CLI
+ * The bench's side of the CLI bridge: the typed client of catalog/bridge/AgentApi.ts (what the CLI
  * uses), CLI registration, thread creation through MCP, and a bare SSE reader that timestamps
  * each frame as it arrives.
  *
@@ -10,8 +10,8 @@ import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { Agent, request, type IncomingMessage } from "node:http"
 import { performance } from "node:perf_hooks"
-import { TrellisApi } from "../../src/bridge/AgentApi.js"
-import type { AgentSessionId, ProjectId } from "../../src/domain/Ids.js"
+import { TrellisApi } from "../../catalog/bridge/AgentApi.js"
+import type { AgentSessionId, ProjectId } from "../../catalog/domain/Ids.js"
 import { callTool, stringField, type McpTarget } from "../task-tools/Mcp.js"
 
 /** A typed client of the bridge API acting with one API key, against the server at `baseUrl`. */

@@ -6,7 +6,7 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Schema } from "effect"
 import { performance } from "node:perf_hooks"
-import { ProjectId } from "../../src/domain/Ids.js"
+import { ProjectId } from "../../catalog/domain/Ids.js"
 import type { McpTarget } from "../task-tools/Mcp.js"
 import { bridgeClient, createThreads, registerCli, type BridgeClient, type Cli } from "./Bridge.js"
 import { httpClaims, type ClaimRun, type ClaimSetup } from "./Claims.js"

@@ -3,8 +3,8 @@
  * subtasks, the Sprint List's members, and a two-word search query that matches a few dozen
  * tasks. Deterministic (a fixed PRNG seed), so every run searches the same data the same way.
  */
-import type { LabelColor } from "../../src/domain/Label.js"
-import type { Priority } from "../../src/domain/Task.js"
+import type { LabelColor } from "../../catalog/domain/Label.js"
+import type { Priority } from "../../catalog/domain/Task.js"
 
 export interface TaskSpec {
   readonly name: string

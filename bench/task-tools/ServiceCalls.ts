@@ -6,7 +6,7 @@
  */
 import { Effect, Schema } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
-import { ProjectId } from "../../src/domain/Ids.js"
+import { ProjectId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Tasks } from "../../src/services/Tasks.js"
 import type { ToolName, Workload } from "./Workload.js"

@@ -2,7 +2,7 @@ import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Schedule } from "effect"
-import { TrellisApi } from "../../src/bridge/AgentApi.js"
+import { TrellisApi } from "../../catalog/bridge/AgentApi.js"
 
 /** The typed client of the backend's bridge API, authenticated with the profile's key. */
 export const makeBridgeClient = (server: string, apiKey: string) =>

@@ -1,7 +1,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Option, Schema } from "effect"
-import { AgentSessionId } from "../../src/domain/Ids.js"
+import { AgentSessionId } from "../../catalog/domain/Ids.js"
 
 /**
  * The local journal that makes streaming lose nothing: every chunk is appended here before it is

@@ -6,7 +6,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Console, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as os from "node:os"
-import { ProjectId } from "../../src/domain/Ids.js"
+import { ProjectId } from "../../catalog/domain/Ids.js"
 import {
   InvalidProfile,
   maskApiKey,

@@ -4,8 +4,8 @@ import { Config, Context, Effect, Layer, Option, ParseResult, Redacted, Schema }
 import { randomBytes } from "node:crypto"
 import * as os from "node:os"
 import * as path from "node:path"
-import { PathKind } from "../../src/domain/CliProfile.js"
-import { type CliProfileId, CliProfileId as CliProfileIdSchema, ProjectId } from "../../src/domain/Ids.js"
+import { PathKind } from "../../catalog/domain/CliProfile.js"
+import { type CliProfileId, CliProfileId as CliProfileIdSchema, ProjectId } from "../../catalog/domain/Ids.js"
 import { Git } from "./Git.js"
 
 // ---- Schemas ----------------------------------------------------------------------------------

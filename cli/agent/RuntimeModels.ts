@@ -2,8 +2,8 @@ import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type { PlatformError } from "@effect/platform/Error"
 import { Duration, Effect, Option, Queue, Schema, Stream } from "effect"
-import type { AvailableCli, CliModel as CliModelSchema } from "../../src/domain/CliProfile.js"
-import type { CliType } from "../../src/domain/CliType.js"
+import type { AvailableCli, CliModel as CliModelSchema } from "../../catalog/domain/CliProfile.js"
+import type { CliType } from "../../catalog/domain/CliType.js"
 
 /**
  * The models (and their reasoning efforts) each detected runtime offers, sent at registration

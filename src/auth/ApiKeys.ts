@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Cache, Duration, Effect, Option, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { NotFound } from "../domain/Errors.js"
-import { ApiKeyId, ProjectId, UserId } from "../domain/Ids.js"
+import { NotFound } from "../../catalog/domain/Errors.js"
+import { ApiKeyId, ProjectId, UserId } from "../../catalog/domain/Ids.js"
 import type { Principal } from "./Principal.js"
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {}

@@ -1,16 +1,8 @@
 import { Context } from "effect"
-import type { ApiKeyId, ProjectId, UserId } from "../domain/Ids.js"
-import type { ProjectRole } from "../domain/Roles.js"
+import type { Principal } from "../../catalog/domain/Principal.js"
+import type { ProjectRole } from "../../catalog/domain/Roles.js"
+export { CurrentPrincipal, type Principal } from "../../catalog/domain/Principal.js"
 import type { ProjectRecord } from "../services/Projects.js"
-
-/** Who is calling: the user behind the API key, and the projects the key is narrowed to (null: all). */
-export interface Principal {
-  readonly userId: UserId
-  readonly apiKeyId: ApiKeyId
-  readonly projectIds: ReadonlyArray<ProjectId> | null
-}
-
-export class CurrentPrincipal extends Context.Tag("trellis/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 
 /** The project a `P?` tool works in, resolved and access-checked by the dispatcher. */
 export class CurrentProject extends Context.Tag("trellis/CurrentProject")<

@@ -1,5 +1,5 @@
 import type { SqlClient } from "@effect/sql"
-import { NotFound } from "../domain/Errors.js"
+import { NotFound } from "../../catalog/domain/Errors.js"
 import type { Principal } from "./Principal.js"
 
 /**

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Principal } from "../auth/Principal.js"
-import { type AvailableCli, AvailableCli as AvailableCliSchema, CliPath, type CliProfile, PathKind } from "../domain/CliProfile.js"
-import { Forbidden, NotFound } from "../domain/Errors.js"
-import { CliPathId, CliProfileId, type ProjectId } from "../domain/Ids.js"
+import { type AvailableCli, AvailableCli as AvailableCliSchema, CliPath, type CliProfile, PathKind } from "../../catalog/domain/CliProfile.js"
+import { Forbidden, NotFound } from "../../catalog/domain/Errors.js"
+import { CliPathId, CliProfileId, type ProjectId } from "../../catalog/domain/Ids.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 
 export interface PathInput {

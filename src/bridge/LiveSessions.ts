@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { keyReaches, type Principal } from "../auth/Principal.js"
-import { Forbidden, NotFound } from "../domain/Errors.js"
+import { Forbidden, NotFound } from "../../catalog/domain/Errors.js"
 import { TrellisConfig } from "../TrellisConfig.js"
-import { SessionExpired } from "./BridgeErrors.js"
+import { SessionExpired } from "../../catalog/bridge/BridgeErrors.js"
 
 /** A CLI session as the bridge's checks read it. */
 export interface SessionRow {

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { CliType, RuntimeTransport } from "../domain/CliType.js"
+import { CliType, RuntimeTransport } from "../../catalog/domain/CliType.js"
 import { normalizeChunk } from "../events/normalize.js"
 
 /**

@@ -1,5 +1,5 @@
 import { Schema, SchemaAST } from "effect"
-import { NormalizedEvent, NormalizedEventKinds } from "./NormalizedEvent.js"
+import { NormalizedEvent, NormalizedEventKinds } from "../../catalog/events/NormalizedEvent.js"
 
 /**
  * A fast structural check of a built event against the NormalizedEvent Schema, compiled once

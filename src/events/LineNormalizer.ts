@@ -1,6 +1,6 @@
-import { bundle } from "./Bundles.js"
+import { bundle } from "../../catalog/events/Bundles.js"
 import { checkEvent } from "./EventCheck.js"
-import type { NormalizedEvent } from "./NormalizedEvent.js"
+import type { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 
 /**
  * The frame every runtime module shares: parse the chunk's JSON, let the module map the line,

@@ -1,6 +1,7 @@
-import type { CliType, RuntimeTransport } from "../domain/CliType.js"
+import type { CliType, RuntimeTransport } from "../../catalog/domain/CliType.js"
 import { type ChunkNormalizer, lineNormalizer, misread } from "./LineNormalizer.js"
-import type { NormalizedEvent } from "./NormalizedEvent.js"
+import type { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
+import { CLI_WARNING_TYPE } from "../../catalog/bridge/AgentApi.js"
 import { normalizeClaudeChunk } from "./runtimes/ClaudeCode.js"
 import { normalizeCodexAppServerChunk } from "./runtimes/CodexAppServer.js"
 import { normalizeCodexExecChunk } from "./runtimes/CodexExec.js"
@@ -31,11 +32,6 @@ export const normalizerFor = (source: ChunkSource): ChunkNormalizer => {
   }
 }
 
-/**
- * A line the CLI itself adds to a runtime's stream, the same for every runtime: `{"message"}`
- * (e.g. a lost runtime session started afresh).
- */
-export const CLI_WARNING_TYPE = "trellis.warning"
 
 const normalizeCliWarning = lineNormalizer((_, line) => (typeof line["message"] === "string" ? [{ kind: "warning", message: line["message"] }] : [misread]))
 

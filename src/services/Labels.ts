@@ -4,11 +4,11 @@ import { Effect, Schema } from "effect"
 import { isProjectAdmin } from "../auth/Permissions.js"
 import type { ProjectAccess } from "../auth/Principal.js"
 import { violatedConstraint } from "../db/SqlErrors.js"
-import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../domain/Errors.js"
-import { LabelId, ProjectId } from "../domain/Ids.js"
-import { DEFAULT_LABEL_COLOR, LabelColor, MAX_LABEL_NAME_LENGTH, MAX_LABELS } from "../domain/Label.js"
-import { validateName } from "../domain/Names.js"
-import { rankAfter } from "../domain/Rank.js"
+import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../../catalog/domain/Errors.js"
+import { LabelId, ProjectId } from "../../catalog/domain/Ids.js"
+import { DEFAULT_LABEL_COLOR, LabelColor, MAX_LABEL_NAME_LENGTH, MAX_LABELS } from "../../catalog/domain/Label.js"
+import { validateName } from "../../catalog/domain/Names.js"
+import { rankAfter } from "../../catalog/domain/Rank.js"
 
 export const LabelRecord = Schema.Struct({
   id: LabelId,

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { OrganizationId, ProjectId, UserId } from "../domain/Ids.js"
-import type { OrganizationRole, ProjectRole } from "../domain/Roles.js"
+import type { OrganizationId, ProjectId, UserId } from "../../catalog/domain/Ids.js"
+import type { OrganizationRole, ProjectRole } from "../../catalog/domain/Roles.js"
 
 /** Organization and project memberships; adding an existing member changes their role. */
 export class Memberships extends Effect.Service<Memberships>()("trellis/Memberships", {

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { isUniqueViolation } from "../db/SqlErrors.js"
-import { Conflict, NotFound } from "../domain/Errors.js"
-import { OrganizationId } from "../domain/Ids.js"
+import { Conflict, NotFound } from "../../catalog/domain/Errors.js"
+import { OrganizationId } from "../../catalog/domain/Ids.js"
 
 export const OrganizationRecord = Schema.Struct({
   id: OrganizationId,

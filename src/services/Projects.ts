@@ -2,9 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Principal } from "../auth/Principal.js"
 import { isUniqueViolation } from "../db/SqlErrors.js"
-import { Conflict, Forbidden, NotFound } from "../domain/Errors.js"
-import { OrganizationId, ProjectId } from "../domain/Ids.js"
-import { type OrganizationRole, ProjectRole } from "../domain/Roles.js"
+import { Conflict, Forbidden, NotFound } from "../../catalog/domain/Errors.js"
+import { OrganizationId, ProjectId } from "../../catalog/domain/Ids.js"
+import { type OrganizationRole, ProjectRole } from "../../catalog/domain/Roles.js"
 import { TaskLists } from "./TaskLists.js"
 
 export const ProjectRecord = Schema.Struct({

@@ -3,9 +3,9 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
 import { isUniqueViolation } from "../db/SqlErrors.js"
-import { Conflict, InvalidArgument, NotFound } from "../domain/Errors.js"
-import { OrganizationId, ProjectId, SkillId } from "../domain/Ids.js"
-import { ScopeKind } from "../domain/Scope.js"
+import { Conflict, InvalidArgument, NotFound } from "../../catalog/domain/Errors.js"
+import { OrganizationId, ProjectId, SkillId } from "../../catalog/domain/Ids.js"
+import { ScopeKind } from "../../catalog/domain/Scope.js"
 import {
   applySkillEdits,
   checkSkillCaps,
@@ -18,7 +18,7 @@ import {
   type SkillFiles,
   skillPathProblem,
   type UnplacedReplace
-} from "../domain/Skill.js"
+} from "../../catalog/domain/Skill.js"
 import { describeScope, ownedBy, type ScopeAccess, scopeOwner, Scopes } from "./Scopes.js"
 
 export const SkillRecord = Schema.Struct({

@@ -1,14 +1,14 @@
-import * as PageCursor from "../domain/PageCursor.js"
+import * as PageCursor from "../../catalog/domain/PageCursor.js"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
 import { canManageLists } from "../auth/Permissions.js"
 import type { ProjectAccess } from "../auth/Principal.js"
 import { violatedConstraint } from "../db/SqlErrors.js"
-import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../domain/Errors.js"
-import { ProjectId, TaskListId } from "../domain/Ids.js"
-import { validateName } from "../domain/Names.js"
-import { rankAfter } from "../domain/Rank.js"
+import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../../catalog/domain/Errors.js"
+import { ProjectId, TaskListId } from "../../catalog/domain/Ids.js"
+import { validateName } from "../../catalog/domain/Names.js"
+import { rankAfter } from "../../catalog/domain/Rank.js"
 import {
   BACKLOG_NAME,
   BACKLOG_REF,
@@ -20,7 +20,7 @@ import {
   MAX_LIST_NAME_LENGTH,
   validateListRef,
   ViewMode
-} from "../domain/TaskList.js"
+} from "../../catalog/domain/TaskList.js"
 
 export const TaskListRecord = Schema.Struct({
   id: TaskListId,

@@ -1,15 +1,15 @@
-import * as PageCursor from "../domain/PageCursor.js"
+import * as PageCursor from "../../catalog/domain/PageCursor.js"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Either, Option, Schema } from "effect"
 import { canWrite } from "../auth/Permissions.js"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
-import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../domain/Errors.js"
+import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../../catalog/domain/Errors.js"
 import { isForeignKeyViolation } from "../db/SqlErrors.js"
-import { LabelId, ProjectId, TaskCommentId, TaskId, TaskListId } from "../domain/Ids.js"
-import { rankAfter } from "../domain/Rank.js"
-import * as RichText from "../domain/RichText.js"
+import { LabelId, ProjectId, TaskCommentId, TaskId, TaskListId } from "../../catalog/domain/Ids.js"
+import { rankAfter } from "../../catalog/domain/Rank.js"
+import * as RichText from "../../catalog/domain/RichText.js"
 import {
   Link,
   MAX_COMMENTS_ON_GET,
@@ -18,7 +18,7 @@ import {
   Priority,
   SOFT_DELETE_RETENTION_DAYS,
   TASK_ADDRESS_RULE
-} from "../domain/Task.js"
+} from "../../catalog/domain/Task.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { Labels } from "./Labels.js"
 import { Projects } from "./Projects.js"

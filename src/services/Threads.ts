@@ -1,4 +1,4 @@
-import * as PageCursor from "../domain/PageCursor.js"
+import * as PageCursor from "../../catalog/domain/PageCursor.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
@@ -6,9 +6,9 @@ import { threadNotFound } from "../auth/ThreadVisibility.js"
 import { LiveEvents } from "../bridge/LiveEvents.js"
 import { CliProfiles } from "../bridge/CliProfiles.js"
 import { ThreadQueue } from "../bridge/ThreadQueue.js"
-import { CliType } from "../domain/CliType.js"
-import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../domain/Errors.js"
-import { ProjectId, ThreadId, ThreadMessageId } from "../domain/Ids.js"
+import { CliType } from "../../catalog/domain/CliType.js"
+import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../../catalog/domain/Errors.js"
+import { ProjectId, ThreadId, ThreadMessageId } from "../../catalog/domain/Ids.js"
 import {
   acceptsRuntimeCommandOnCreate,
   AggregateStatus,
@@ -19,7 +19,7 @@ import {
   ThreadKind,
   ThreadStatus,
   titleFromContent
-} from "../domain/Thread.js"
+} from "../../catalog/domain/Thread.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import { Projects } from "./Projects.js"
 import { requireWrite, Tasks } from "./Tasks.js"

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { isUniqueViolation } from "../db/SqlErrors.js"
-import { Conflict, NotFound } from "../domain/Errors.js"
-import { UserId } from "../domain/Ids.js"
+import { Conflict, NotFound } from "../../catalog/domain/Errors.js"
+import { UserId } from "../../catalog/domain/Ids.js"
 
 export const UserRecord = Schema.Struct({
   id: UserId,

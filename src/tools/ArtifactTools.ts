@@ -9,8 +9,8 @@ import {
   UpdateTaskArtifact
 } from "../../catalog/Artifacts.js"
 import { CurrentPrincipal } from "../auth/Principal.js"
-import { InvalidArgument } from "../domain/Errors.js"
-import type { ArtifactId } from "../domain/Ids.js"
+import { InvalidArgument } from "../../catalog/domain/Errors.js"
+import type { ArtifactId } from "../../catalog/domain/Ids.js"
 import { ArtifactComments } from "../services/ArtifactComments.js"
 import { Artifacts } from "../services/Artifacts.js"
 import { Tasks } from "../services/Tasks.js"

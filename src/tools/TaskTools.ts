@@ -15,9 +15,9 @@ import {
   UpdateTaskLink
 } from "../../catalog/Tasks.js"
 import { CurrentPrincipal, CurrentProject } from "../auth/Principal.js"
-import { InvalidArgument } from "../domain/Errors.js"
-import * as RichText from "../domain/RichText.js"
-import type { ExternalLink } from "../domain/Task.js"
+import { InvalidArgument } from "../../catalog/domain/Errors.js"
+import * as RichText from "../../catalog/domain/RichText.js"
+import type { ExternalLink } from "../../catalog/domain/Task.js"
 import { Artifacts, type ArtifactSummaryRow } from "../services/Artifacts.js"
 import { type ResolvedTask, type StoredLink, type TaskRow, Tasks } from "../services/Tasks.js"
 import { artifactSummary } from "./ArtifactViews.js"

@@ -1,8 +1,8 @@
 import { Context, Effect, Either, ParseResult, Schema, SchemaAST } from "effect"
 import type * as Tool from "../../catalog/Tool.js"
 import { CurrentPrincipal, CurrentProject } from "../auth/Principal.js"
-import { InvalidArgument, type ToolError } from "../domain/Errors.js"
-import { ProjectId } from "../domain/Ids.js"
+import { InvalidArgument, type ToolError } from "../../catalog/domain/Errors.js"
+import { ProjectId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../services/Projects.js"
 import { unstorableText } from "./StorableText.js"
 

@@ -23,7 +23,7 @@ import { SkillTools } from "./SkillTools.js"
 import { TaskTools } from "./TaskTools.js"
 import { ThreadTools } from "./ThreadTools.js"
 import type { CurrentPrincipal } from "../auth/Principal.js"
-import type { ToolError } from "../domain/Errors.js"
+import type { ToolError } from "../../catalog/domain/Errors.js"
 import type { Complete, DefaultProject, Implementation } from "./ToolImplementation.js"
 
 export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", { name: Schema.String }) {

@@ -3,7 +3,7 @@ import { Chunk, Effect, Fiber, Option, Queue, Schema, type Scope, Stream, TestCl
 import { groupLines } from "../../cli/agent/GroupLines.js"
 import type { RawLine } from "../../cli/agent/runtimes/Runtime.js"
 import { GROUP_LIMITS, MAX_CHUNK_BYTES, splitLine } from "../../cli/agent/ThreadRunner.js"
-import { ChunkUpload } from "../../src/bridge/AgentApi.js"
+import { ChunkUpload } from "../../catalog/bridge/AgentApi.js"
 import { defaults } from "../../src/TrellisConfig.js"
 
 type Pull = Effect.Effect<Chunk.Chunk<ReadonlyArray<RawLine>>, Option.Option<never>>

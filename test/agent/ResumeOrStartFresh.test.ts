@@ -7,7 +7,7 @@ import {
   type RuntimeOutput,
   SessionGone
 } from "../../cli/agent/runtimes/Runtime.js"
-import { CLI_WARNING_TYPE } from "../../src/events/normalize.js"
+import { CLI_WARNING_TYPE } from "../../catalog/bridge/AgentApi.js"
 
 /**
  * Issue 7, resume safety, for every runtime: the thread's runtime session is resumed; one the

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
-import type { ProjectId } from "../../src/domain/Ids.js"
+import type { ProjectId } from "../../catalog/domain/Ids.js"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Users } from "../../src/services/Users.js"
 import {

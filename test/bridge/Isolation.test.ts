@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Option, Schema } from "effect"
-import type { ProjectRole } from "../../src/domain/Roles.js"
+import type { ProjectRole } from "../../catalog/domain/Roles.js"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Users } from "../../src/services/Users.js"
 import {

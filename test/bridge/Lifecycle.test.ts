@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
-import { MAX_MESSAGE_TEXT } from "../../src/domain/Thread.js"
-import type { ProjectId } from "../../src/domain/Ids.js"
+import { MAX_MESSAGE_TEXT } from "../../catalog/domain/Thread.js"
+import type { ProjectId } from "../../catalog/domain/Ids.js"
 import {
   type Claim,
   claimThread,

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import type { CliProfileId, ProjectId } from "../../src/domain/Ids.js"
+import type { CliProfileId, ProjectId } from "../../catalog/domain/Ids.js"
 import {
   type BridgeClient,
   claimThread,

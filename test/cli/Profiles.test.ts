@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { profileJson } from "../../cli/agent/ProfileCommands.js"
 import { maskApiKey, Profiles, RESOLUTION_ORDER } from "../../cli/agent/Profiles.js"
-import { CliProfileId } from "../../src/domain/Ids.js"
+import { CliProfileId } from "../../catalog/domain/Ids.js"
 import { sampleProfile, SECRET, tempDir, withEnv } from "./support.js"
 
 /** The issue "The local CLI": the profiles store and SPEC "Session lifecycle" step 1 (profile resolution). */

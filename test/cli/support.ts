@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { vi } from "vitest"
 import { agentProfileCommands } from "../../cli/agent/ProfileCommands.js"
 import type { Profile } from "../../cli/agent/Profiles.js"
-import { ProjectId } from "../../src/domain/Ids.js"
+import { ProjectId } from "../../catalog/domain/Ids.js"
 
 /** A temporary directory (its real path), removed when the scope closes. */
 export const tempDir = (prefix: string) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
-import { anchorAt, changeBetween, CONTEXT_LENGTH, hasLoneSurrogate, locate, occurrences, relocate } from "../../src/domain/Anchor.js"
+import { anchorAt, changeBetween, CONTEXT_LENGTH, hasLoneSurrogate, locate, occurrences, relocate } from "../../catalog/domain/Anchor.js"
 
 const anchorOn = (content: string, text: string, occurrence = 1) => {
   const found = locate(content, text, occurrence)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import * as RichText from "../../src/domain/RichText.js"
+import * as RichText from "../../catalog/domain/RichText.js"
 
 const markdown = [
   "# Plan",

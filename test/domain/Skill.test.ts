@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { applySkillEdits, SKILL_MD, skillPathProblem } from "../../src/domain/Skill.js"
+import { applySkillEdits, SKILL_MD, skillPathProblem } from "../../catalog/domain/Skill.js"
 
 const stored = new Map([[SKILL_MD, "# Skill\n"], ["docs/a.md", "one two two"]])
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { unbundle } from "../../src/events/Bundles.js"
-import { NormalizedEvent } from "../../src/events/NormalizedEvent.js"
+import { unbundle } from "../../catalog/events/Bundles.js"
+import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 import { normalizeClaudeChunk } from "../../src/events/runtimes/ClaudeCode.js"
 
 const fixtureDir = fileURLToPath(new URL("../fixtures/claude/", import.meta.url))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { bundle, unbundle } from "../../src/events/Bundles.js"
+import { bundle, unbundle } from "../../catalog/events/Bundles.js"
 import {
   applyEvent,
   type ComposedMessage,
@@ -12,9 +12,9 @@ import {
   MessageTextLimit,
   toMessage,
   type ToolPart
-} from "../../src/events/compose.js"
+} from "../../catalog/events/compose.js"
 import { normalizeChunk } from "../../src/events/normalize.js"
-import type { NormalizedEvent } from "../../src/events/NormalizedEvent.js"
+import type { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 import { transcript, transcriptNames } from "../support/Transcripts.js"
 
 type Event = NormalizedEvent

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck, Schema } from "effect"
 import { checkEvent } from "../../src/events/EventCheck.js"
 import { defined } from "../../src/events/LineNormalizer.js"
-import { NormalizedEvent } from "../../src/events/NormalizedEvent.js"
+import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 
 const decode = Schema.decodeUnknownEither(NormalizedEvent)
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { unbundle } from "../../src/events/Bundles.js"
+import { unbundle } from "../../catalog/events/Bundles.js"
 import { normalizeGeminiChunk } from "../../src/events/runtimes/Gemini.js"
 import { get, getNum, getStr, isIgnored, isValid, only } from "../support/EventHelpers.js"
 import { transcript } from "../support/Transcripts.js"

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck, Schema } from "effect"
-import { bundledEvents, unbundle } from "../../src/events/Bundles.js"
+import { bundledEvents, unbundle } from "../../catalog/events/Bundles.js"
 import { normalizeChunk, type ChunkSource } from "../../src/events/normalize.js"
-import { NormalizedEvent } from "../../src/events/NormalizedEvent.js"
+import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 import { normalizeClaudeChunk } from "../../src/events/runtimes/ClaudeCode.js"
 import { normalizeCodexAppServerChunk } from "../../src/events/runtimes/CodexAppServer.js"
 import { normalizeCodexExecChunk } from "../../src/events/runtimes/CodexExec.js"
 import { normalizeGeminiChunk } from "../../src/events/runtimes/Gemini.js"
 import { normalizeOpenCodeRunChunk, normalizeOpenCodeServerChunk } from "../../src/events/runtimes/OpenCode.js"
-import { CliType, RuntimeTransport } from "../../src/domain/CliType.js"
+import { CliType, RuntimeTransport } from "../../catalog/domain/CliType.js"
 import { type Chunk, transcript, transcriptNames } from "../support/Transcripts.js"
 
 type Event = NormalizedEvent

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { unbundle } from "../../src/events/Bundles.js"
+import { unbundle } from "../../catalog/events/Bundles.js"
 import { normalizeChunk } from "../../src/events/normalize.js"
 import { recordedNames, transcript } from "../support/Transcripts.js"
 

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, FastCheck, Runtime } from "effect"
 import { CurrentPrincipal, type Principal } from "../../src/auth/Principal.js"
-import { SkillId } from "../../src/domain/Ids.js"
+import { SkillId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Skills } from "../../src/services/Skills.js"
 import { DefaultProject } from "../../src/tools/ToolImplementation.js"

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { NormalizedEvent } from "../../src/events/NormalizedEvent.js"
+import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 
 /** What the runtime normalizer tests share: event filters and lookups into parsed raw lines. */
 

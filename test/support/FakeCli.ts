@@ -3,9 +3,9 @@ import { SqlClient } from "@effect/sql"
 import { expect } from "@effect/vitest"
 import { Clock, Duration, Effect, Schema } from "effect"
 import { OrdinaryThread, SendThreadMessage, ThreadMessage } from "../../catalog/Threads.js"
-import { type BatchResponse, TrellisApi } from "../../src/bridge/AgentApi.js"
-import { ToolErrorBody } from "../../src/domain/Errors.js"
-import type { AgentSessionId, CliProfileId, ProjectId } from "../../src/domain/Ids.js"
+import { type BatchResponse, TrellisApi } from "../../catalog/bridge/AgentApi.js"
+import { ToolErrorBody } from "../../catalog/domain/Errors.js"
+import type { AgentSessionId, CliProfileId, ProjectId } from "../../catalog/domain/Ids.js"
 import { callTool } from "./TestServer.js"
 
 /** A typed client of the bridge API acting with one API key: what the CLI will use. */

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { Principal } from "../../src/auth/Principal.js"
-import type { ProjectId } from "../../src/domain/Ids.js"
+import type { ProjectId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../../src/services/Projects.js"
 import { type ScopeAccess, Scopes } from "../../src/services/Scopes.js"
 import { seedOwner } from "./TestServer.js"

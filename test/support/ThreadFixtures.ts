@@ -10,8 +10,8 @@ import {
   SendThreadMessage,
   ThreadContainer
 } from "../../catalog/Threads.js"
-import { ToolErrorBody } from "../../src/domain/Errors.js"
-import type { ProjectId } from "../../src/domain/Ids.js"
+import { ToolErrorBody } from "../../catalog/domain/Errors.js"
+import type { ProjectId } from "../../catalog/domain/Ids.js"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Users } from "../../src/services/Users.js"

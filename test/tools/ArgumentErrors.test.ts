@@ -4,7 +4,7 @@ import { CreateTaskLabel } from "../../catalog/Labels.js"
 import { CreateTask, SearchTasks } from "../../catalog/Tasks.js"
 import type * as Tool from "../../catalog/Tool.js"
 import { CurrentPrincipal } from "../../src/auth/Principal.js"
-import { ApiKeyId, UserId } from "../../src/domain/Ids.js"
+import { ApiKeyId, UserId } from "../../catalog/domain/Ids.js"
 import { DefaultProject, unscoped } from "../../src/tools/ToolImplementation.js"
 
 // Decoding runs before any handler, so a handler that is never reached is enough.

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import { Catalog } from "../../catalog/index.js"
-import { MAX_ARTIFACT_CONTENT_LENGTH } from "../../src/domain/Artifact.js"
+import { MAX_ARTIFACT_CONTENT_LENGTH } from "../../catalog/domain/Artifact.js"
 import { Projects } from "../../src/services/Projects.js"
 import {
   type ArtifactSummary,

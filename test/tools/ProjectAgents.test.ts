@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { CliType } from "../../src/domain/CliType.js"
-import { ProjectAgentId } from "../../src/domain/Ids.js"
-import { AgentColor } from "../../src/domain/ProjectAgent.js"
+import { CliType } from "../../catalog/domain/CliType.js"
+import { ProjectAgentId } from "../../catalog/domain/Ids.js"
+import { AgentColor } from "../../catalog/domain/ProjectAgent.js"
 import { createTask, fails, getTask, joinAs, ok, okNull, scopedTo } from "../support/TaskTools.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Catalog } from "../../catalog/index.js"
-import { PromptId } from "../../src/domain/Ids.js"
+import { PromptId } from "../../catalog/domain/Ids.js"
 import { Memberships } from "../../src/services/Memberships.js"
 import { Projects } from "../../src/services/Projects.js"
 import { Users } from "../../src/services/Users.js"

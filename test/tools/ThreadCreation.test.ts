@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import { OrdinaryThread } from "../../catalog/Threads.js"
-import { CliPathId, CliProfileId } from "../../src/domain/Ids.js"
+import { CliPathId, CliProfileId } from "../../catalog/domain/Ids.js"
 import { createProjectAgent, TestServer } from "../support/TestServer.js"
 import {
   claim,

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { MAX_GROUP_SIZE } from "../../src/domain/Thread.js"
+import { MAX_GROUP_SIZE } from "../../catalog/domain/Thread.js"
 import { call, getOrdinary, ownerWithCli, softDelete, spawn, storedGroups, threadOn } from "../support/ThreadFixtures.js"
 import { concurrently } from "../support/TestDatabase.js"
 import { TestServer } from "../support/TestServer.js"

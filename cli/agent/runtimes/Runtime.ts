@@ -1,8 +1,8 @@
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Duration, Effect, Fiber, Schema, Stream } from "effect"
-import type { CliType, RuntimeTransport } from "../../../src/domain/CliType.js"
-import { CLI_WARNING_TYPE } from "../../../src/events/normalize.js"
+import type { CliType, RuntimeTransport } from "../../../catalog/domain/CliType.js"
+import { CLI_WARNING_TYPE } from "../../../catalog/bridge/AgentApi.js"
 
 /** One raw line of runtime output, typed the way the backend's normalizer for this runtime expects. */
 export interface RawLine {

@@ -7,8 +7,8 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { Thread } from "../../catalog/Threads.js"
-import { CurrentPrincipal } from "../auth/Principal.js"
+import { Thread } from "../Threads.js"
+import { CurrentPrincipal } from "../domain/Principal.js"
 import { AvailableCli, CliProfile } from "../domain/CliProfile.js"
 import { CliType, RuntimeTransport } from "../domain/CliType.js"
 import { Conflict, Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
@@ -105,6 +105,12 @@ export const BatchResponse = Schema.Union(
 )
 
 export const MAX_CHUNKS_PER_UPLOAD = 1000
+
+/**
+ * A line the CLI itself adds to a runtime's stream, the same for every runtime: `{"message"}`
+ * (e.g. a lost runtime session started afresh).
+ */
+export const CLI_WARNING_TYPE = "trellis.warning"
 
 export const ChunkUpload = Schema.Struct({
   sessionId: AgentSessionId,

@@ -1,0 +1,12 @@
+import { Context } from "effect"
+import type { ApiKeyId, ProjectId, UserId } from "./Ids.js"
+
+/** Who is calling: the user behind the API key, and the projects the key is narrowed to (null: all). */
+export interface Principal {
+  readonly userId: UserId
+  readonly apiKeyId: ApiKeyId
+  readonly projectIds: ReadonlyArray<ProjectId> | null
+}
+
+/** The caller of a request, provided by the key check of every route (the bridge API's middleware names it). */
+export class CurrentPrincipal extends Context.Tag("trellis/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
