@@ -11,6 +11,7 @@ import { Journal, type JournalChunk, type JournalFile, type JournalHeader } from
 import type { AgentLog } from "./AgentLog.js"
 import { type ApprovalPolicy, settleLocally } from "./ApprovalPolicy.js"
 import type { InteractionOutcome, InteractionRequest, RawLine, Runtime } from "./runtimes/Runtime.js"
+import { callTool } from "./TrellisTools.js"
 import { createWorktree, WorktreeRequest } from "./Worktree.js"
 import { Schema } from "effect"
 
@@ -76,14 +77,6 @@ const askThroughBridge = (context: ThreadRunContext, threadId: string, claimRef:
       )
     )
 
-const HistoryResult = Schema.Struct({
-  result: Schema.Struct({
-    structuredContent: Schema.Struct({
-      messages: Schema.Array(Schema.Struct({ messageId: Schema.String, role: Schema.String, status: Schema.String, text: Schema.String }))
-    })
-  })
-})
-
 /**
  * The thread's earlier messages (the last 20 the tools return), read over MCP with the profile's
  * key; empty when they cannot be read (a fresh session then starts without them). Only settled
@@ -91,17 +84,9 @@ const HistoryResult = Schema.Struct({
  * the streaming ones are this batch.
  */
 const threadHistory = (mcp: ThreadRunContext["mcp"], threadId: string, exclude: ReadonlySet<string>) =>
-  Effect.tryPromise(async () => {
-    const response = await fetch(mcp.url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${mcp.apiKey}`, "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_thread_messages", arguments: { threadId, limit: 20 } } })
-    })
-    return response.json()
-  }).pipe(
-    Effect.flatMap(Schema.decodeUnknown(HistoryResult)),
-    Effect.map((decoded) =>
-      decoded.result.structuredContent.messages
+  callTool(mcp, "list_thread_messages", { threadId, limit: 20 }).pipe(
+    Effect.map(({ messages }) =>
+      messages
         .filter((m) => !exclude.has(m.messageId) && m.text !== "" && m.status !== "pending" && m.status !== "streaming")
         .map(({ role, text }) => ({ role, text }))
     ),

@@ -1,12 +1,11 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Path from "@effect/platform/Path"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Console, Effect, Option, Redacted } from "effect"
 import { Profiles } from "./Profiles.js"
+import { callTool } from "./TrellisTools.js"
 import { Git } from "./Git.js"
 
 /**
@@ -47,18 +46,10 @@ const human = (bytes: number): string =>
 
 /** Whether the thread is done, asked of the backend; null when it cannot say (offline, not found). */
 const threadDone = (server: string, apiKey: string, threadId: string) =>
-  Effect.gen(function* () {
-    const http = yield* HttpClient.HttpClient
-    const response = yield* http.execute(HttpClientRequest.post(`${server}/api/mcp`).pipe(
-      HttpClientRequest.bearerToken(apiKey),
-      HttpClientRequest.setHeader("accept", "application/json, text/event-stream"),
-      HttpClientRequest.bodyUnsafeJson({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_thread", arguments: { threadId } } })
-    ))
-    const body: unknown = yield* response.json
-    const result = Reflect.get(Object(Reflect.get(Object(body), "result")), "structuredContent")
-    const done = Reflect.get(Object(result), "isDone")
-    return typeof done === "boolean" ? done : null
-  }).pipe(Effect.scoped, Effect.orElseSucceed(() => null))
+  callTool({ url: `${server}/api/mcp`, apiKey }, "get_thread", { threadId }).pipe(
+    Effect.map((thread): boolean | null => thread.isDone),
+    Effect.orElseSucceed(() => null)
+  )
 
 const inspect = (profileFlag: Option.Option<string>) =>
   Effect.gen(function* () {

@@ -1,0 +1,116 @@
+import * as Sse from "@effect/experimental/Sse"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { Effect, Option, type Redacted, Schema } from "effect"
+import { ToolErrorBody } from "./domain/Errors.js"
+import { Catalog } from "./index.js"
+import type * as Tool from "./Tool.js"
+
+/**
+ * A typed client of Trellis's MCP endpoint for the CLI, the tests and the browser:
+ * `call("create_task", args)` takes the tool's arguments as its catalog Schema encodes them and
+ * answers its result decoded with its output Schema, so a tool's shape is never written again.
+ */
+
+export type ToolName = (typeof Catalog)[number]["name"]
+type Named<N extends ToolName> = Extract<(typeof Catalog)[number], { readonly name: N }>
+/** A tool's arguments as sent (JSON). */
+export type ArgumentsOf<N extends ToolName> = Schema.Schema.Encoded<Named<N>["input"]>
+/** A tool's result, decoded. */
+export type ResultOf<N extends ToolName> = Schema.Schema.Type<Named<N>["output"]>
+
+/** The tool ran and refused: its typed error (`not_found`, `forbidden`, `invalid_argument`, …). */
+export class McpToolError extends Schema.TaggedError<McpToolError>()("McpToolError", {
+  tool: Schema.String,
+  code: ToolErrorBody.fields.code,
+  message: Schema.String
+}) {}
+
+/** The call did not reach the tool: no answer, an HTTP error (`status`: 401 a refused key), or an answer that is not the tool's. */
+export class McpRequestError extends Schema.TaggedError<McpRequestError>()("McpRequestError", {
+  tool: Schema.String,
+  status: Schema.NullOr(Schema.Number),
+  message: Schema.String
+}) {}
+
+const RpcReply = Schema.Union(
+  Schema.Struct({
+    result: Schema.Struct({ isError: Schema.optional(Schema.Boolean), structuredContent: Schema.optional(Schema.Unknown) })
+  }),
+  Schema.Struct({ error: Schema.Struct({ code: Schema.Number, message: Schema.String }) })
+)
+const decodeReply = Schema.decodeUnknown(Schema.parseJson(RpcReply))
+const decodeToolError = Schema.decodeUnknown(Schema.Struct({ error: ToolErrorBody }))
+const rpcMessage = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ error: Schema.Struct({ message: Schema.String }) })))
+
+/** The JSON of an answer sent as JSON, or as server-sent events (the last event's data). */
+const replyJson = (body: string, contentType: string): string => {
+  if (!contentType.includes("text/event-stream")) return body
+  let last = ""
+  const parser = Sse.makeParser((event) => {
+    if (event._tag === "Event") last = event.data
+  })
+  parser.feed(`${body}\n\n`)
+  return last
+}
+
+const isNamed = <N extends ToolName>(name: N) => (tool: (typeof Catalog)[number]): tool is Named<N> => tool.name === name
+
+export interface McpClientOptions {
+  /** The endpoint, e.g. `http://127.0.0.1:3000/api/mcp` (with `?project=<id>` to scope `P?` tools). */
+  readonly url: string
+  readonly apiKey: Redacted.Redacted<string>
+  /** Sent as `MCP-Protocol-Version`. */
+  readonly protocolVersion?: string
+}
+
+export const make = (options: McpClientOptions) => {
+  let nextId = 0
+  const run = <T extends Tool.Any>(tool: T, args: unknown): Effect.Effect<Schema.Schema.Type<T["output"]>, McpToolError | McpRequestError, HttpClient.HttpClient> =>
+    Effect.gen(function* () {
+      const name = tool.name
+      const requestError = (status: number | null, message: string) => new McpRequestError({ tool: name, status, message })
+      const http = yield* HttpClient.HttpClient
+      const request = HttpClientRequest.post(options.url).pipe(
+        HttpClientRequest.bearerToken(options.apiKey),
+        HttpClientRequest.setHeaders({
+          accept: "application/json, text/event-stream",
+          ...(options.protocolVersion === undefined ? {} : { "mcp-protocol-version": options.protocolVersion })
+        }),
+        HttpClientRequest.bodyUnsafeJson({ jsonrpc: "2.0", id: ++nextId, method: "tools/call", params: { name, arguments: args } })
+      )
+      const { status, contentType, body } = yield* http.execute(request).pipe(
+        Effect.flatMap((response) =>
+          Effect.map(response.text, (text) => ({ status: response.status, contentType: response.headers["content-type"] ?? "", body: text }))
+        ),
+        Effect.scoped,
+        Effect.mapError((error) => requestError(null, `cannot reach ${options.url}: ${error.message}`))
+      )
+      if (status !== 200) {
+        const said = Option.match(rpcMessage(body), { onNone: () => "", onSome: (reply) => `: ${reply.error.message}` })
+        return yield* requestError(status, `${options.url} answered HTTP ${status}${said}`)
+      }
+      const reply = yield* decodeReply(replyJson(body, contentType)).pipe(
+        Effect.mapError(() => requestError(status, `${options.url} did not answer as an MCP server`))
+      )
+      if ("error" in reply) return yield* requestError(status, reply.error.message)
+      if (reply.result.isError === true) {
+        const refused = yield* decodeToolError(reply.result.structuredContent).pipe(
+          Effect.mapError(() => requestError(status, `${name} failed without a Trellis error`))
+        )
+        return yield* new McpToolError({ tool: name, ...refused.error })
+      }
+      return yield* Schema.decodeUnknown(tool.output)(reply.result.structuredContent).pipe(
+        Effect.mapError((error) => requestError(status, `${name}'s result does not match its Schema: ${error.message}`))
+      )
+    })
+
+  /** Calls a tool by name: its arguments as its input Schema encodes them, its result decoded. */
+  const call = <N extends ToolName>(name: N, args: ArgumentsOf<N>) => {
+    const tool = Catalog.find(isNamed(name))
+    return tool === undefined ? Effect.fail(new McpRequestError({ tool: name, status: null, message: `${name} is not a Trellis tool` })) : run(tool, args)
+  }
+  return { call } as const
+}
+
+export type McpClient = ReturnType<typeof make>
