@@ -2,7 +2,7 @@ import { Context } from "effect"
 import type { Principal } from "../../catalog/domain/Principal.js"
 import type { ProjectRole } from "../../catalog/domain/Roles.js"
 export { CurrentPrincipal, type Principal } from "../../catalog/domain/Principal.js"
-import type { ProjectRecord } from "../services/Projects.js"
+import type { ProjectRecord } from "../../catalog/domain/Project.js"
 
 /** The project a `P?` tool works in, resolved and access-checked by the dispatcher. */
 export class CurrentProject extends Context.Tag("trellis/CurrentProject")<

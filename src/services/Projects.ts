@@ -4,20 +4,9 @@ import type { Principal } from "../auth/Principal.js"
 import { isUniqueViolation } from "../db/SqlErrors.js"
 import { Conflict, Forbidden, NotFound } from "../../catalog/domain/Errors.js"
 import { OrganizationId, ProjectId } from "../../catalog/domain/Ids.js"
+import { ProjectRecord } from "../../catalog/domain/Project.js"
 import { type OrganizationRole, ProjectRole } from "../../catalog/domain/Roles.js"
 import { TaskLists } from "./TaskLists.js"
-
-export const ProjectRecord = Schema.Struct({
-  id: ProjectId,
-  name: Schema.String,
-  ref: Schema.String,
-  organizationId: OrganizationId,
-  organizationSlug: Schema.String,
-  organizationName: Schema.String,
-  createdAt: Schema.DateFromSelf,
-  updatedAt: Schema.DateFromSelf
-})
-export type ProjectRecord = typeof ProjectRecord.Type
 
 const AccessibleProject = Schema.Struct({ ...ProjectRecord.fields, role: ProjectRole })
 export type AccessibleProject = typeof AccessibleProject.Type
