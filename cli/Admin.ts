@@ -24,7 +24,7 @@ const run = <E extends { readonly message: string }, R>(
   action: Effect.Effect<Printable, E, R>
 ) =>
   Effect.gen(function* () {
-    const layer = Trellis.services().pipe(Layer.provideMerge(Database.layer(yield* databaseOptions("trellis admin"))))
+    const layer = Trellis.adminServices().pipe(Layer.provideMerge(Database.layer(yield* databaseOptions("trellis admin"))))
     yield* action.pipe(
       Effect.provide(layer),
       Effect.matchEffect({

@@ -71,6 +71,16 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
   )
 
 /**
+ * What `trellis admin` uses, over a migrated database: organizations, users, projects, members
+ * and keys, without the routes, the live relays (LISTEN), the bridge sweeper or the task purge.
+ */
+export const adminServices = (config: Partial<TrellisConfigShape> = {}) =>
+  Layer.mergeAll(ApiKeys.Default, Organizations.Default, Users.Default, Projects.Default, Memberships.Default).pipe(
+    Layer.provideMerge(TrellisConfig.layer(config)),
+    Layer.provide(MigrationsLive)
+  )
+
+/**
  * The HTTP routes (`/api/mcp`, the CLI bridge and thread endpoints, `/health`), registered on an
  * `HttpLayerRouter`, behind the RequestGuard (a global middleware).
  */
