@@ -2,7 +2,7 @@ import * as PageCursor from "../../catalog/domain/PageCursor.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../auth/Principal.js"
-import { threadNotFound } from "../auth/ThreadVisibility.js"
+import { threadNotFound, threadReadableBy } from "../auth/ThreadVisibility.js"
 import { LiveEvents } from "../bridge/LiveEvents.js"
 import { CliProfiles } from "../bridge/CliProfiles.js"
 import { ThreadQueue } from "../bridge/ThreadQueue.js"
@@ -170,22 +170,12 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
         ) agg ON true
         WHERE ${where} ${tail}`.pipe(Effect.flatMap(decodeRows), Effect.orDie)
 
-    /** The caller may read: their own threads, and members (and the container) of a group a teammate shared. */
-    const readable = (principal: Principal, row: ThreadRow) =>
-      Effect.gen(function* () {
-        const projectId = Schema.decodeUnknownOption(ProjectId)(row.projectId)
-        if (Option.isNone(projectId)) return false
-        const access = yield* projects.access(principal, projectId.value).pipe(Effect.option)
-        if (Option.isNone(access)) return false
-        return row.createdBy === principal.userId || row.sharedAt !== null || row.groupSharedAt !== null
-      })
-
+    /** A thread the caller may read (ThreadVisibility's one rule, in the WHERE); anything else is none. */
     const findReadable = (principal: Principal, threadId: string) =>
-      Effect.gen(function* () {
-        const [row] = yield* selectThreads(sql.and([sql`t.id = ${threadId}`, sql`t.deleted_at IS NULL`]))
-        if (row === undefined || !(yield* readable(principal, row))) return undefined
-        return row
-      })
+      Effect.map(
+        selectThreads(sql.and([sql`t.id = ${threadId}`, sql`t.deleted_at IS NULL`, threadReadableBy(sql, principal)])),
+        ([row]) => row
+      )
 
     /** One of the caller's own threads, for writes: anyone else's reads as not found. */
     const findOwn = (principal: Principal, threadId: string, field: string) =>

@@ -254,7 +254,9 @@ export const tempDir = (prefix: string): string => {
 }
 
 export const removeTempDirs = (): void => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
+  // A runtime's helper that was still writing as it was killed (OpenCode installs its plugins in
+  // its config dir) can add an entry while a directory is removed: retried, as rm -rf would be.
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
   tempDirs.clear()
 }
 
