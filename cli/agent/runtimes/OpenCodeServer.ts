@@ -114,17 +114,30 @@ const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, m
         Effect.interruptible,
         Effect.timeoutFail({ duration: START_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode serve did not start", stderr }) })
       )
+      const authorization = `Basic ${Buffer.from(`${USERNAME}:${password}`).toString("base64")}`
       const server: RunningServer = {
         baseUrl,
-        authorization: `Basic ${Buffer.from(`${USERNAME}:${password}`).toString("base64")}`,
+        authorization,
         pid: process.pid,
         died: Deferred.await(exited),
-        isAlive: Effect.map(Deferred.isDone(exited), (done) => !done)
+        // Its exit not reported yet is not enough: a SIGKILLed server's exit can come late (see
+        // `retire`), and a batch handed a dead server would fail although a new one could run it.
+        isAlive: Effect.flatMap(Deferred.isDone(exited), (done) => (done ? Effect.succeed(false) : Effect.map(refuses(baseUrl, authorization), (gone) => !gone)))
       }
       return { server, scope }
     }).pipe(Scope.extend(scope))
     return yield* started.pipe(Effect.tapError(() => Scope.close(scope, Exit.void)))
   })
+
+/**
+ * Whether the server is gone though its exit was not reported: its port refuses connections. A
+ * slow answer (a busy server) is no sign of death, and an answer of any status is life.
+ */
+const refuses = (baseUrl: string, authorization: string) =>
+  Effect.tryPromise(() => fetch(`${baseUrl}/session/status`, { headers: { authorization }, signal: AbortSignal.timeout(2000) })).pipe(
+    Effect.as(false),
+    Effect.catchAll((error) => Effect.succeed(!(error.error instanceof Error && error.error.name === "TimeoutError")))
+  )
 
 /**
  * Stops a server in the background: a SIGKILLed `opencode serve` can stop answering long before

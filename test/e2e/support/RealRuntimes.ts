@@ -326,7 +326,7 @@ export const resumeSafetyScenarios = (suite: RealRuntimeSuite, runtime: string, 
   it(`a runtime session ${runtime} no longer has is started fresh with the earlier messages summarised, and a warning says so`, async () => {
     await forgetSessions()
     const done = await suite.turn("after the session was lost")
-    expect([done.status, done.text]).toEqual(["completed", "Mock reply: after the session was lost"])
+    expect([done.status, done.text, done.errorMessage], suite.agent().proc.describe()).toEqual(["completed", "Mock reply: after the session was lost", undefined])
     toldTheConversation("after the session was lost")
     const warnings = (await eventsOf(suite, done.messageId, "warning")).flatMap((e) => (e.event.kind === "warning" ? [e.event.message] : []))
     expect(warnings).toContainEqual(expect.stringContaining(`${runtime} no longer has session`))
