@@ -15,13 +15,23 @@ const newlines = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<string
 /**
  * The cues in a session's pending-thread stream: one per `pending` event, whatever the framing
  * (`\n` or `\r\n` line ends, comments, multi-line data, a frame split across reads). A cue only
- * says "claim now": the claim itself reads the queue, so a cue's data is not needed.
+ * says "claim now": the claim itself reads the queue, so a cue's data is not needed. The parser is
+ * fed in step with the reads (no fiber of its own): ending the stream at shutdown is immediate.
  */
 export const pendingCues = <E, R>(body: Stream.Stream<Uint8Array, E, R>): Stream.Stream<void, E, R> =>
-  body.pipe(
-    Stream.decodeText(),
-    newlines,
-    Stream.pipeThroughChannel(Sse.makeChannel()),
-    Stream.filter((event) => event.event === "pending"),
-    Stream.as(undefined)
-  )
+  Stream.suspend(() => {
+    let cues = 0
+    const parser = Sse.makeParser((event) => {
+      if (event._tag === "Event" && event.event === "pending") cues++
+    })
+    return body.pipe(
+      Stream.decodeText(),
+      newlines,
+      Stream.mapConcat((text) => {
+        parser.feed(text)
+        const ready = cues
+        cues = 0
+        return Array.from({ length: ready }, () => undefined)
+      })
+    )
+  })
