@@ -1,6 +1,6 @@
 import { Config, Effect, Option } from "effect"
 import * as path from "node:path"
-import * as Database from "../src/db/Database.js"
+import * as Database from "../src/platform/sql/Database.js"
 
 /** Trellis keeps its local state here: the embedded database and credentials.json. */
 export const home = Config.string("TRELLIS_HOME").pipe(

@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url"
 import ts from "typescript"
 
 /**
- * docs/architecture.md: imports run one way (catalog/ ← src/ ← cli/, and cli/agent/ → catalog/
- * only) and form no cycle. Type-only imports count: a cycle of types is still two modules that
- * cannot be understood apart. The generated Codex protocol types are left out.
+ * docs/architecture.md: imports run one way (catalog/ ← src/platform/ ← src/<feature>/ ←
+ * src/server/ ← cli/, and cli/agent/ → catalog/ only) and form no cycle. Type-only imports count:
+ * a cycle of types is still two modules that cannot be understood apart. The generated Codex protocol types are left out.
  */
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -30,8 +30,25 @@ const graph = new Map(files.map((file) => [
     .filter((target) => known.has(target))
 ]))
 
-const layerOf = (file: string) => (file.startsWith("catalog/") ? "catalog" : file.startsWith("cli/agent/") ? "agent" : file.startsWith("src/") ? "src" : "cli")
-const allowed: Record<string, ReadonlyArray<string>> = { catalog: ["catalog"], agent: ["agent", "catalog"], src: ["src", "catalog"], cli: ["cli", "agent", "src", "catalog"] }
+/** The feature folders of src/: each holds its services, tool handlers and routes. */
+const features = ["orgs", "projects", "lists-labels", "tasks", "artifacts", "agents", "prompts", "skills", "threads"]
+
+const layerOf = (file: string): string => {
+  if (file.startsWith("catalog/")) return "catalog"
+  if (file.startsWith("cli/agent/")) return "agent"
+  if (file.startsWith("cli/")) return "cli"
+  if (file.startsWith("src/platform/")) return "platform"
+  if (file.startsWith("src/server/") || file === "src/index.ts") return "server"
+  return features.some((feature) => file.startsWith(`src/${feature}/`)) ? "feature" : `unfiled (${file})`
+}
+const allowed: Record<string, ReadonlyArray<string>> = {
+  catalog: ["catalog"],
+  platform: ["platform", "catalog"],
+  feature: ["feature", "platform", "catalog"],
+  server: ["server", "feature", "platform", "catalog"],
+  agent: ["agent", "catalog"],
+  cli: ["cli", "agent", "server", "feature", "platform", "catalog"]
+}
 
 /** The strongly connected components of more than one module (Tarjan). */
 const cycles = (): ReadonlyArray<ReadonlyArray<string>> => {
@@ -62,7 +79,11 @@ const cycles = (): ReadonlyArray<ReadonlyArray<string>> => {
 }
 
 describe("the import graph", () => {
-  it("every import runs towards the contract: catalog/ imports only itself, cli/agent/ nothing of src/", () => {
+  it("every module of src/ lives in platform/, server/ or a feature folder", () => {
+    expect(files.filter((file) => layerOf(file).startsWith("unfiled"))).toEqual([])
+  })
+
+  it("every import runs towards the contract: features → platform → catalog, server/ above them, cli/agent/ on catalog/ only", () => {
     expect(files.length).toBeGreaterThan(150)
     const against = [...graph].flatMap(([file, targets]) =>
       targets.filter((target) => !(allowed[layerOf(file)] ?? []).includes(layerOf(target))).map((target) => `${file} → ${target}`))

@@ -1,15 +1,15 @@
 /**
  * The in-process phase, with the server stopped: the benchmark opens the same database with
- * src/db/Database.ts's layer (PGlite on the same data dir, or a pg pool configured as the
+ * src/platform/sql/Database.ts's layer (PGlite on the same data dir, or a pg pool configured as the
  * server's), checks what the server stored, then does the same work again at two levels below
  * HTTP: through the services the endpoints call (ThreadQueue, with its LISTEN/NOTIFY), and as bare
  * SQL. The embedded database is one process's at a time, hence after the server, not beside it.
  */
 import { Effect, Layer, Option, Redacted } from "effect"
-import { ApiKeys } from "../../src/auth/ApiKeys.js"
-import { ThreadQueue } from "../../src/bridge/ThreadQueue.js"
-import * as Database from "../../src/db/Database.js"
-import { TrellisConfig } from "../../src/TrellisConfig.js"
+import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
+import { ThreadQueue } from "../../src/threads/ThreadQueue.js"
+import * as Database from "../../src/platform/sql/Database.js"
+import { TrellisConfig } from "../../src/platform/TrellisConfig.js"
 import { bareClaims, checkStored, refreshSessions, resetClaims, serviceClaims, type ClaimRun, type ClaimSetup } from "./Claims.js"
 import { formatCpu } from "./Cpu.js"
 import { bareInsertRound, serviceUploadRound, storedChunks, type IngestRound } from "./Ingest.js"

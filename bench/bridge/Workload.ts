@@ -3,7 +3,7 @@
  * streams (the runtimes' largest recorded transcripts, from bench/normalize), cut into the
  * requests' chunk arrays and, for the bare-SQL baseline, into the very rows the server would store.
  */
-import { normalizeChunk, type ChunkSource } from "../../src/events/normalize.js"
+import { normalizeChunk, type ChunkSource } from "../../src/threads/normalizers/normalize.js"
 import { averageBytes, STREAMS, streamWorkload, type Line } from "../normalize/Streams.js"
 
 /** The runtimes whose threads a CLI runs (create_thread's cliType; Gemini does not execute). */

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks"
-import { normalizeChunk } from "../../src/events/normalize.js"
+import { normalizeChunk } from "../../src/threads/normalizers/normalize.js"
 import type { Line } from "./Streams.js"
 
 export type Method = "floor" | "normalize"

@@ -1,4 +1,4 @@
-import type { ChunkSource } from "../../src/events/normalize.js"
+import type { ChunkSource } from "../../src/threads/normalizers/normalize.js"
 import { transcript } from "../../test/support/Transcripts.js"
 
 /** One chunk as the CLI uploads it, with the source the server normalizes it for. */

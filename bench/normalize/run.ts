@@ -1,5 +1,5 @@
 /**
- * Normalizer throughput benchmark: lines per second through normalizeChunk (src/events/normalize.ts)
+ * Normalizer throughput benchmark: lines per second through normalizeChunk (src/threads/normalizers/normalize.ts)
  * for each runtime stream, against JSON.parse of the same lines in the same run (the floor; every
  * normalizer parses its chunk first), and the issue's target of ≥ 0.5 × the floor. In process, no I/O.
  * Progress goes to stderr, the report to stdout. A MISS is reported, not an error.

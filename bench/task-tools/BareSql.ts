@@ -4,7 +4,7 @@
  * the same parameters, through the same client and pool. Nothing else runs: no MCP, no Schema
  * decoding of rows, no access decisions, not even SQL compilation.
  *
- * Recorded rather than copied from src/services, so the baseline cannot drift from what the
+ * Recorded rather than copied from src/tasks, so the baseline cannot drift from what the
  * tools really send (the services change often; a stale copy would measure other SQL).
  * Replaying recorded parameters is exact here because the measured calls only read.
  *

@@ -1,17 +1,17 @@
 /**
  * The in-process phase: with the server stopped, the benchmark opens the same database with
- * the project's own layers (src/db/Database.ts: PGlite on the same data dir, or a pg pool
+ * the project's own layers (src/platform/sql/Database.ts: PGlite on the same data dir, or a pg pool
  * configured as the server's) and measures each tool's bare SQL and its service calls.
  * The embedded database is one process's at a time (PGlite, guarded by a lock file), which is
  * why this runs between two lives of the server rather than alongside it.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { ApiKeys } from "../../src/auth/ApiKeys.js"
-import * as Database from "../../src/db/Database.js"
-import { Projects } from "../../src/services/Projects.js"
-import { Tasks } from "../../src/services/Tasks.js"
-import { TrellisConfig } from "../../src/TrellisConfig.js"
+import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
+import * as Database from "../../src/platform/sql/Database.js"
+import { Projects } from "../../src/projects/Projects.js"
+import { Tasks } from "../../src/tasks/Tasks.js"
+import { TrellisConfig } from "../../src/platform/TrellisConfig.js"
 import type { LoadSettings, Measurement } from "../mcp-overhead/Load.js"
 import { countMatches, recordBareSql } from "./BareSql.js"
 import { measureInProcess, type InProcessMeasurement } from "./InProcessLoad.js"

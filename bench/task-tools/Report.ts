@@ -68,7 +68,7 @@ export const report = (run: RunDescription, rounds: AllRounds): string => {
     `seeding: ${run.seeding}`,
     ...run.calls.map((call) => `call:    ${call}`),
     `order:   1. seed through MCP (trellis serve); 2. stop the server; in this process, on the same database through`,
-    `         src/db/Database.ts's layer (same client and pool settings as the server): measure each call's service`,
+    `         src/platform/sql/Database.ts's layer (same client and pool settings as the server): measure each call's service`,
     `         calls (the Projects/Tasks methods its tool handler calls) and its bare SQL (the statements those calls`,
     `         issued, recorded and replayed verbatim); 3. restart the server on the same database and measure`,
     `         tools/call over HTTP with autocannon`,

@@ -5,10 +5,10 @@
  * access checks) or in the MCP layer.
  */
 import { Effect, Schema } from "effect"
-import { ApiKeys } from "../../src/auth/ApiKeys.js"
+import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
-import { Projects } from "../../src/services/Projects.js"
-import { Tasks } from "../../src/services/Tasks.js"
+import { Projects } from "../../src/projects/Projects.js"
+import { Tasks } from "../../src/tasks/Tasks.js"
 import type { ToolName, Workload } from "./Workload.js"
 
 export type ServiceOperation = (iteration: number) => Effect.Effect<ReadonlyArray<string>, unknown>

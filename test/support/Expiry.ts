@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { AgentSessions } from "../../src/bridge/AgentSessions.js"
-import { ThreadQueue } from "../../src/bridge/ThreadQueue.js"
+import { AgentSessions } from "../../src/threads/AgentSessions.js"
+import { ThreadQueue } from "../../src/threads/ThreadQueue.js"
 
 /**
  * Expiry driven by the test instead of a wall clock. Leases and session TTLs are compared with the

@@ -55,7 +55,7 @@ export const registerCli = (
   })
 
 // ---------------------------------------------------------------------------------------------
-// Helpers for the bridge tests (test/bridge/): a fake CLI speaking the bridge API, Claude
+// Helpers for the bridge tests (test/threads/): a fake CLI speaking the bridge API, Claude
 // stream-json lines as runtime A prints them, and the thread tools over MCP, decoded by Schema.
 // ---------------------------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 import { Effect } from "effect"
-import type { Principal } from "../../src/auth/Principal.js"
+import type { Principal } from "../../src/platform/auth/Principal.js"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
-import { Projects } from "../../src/services/Projects.js"
-import { type ScopeAccess, Scopes } from "../../src/services/Scopes.js"
+import { Projects } from "../../src/projects/Projects.js"
+import { type ScopeAccess, Scopes } from "../../src/projects/Scopes.js"
 import { seedOwner } from "./TestServer.js"
 
 /** A project as the owner of prompts and Skills, access-checked for `principal`. */

@@ -3,8 +3,8 @@ import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
 import type { ProjectRole } from "../../catalog/domain/Roles.js"
-import { Memberships } from "../../src/services/Memberships.js"
-import { Users } from "../../src/services/Users.js"
+import { Memberships } from "../../src/orgs/Memberships.js"
+import { Users } from "../../src/orgs/Users.js"
 import { callTool, createKey } from "./TestServer.js"
 
 /** Helpers for tests that drive the task, List and label tools over MCP. */

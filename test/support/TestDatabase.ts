@@ -3,7 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import * as PgliteClient from "../../src/db/PgliteClient.js"
+import * as PgliteClient from "../../src/platform/sql/PgliteClient.js"
 
 /**
  * Connections in a test file's PostgreSQL pool (node-postgres' default, made explicit): enough that

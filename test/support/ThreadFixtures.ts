@@ -12,9 +12,9 @@ import {
 } from "../../catalog/Threads.js"
 import { ToolErrorBody } from "../../catalog/domain/Errors.js"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
-import { Memberships } from "../../src/services/Memberships.js"
-import { Projects } from "../../src/services/Projects.js"
-import { Users } from "../../src/services/Users.js"
+import { Memberships } from "../../src/orgs/Memberships.js"
+import { Projects } from "../../src/projects/Projects.js"
+import { Users } from "../../src/orgs/Users.js"
 import { type BridgeClient, bridgeClient, registerCli } from "./FakeCli.js"
 import { callTool, createKey, seedOwner } from "./TestServer.js"
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import type { ChunkSource } from "../../src/events/normalize.js"
+import type { ChunkSource } from "../../src/threads/normalizers/normalize.js"
 
 /**
  * Recorded runtime transcripts turned into the chunks the CLI uploads: `type` and `data` exactly

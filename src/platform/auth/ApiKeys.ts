@@ -1,0 +1,121 @@
+import { SqlClient } from "@effect/sql"
+import { Cache, Duration, Effect, Option, Schema } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { NotFound } from "../../../catalog/domain/Errors.js"
+import { ApiKeyId, ProjectId, UserId } from "../../../catalog/domain/Ids.js"
+import type { Principal } from "./Principal.js"
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {}
+
+export const ApiKeyRecord = Schema.Struct({
+  id: ApiKeyId,
+  userId: UserId,
+  name: Schema.String,
+  prefix: Schema.String,
+  projectIds: Schema.NullOr(Schema.Array(ProjectId)),
+  createdAt: Schema.DateFromSelf,
+  lastUsedAt: Schema.NullOr(Schema.DateFromSelf),
+  revokedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type ApiKeyRecord = typeof ApiKeyRecord.Type
+
+const KEY_PREFIX = "trellis_"
+/** How long an authenticated key is trusted before it is looked up again (and its last use recorded). */
+const AUTH_CACHE_TTL = Duration.seconds(5)
+
+const sha256 = (secret: string) => createHash("sha256").update(secret).digest("hex")
+
+const decodeRecords = Schema.decodeUnknown(Schema.Array(ApiKeyRecord))
+
+export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const narrowedTo = sql`CASE WHEN k.narrowed THEN ARRAY(
+      SELECT project_id FROM api_key_projects WHERE api_key_id = k.id ORDER BY project_id) END`
+
+    const selectRecords = sql`SELECT k.id, k.user_id AS "userId", k.name, k.lookup_prefix AS prefix,
+      ${narrowedTo} AS "projectIds", k.created_at AS "createdAt", k.last_used_at AS "lastUsedAt",
+      k.revoked_at AS "revokedAt"
+      FROM api_keys k`
+
+    const lookup = (hash: string) =>
+      sql<{ id: string; userId: string; projectIds: ReadonlyArray<string> | null }>`
+        UPDATE api_keys k SET last_used_at = now()
+        WHERE k.secret_sha256 = ${hash} AND k.revoked_at IS NULL
+        RETURNING k.id, k.user_id AS "userId", ${narrowedTo} AS "projectIds"`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => Option.fromNullable(rows[0])),
+        Effect.mapError(() => new Unauthorized({ message: "The API key is not valid or has been revoked" })),
+        Effect.map((row): Principal => ({
+          apiKeyId: ApiKeyId.make(row.id),
+          userId: UserId.make(row.userId),
+          projectIds: row.projectIds?.map((id) => ProjectId.make(id)) ?? null
+        }))
+      )
+
+    // Failures are cached too, so a flood of bad keys costs one lookup per key per TTL.
+    const cache = yield* Cache.make({ capacity: 10_000, timeToLive: AUTH_CACHE_TTL, lookup })
+
+    // Untraced: it runs on every request, and a span costs more than the cached lookup itself.
+    const authenticate = (token: string): Effect.Effect<Principal, Unauthorized> =>
+      token.startsWith(KEY_PREFIX)
+        ? cache.get(sha256(token))
+        : new Unauthorized({ message: "The API key is malformed (Trellis keys start with trellis_)" })
+
+    const findRecords = (condition: ReturnType<typeof sql.literal> | ReturnType<typeof sql>) =>
+      sql`${selectRecords} WHERE ${condition} ORDER BY k.created_at, k.id`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => Effect.orDie(decodeRecords(rows)))
+      )
+
+    /** Creates a key; the secret is returned once and only its SHA-256 is stored. */
+    const create = Effect.fn("ApiKeys.create")(function* (input: {
+      readonly userId: UserId
+      readonly name: string
+      readonly projectIds: ReadonlyArray<ProjectId> | null
+    }) {
+      const secret = KEY_PREFIX + randomBytes(32).toString("base64url")
+      const id = ApiKeyId.generate()
+      const narrowed = input.projectIds !== null
+      yield* sql.withTransaction(Effect.gen(function* () {
+        yield* sql`INSERT INTO api_keys (id, user_id, name, lookup_prefix, secret_sha256, narrowed)
+          VALUES (${id}, ${input.userId}, ${input.name}, ${secret.slice(0, KEY_PREFIX.length + 6)}, ${sha256(secret)}, ${narrowed})`
+        for (const projectId of input.projectIds ?? []) {
+          yield* sql`INSERT INTO api_key_projects (api_key_id, project_id) VALUES (${id}, ${projectId})
+            ON CONFLICT DO NOTHING`
+        }
+      })).pipe(Effect.orDie)
+      const record = yield* findRecords(sql`k.id = ${id}`).pipe(Effect.head, Effect.orDie)
+      return { record, secret }
+    })
+
+    const revoke = Effect.fn("ApiKeys.revoke")(function* (id: ApiKeyId) {
+      const rows = yield* sql<{ secretSha256: string }>`
+        UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id}
+        RETURNING secret_sha256 AS "secretSha256"`.pipe(Effect.orDie)
+      const row = rows[0]
+      if (row === undefined) return yield* new NotFound({ message: `API key ${id} not found` })
+      yield* cache.invalidate(row.secretSha256)
+    })
+
+    /**
+     * Completes once the key is found revoked (or gone), looked up again at the cache's period: what
+     * ends a long-lived request (an SSE stream) opened with it. The database is the one place every
+     * backend instance and `trellis admin key revoke` agree on, so no revocation signal can be missed;
+     * a failed lookup is asked again next period rather than ending a stream the key may still hold.
+     */
+    const revoked = (id: ApiKeyId): Effect.Effect<void> =>
+      sql`SELECT 1 FROM api_keys WHERE id = ${id} AND revoked_at IS NULL`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orElseSucceed(() => true),
+        Effect.delay(AUTH_CACHE_TTL),
+        Effect.repeat({ while: (valid) => valid }),
+        Effect.asVoid
+      )
+
+    const list = (userId: UserId | null) => findRecords(userId === null ? sql`true` : sql`k.user_id = ${userId}`)
+
+    return { authenticate, create, revoke, revoked, list } as const
+  })
+}) {}

@@ -1,0 +1,107 @@
+import { Cause, Context, Effect, Either } from "effect"
+import { randomUUID } from "node:crypto"
+import { CurrentPrincipal, type Principal } from "../platform/auth/Principal.js"
+import { DefaultProject } from "../platform/auth/Principal.js"
+import type { BodyTooLarge, BodyUnreadable } from "../platform/http/Body.js"
+import { TrellisConfig } from "../platform/TrellisConfig.js"
+import * as JsonRpc from "../platform/mcp/JsonRpc.js"
+import { isSupportedProtocolVersion, McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "./McpServer.js"
+
+
+/** An HTTP request to the MCP endpoint, independent of the server that received it. */
+export interface McpHttpRequest {
+  readonly method: string
+  /** Path and query, e.g. `/api/mcp?project=proj_…`. */
+  readonly url: string
+  readonly header: (name: string) => string | undefined
+  /** Reads the body, refusing more than `maxBytes`. */
+  readonly body: (maxBytes: number) => Effect.Effect<string, BodyTooLarge | BodyUnreadable>
+}
+
+export interface McpHttpResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  /** JSON text, or empty for 202. */
+  readonly body: string
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): McpHttpResponse =>
+  ({ status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+
+const accepted: McpHttpResponse = { status: 202, headers: {}, body: "" }
+
+const projectParam = (url: string): string | null => {
+  const query = url.indexOf("?")
+  return query === -1 ? null : new URLSearchParams(url.slice(query + 1)).get("project")
+}
+
+/** A defect: logged in full with a trace id; the caller gets only the trace id. */
+const internalError = (id: JsonRpc.JsonRpcId | null, cause: Cause.Cause<unknown>) => {
+  const traceId = randomUUID()
+  return Effect.logError("MCP request failed", cause).pipe(
+    Effect.annotateLogs({ traceId }),
+    Effect.as(json(500, JsonRpc.failure(id, JsonRpc.ErrorCode.InternalError, `Internal error (trace ${traceId})`, { traceId })))
+  )
+}
+
+/**
+ * The MCP endpoint over HTTP (stateless Streamable HTTP, one JSON-RPC message per POST, JSON
+ * answers), as a function from request to response so any server can mount it.
+ */
+export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
+  effect: Effect.gen(function* () {
+    const config = yield* TrellisConfig
+    const mcp = yield* McpServer
+
+    const tooLarge = json(413, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest,
+      `Invalid Request: the body exceeds ${config.maxBodyBytes} bytes`))
+
+    const methodNotAllowed = json(405, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest,
+      "Method Not Allowed: this endpoint takes POST only (no SSE stream, no sessions)"), { allow: "POST" })
+
+    const post = (request: McpHttpRequest, principal: Principal) =>
+      Effect.gen(function* () {
+        const version = request.header("mcp-protocol-version")
+        if (version !== undefined && !isSupportedProtocolVersion(version)) {
+          return json(400, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest,
+            `Unsupported MCP-Protocol-Version: ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`))
+        }
+
+        const body = yield* Effect.either(request.body(config.maxBodyBytes))
+        if (Either.isLeft(body)) {
+          return body.left._tag === "BodyTooLarge"
+            ? tooLarge
+            : json(400, JsonRpc.failure(null, JsonRpc.ErrorCode.ParseError, "Parse error: the body could not be read"))
+        }
+
+        const message = JsonRpc.parse(body.right)
+        if (Either.isLeft(message)) {
+          const { code, httpStatus, id, message: text } = message.left
+          return json(httpStatus, JsonRpc.failure(id, code, text))
+        }
+        const incoming = message.right
+        if (incoming._tag !== "Request") return accepted
+
+        return yield* mcp.handle(incoming.method, incoming.params).pipe(
+          Effect.match({
+            onSuccess: (result) => json(200, JsonRpc.success(incoming.id, result)),
+            onFailure: (error) => json(200, JsonRpc.failure(incoming.id, error.code, error.message, error.data))
+          }),
+          // One context for both per-request values: each provide is a context copy.
+          Effect.provide(Context.make(CurrentPrincipal, principal).pipe(
+            Context.add(DefaultProject, projectParam(request.url))
+          )),
+          Effect.catchAllCause((cause) => internalError(incoming.id, cause))
+        )
+      })
+
+    /** Answers a request the RequestGuard admitted (Host/Origin, key, declared length, rate budget). */
+    const handle = (request: McpHttpRequest, principal: Principal): Effect.Effect<McpHttpResponse> =>
+      (request.method === "POST" ? post(request, principal) : Effect.succeed(methodNotAllowed)).pipe(
+        Effect.catchAllCause((cause) => internalError(null, cause))
+      )
+
+    return { handle } as const
+  }),
+  dependencies: [McpServer.Default]
+}) {}

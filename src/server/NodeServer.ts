@@ -1,0 +1,134 @@
+import { Etag, HttpLayerRouter } from "@effect/platform"
+import { NodeContext, NodeHttpPlatform, NodeHttpServer } from "@effect/platform-node"
+import { Effect, Either, Layer, Option, Schema } from "effect"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import type { Principal } from "../platform/auth/Principal.js"
+import { makeAgentFastEndpoints } from "../threads/AgentHttp.js"
+import { BodyUnreadable } from "../platform/http/Body.js"
+import { McpHttp } from "./McpHttp.js"
+import { TrellisConfig } from "../platform/TrellisConfig.js"
+import { MCP_PATH } from "./McpRoute.js"
+import { type Body, headerOf, makeResponder, readBody, writeReply } from "../platform/http/NodeIo.js"
+import { hasBody, pathOf, type Reply, RequestGuard } from "../platform/http/RequestGuard.js"
+
+export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", { message: Schema.String }) {}
+
+const listen = (server: Server, host: string, port: number) =>
+  Effect.async<AddressInfo, ListenError>((resume) => {
+    const onError = (error: Error) =>
+      resume(Effect.fail(new ListenError({ message: `Cannot listen on ${host}:${port}: ${error.message}` })))
+    server.once("error", onError)
+    server.listen(port, host, () => {
+      server.off("error", onError)
+      const address = server.address()
+      if (address === null || typeof address === "string") {
+        return resume(Effect.fail(new ListenError({ message: `Listening on ${host}:${port} gave no TCP address` })))
+      }
+      resume(Effect.succeed(address))
+    })
+  })
+
+const close = (server: Server) =>
+  Effect.async<void>((resume) => {
+    server.close(() => resume(Effect.void))
+    server.closeIdleConnections()
+    // Clients holding keep-alive connections get a few seconds to finish, then are cut.
+    setTimeout(() => server.closeAllConnections(), 5_000).unref()
+  })
+
+/** How long a connection answered before its body ended keeps discarding what still comes. */
+const LINGER_MS = 2_000
+
+/**
+ * An answer sent before the request's body ended (a refusal from the headers, a body cut at the
+ * limit) closes the connection instead of reading the rest: the server half-closes after the
+ * answer and discards what is already in flight for at most LINGER_MS. Destroying the socket at
+ * once would reset it, and a reset makes the client's kernel drop the answer it has not read yet.
+ */
+const closeWhenAnsweredEarly = (request: IncomingMessage, response: ServerResponse) => {
+  if (!hasBody(headerOf(request))) return
+  response.once("finish", () => {
+    if (request.complete) return
+    request.resume()
+    request.socket.end()
+    setTimeout(() => request.socket.destroy(), LINGER_MS).unref()
+  })
+}
+
+/**
+ * Serves the backend on `node:http`: `/api/mcp` straight to the MCP handler and the CLI's per-thread
+ * bridge calls straight to theirs (the hot paths), every other route through @effect/platform's
+ * router. The RequestGuard decides every request from its headers before a byte of its body is
+ * read: on the hot paths here, on the router through its GuardMiddleware. A body must arrive (and
+ * headers before it) within `requestTimeoutMs`; a response is not bounded, so SSE streams live on.
+ * Closes gracefully with the scope.
+ */
+export const serveNode = <A, E, R>(
+  routes: Layer.Layer<A, E, R>,
+  options: { readonly host: string; readonly port: number }
+) =>
+  Effect.gen(function* () {
+    const config = yield* TrellisConfig
+    const guard = yield* RequestGuard
+    const mcp = yield* McpHttp
+    // The HttpApi routes serve files (OpenAPI) through the platform's services.
+    const platform = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeContext.layer)
+    const app = yield* HttpLayerRouter.toHttpEffect(routes.pipe(Layer.provide(platform)))
+    const platformListener = yield* NodeHttpServer.makeHandler(app)
+    const agentFastPath = yield* makeAgentFastEndpoints
+    const respond = makeResponder(yield* Effect.runtime<never>())
+
+    /** Guards, reads the body (cut at the limit) and answers with `handler`'s reply. */
+    const guarded = (
+      request: IncomingMessage,
+      response: ServerResponse,
+      handler: (principal: Principal, body: Either.Either<string, BodyUnreadable>) => Effect.Effect<Reply>
+    ) => {
+      const guardRequest = { method: request.method ?? "GET", url: request.url ?? "/", header: headerOf(request) }
+      const answer = (principal: Principal) => (body: Body) =>
+        respond(
+          response,
+          Either.isLeft(body) && body.left._tag === "BodyTooLarge"
+            ? writeReply(response, guard.tooLarge(guardRequest))
+            : handler(principal, Either.mapLeft(body, (error) => new BodyUnreadable({ cause: error }))).pipe(
+              Effect.flatMap((reply) => writeReply(response, reply))
+            )
+        )
+      respond(
+        response,
+        Effect.flatMap(guard.check(guardRequest), (verdict) =>
+          Either.match(verdict, {
+            onLeft: (refusal) => writeReply(response, refusal),
+            onRight: ({ principal }) =>
+              Option.match(principal, {
+                onNone: () => Effect.dieMessage(`${guardRequest.url} was admitted without an API key`),
+                onSome: (principal) => Effect.sync(() => readBody(request, config.maxBodyBytes, answer(principal)))
+              })
+          }))
+      )
+    }
+
+    const server = createServer({
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      // Node checks the two timeouts this often (30 s by default, which would let a 1 s timeout run 30 s).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(config.requestTimeoutMs / 4)))
+    }, (request, response) => {
+      closeWhenAnsweredEarly(request, response)
+      const method = request.method ?? "GET"
+      const path = pathOf(request.url ?? "/")
+      if (path === MCP_PATH) {
+        return guarded(request, response, (principal, body) =>
+          mcp.handle({ method, url: request.url ?? "/", header: headerOf(request), body: () => body }, principal))
+      }
+      const fast = agentFastPath(method, path)
+      if (fast === undefined) return platformListener(request, response)
+      guarded(request, response, (principal, body) =>
+        Either.match(body, {
+          onLeft: () => Effect.succeed({ status: 400, headers: {}, body: "" }),
+          onRight: (text) => fast(principal, text)
+        }))
+    })
+    return yield* Effect.acquireRelease(listen(server, options.host, options.port), () => close(server))
+  })

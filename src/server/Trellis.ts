@@ -1,0 +1,93 @@
+import { Layer } from "effect"
+import { ApiKeys } from "../platform/auth/ApiKeys.js"
+import { MigrationsLive } from "../platform/sql/Migrations.js"
+import { AgentSessions } from "../threads/AgentSessions.js"
+import { AgentRoutes } from "../threads/AgentHttp.js"
+import { BridgeSweeperLive } from "../threads/BridgeSweeper.js"
+import { CliProfiles } from "../threads/CliProfiles.js"
+import { EventStreams } from "../threads/EventStreams.js"
+import { Interactions } from "../threads/Interactions.js"
+import { LiveEvents } from "../platform/notifications/LiveEvents.js"
+import { ThreadQueue } from "../threads/ThreadQueue.js"
+import { GuardMiddleware } from "../platform/http/GuardMiddleware.js"
+import { HealthRoute } from "../platform/http/HealthRoute.js"
+import { McpRoute } from "./McpRoute.js"
+import { RequestGuard } from "../platform/http/RequestGuard.js"
+import { McpHttp } from "./McpHttp.js"
+import { McpServer } from "./McpServer.js"
+import { RateLimiter } from "../platform/http/RateLimiter.js"
+import { Memberships } from "../orgs/Memberships.js"
+import { Organizations } from "../orgs/Organizations.js"
+import { ArtifactComments } from "../artifacts/ArtifactComments.js"
+import { Artifacts } from "../artifacts/Artifacts.js"
+import { Labels } from "../lists-labels/Labels.js"
+import { ProjectAgents } from "../agents/ProjectAgents.js"
+import { Projects } from "../projects/Projects.js"
+import { Prompts } from "../prompts/Prompts.js"
+import { Scopes } from "../projects/Scopes.js"
+import { Skills } from "../skills/Skills.js"
+import { TaskPurgeLive } from "../tasks/TaskPurge.js"
+import { Tasks } from "../tasks/Tasks.js"
+import { TaskLists } from "../lists-labels/TaskLists.js"
+import { Threads } from "../threads/Threads.js"
+import { Users } from "../orgs/Users.js"
+import { ToolRunner } from "./ToolRunner.js"
+import { TrellisConfig, type TrellisConfigShape } from "../platform/TrellisConfig.js"
+
+/** Every backend service, over a migrated database. Needs a `SqlClient` (PostgreSQL or PGlite). */
+export const services = (config: Partial<TrellisConfigShape> = {}) =>
+  Layer.mergeAll(
+    ApiKeys.Default,
+    Organizations.Default,
+    Users.Default,
+    Projects.Default,
+    TaskLists.Default,
+    Labels.Default,
+    Tasks.Default,
+    ProjectAgents.Default,
+    Scopes.Default,
+    Prompts.Default,
+    Skills.Default,
+    Artifacts.Default,
+    ArtifactComments.Default,
+    Memberships.Default,
+    ToolRunner.Default,
+    McpServer.Default,
+    RateLimiter.Default,
+    RequestGuard.Default,
+    McpHttp.Default,
+    LiveEvents.Default,
+    CliProfiles.Default,
+    ThreadQueue.Default,
+    AgentSessions.Default,
+    Threads.Default,
+    EventStreams.Default,
+    Interactions.Default,
+    TaskPurgeLive.pipe(Layer.provide(Tasks.Default)),
+    BridgeSweeperLive.pipe(Layer.provide([AgentSessions.Default, ThreadQueue.Default]))
+  ).pipe(
+    Layer.provideMerge(TrellisConfig.layer(config)),
+    Layer.provide(MigrationsLive)
+  )
+
+/**
+ * What `trellis admin` uses, over a migrated database: organizations, users, projects, members
+ * and keys, without the routes, the live relays (LISTEN), the bridge sweeper or the task purge.
+ */
+export const adminServices = (config: Partial<TrellisConfigShape> = {}) =>
+  Layer.mergeAll(ApiKeys.Default, Organizations.Default, Users.Default, Projects.Default, Memberships.Default).pipe(
+    Layer.provideMerge(TrellisConfig.layer(config)),
+    Layer.provide(MigrationsLive)
+  )
+
+/**
+ * The HTTP routes (`/api/mcp`, the CLI bridge and thread endpoints, `/health`), registered on an
+ * `HttpLayerRouter`, behind the RequestGuard (a global middleware).
+ */
+export const routes = Layer.mergeAll(McpRoute, AgentRoutes, HealthRoute, GuardMiddleware)
+
+/**
+ * The whole backend as one Layer: routes plus services. Provide a `SqlClient` and serve it with
+ * `HttpLayerRouter.serve`, or use its `ToolRunner` to call tools in process.
+ */
+export const layer = (config: Partial<TrellisConfigShape> = {}) => routes.pipe(Layer.provideMerge(services(config)))

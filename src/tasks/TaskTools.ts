@@ -1,0 +1,212 @@
+import { Effect, Either } from "effect"
+import {
+  type BuiltInTaskTypeKey,
+  CreateTask,
+  CreateTaskComment,
+  DeleteTask,
+  GetTask,
+  GetTasks,
+  ListTasks,
+  ListTaskTypes,
+  MoveTask,
+  MoveTasksToList,
+  SearchTasks,
+  UpdateTask,
+  UpdateTaskLink
+} from "../../catalog/Tasks.js"
+import { CurrentPrincipal, CurrentProject, DefaultProject } from "../platform/auth/Principal.js"
+import { InvalidArgument } from "../../catalog/domain/Errors.js"
+import * as RichText from "../../catalog/domain/RichText.js"
+import type { ExternalLink } from "../../catalog/domain/Task.js"
+import { Artifacts, type ArtifactSummaryRow } from "../artifacts/Artifacts.js"
+import { type ResolvedTask, type StoredLink, type TaskRow, Tasks } from "./Tasks.js"
+import { artifactSummary } from "../artifacts/ArtifactViews.js"
+import * as Implement from "../platform/mcp/ToolImplementation.js"
+
+const builtInTaskTypes: ReadonlyArray<{ readonly key: BuiltInTaskTypeKey; readonly name: string }> = [
+  { key: "task", name: "Task" },
+  { key: "bug", name: "Bug" },
+  { key: "feature", name: "Feature" },
+  { key: "epic", name: "Epic" },
+  { key: "investigation", name: "Investigation" },
+  { key: "chore", name: "Chore" },
+  { key: "idea", name: "Idea" }
+]
+
+const taskTypes = { taskTypes: builtInTaskTypes.map((type) => ({ ...type, builtIn: true })) }
+
+const externalLink = (stored: StoredLink): ExternalLink => ({
+  ...stored.link,
+  id: stored.id,
+  createdAt: stored.createdAt.toISOString(),
+  updatedAt: stored.updatedAt.toISOString()
+})
+
+const summary = (row: TaskRow) => ({
+  taskId: row.id,
+  refId: row.ref,
+  name: row.name,
+  taskTypeKey: row.taskTypeKey,
+  status: row.status,
+  priority: row.priority,
+  dueDate: row.dueDate,
+  assignee: row.assigneeId === null
+    ? null
+    : { userId: row.assigneeId, name: row.assigneeName ?? "", email: row.assigneeEmail ?? "" },
+  delegatedToAgent: row.agentId === null ? null : { projectAgentId: row.agentId, name: row.agentName ?? "" },
+  label: row.labelId === null ? null : { _id: row.labelId, name: row.labelName ?? "", color: row.labelColor ?? "" },
+  tags: row.tags,
+  list: { listId: row.listId, ref: row.listRef, name: row.listName },
+  parentId: row.parentId,
+  subtaskCount: row.subtaskCount,
+  isArchived: row.archivedAt !== null,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString()
+})
+
+/** The project a ref is resolved in: the explicit projectId, else the connection's `?project=`. */
+export const refProject = (projectId: string | undefined) =>
+  Effect.map(DefaultProject, (fallback) => projectId ?? fallback)
+
+/** A task as every task tool finds it: by ID, scoped ref, or bare ref in `projectId` or the URL's `?project=`. */
+export const resolveTask = (tasks: Tasks, address: string, projectId: string | undefined) =>
+  Effect.gen(function* () {
+    return yield* tasks.resolve(yield* CurrentPrincipal, address, yield* refProject(projectId))
+  })
+
+export const TaskTools = Effect.gen(function* () {
+  const tasks = yield* Tasks
+  const artifacts = yield* Artifacts
+
+  const resolve = (address: string, projectId: string | undefined) => resolveTask(tasks, address, projectId)
+
+  const details = (resolved: ResolvedTask, artifactsOf: ReadonlyMap<string, ReadonlyArray<ArtifactSummaryRow>>) =>
+    Effect.gen(function* () {
+      const { comments, links, subtasks, task, taskPath, taskUrl } = yield* tasks.details(resolved)
+      const descriptionMarkdown = task.description === null
+        ? ""
+        : Either.getOrElse(RichText.toMarkdown(task.description), () => "")
+      return {
+        ...summary(task),
+        projectId: resolved.access.project.id,
+        scopedRef: `${resolved.access.project.organizationSlug}/${task.ref}`,
+        taskPath,
+        taskUrl,
+        description: task.description,
+        descriptionMarkdown,
+        externalLinks: links.map(externalLink),
+        artifacts: (artifactsOf.get(task.id) ?? []).map(artifactSummary),
+        files: [],
+        comments: comments.map((comment) => ({ ...comment, createdAt: comment.createdAt.toISOString() })),
+        subtasks: subtasks.map((subtask) => ({
+          taskId: subtask.id,
+          refId: subtask.ref,
+          name: subtask.name,
+          status: subtask.status,
+          priority: subtask.priority,
+          subtaskCount: subtask.subtaskCount
+        }))
+      }
+    })
+
+  return [
+    Implement.unscoped(ListTaskTypes, () => Effect.succeed(taskTypes)),
+
+    Implement.scoped(ListTasks, (input) =>
+      Effect.gen(function* () {
+        const access = yield* CurrentProject
+        const rows = yield* tasks.list(access, input)
+        if (input.includeLinks !== true) return { tasks: rows.map(summary) }
+        const links = yield* tasks.linksOf(rows.map((row) => row.id))
+        return {
+          tasks: rows.map((row) => ({
+            ...summary(row),
+            externalLinks: links.filter((link) => link.taskId === row.id).map(externalLink)
+          }))
+        }
+      })),
+
+    Implement.unscoped(GetTask, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        return yield* details(resolved, yield* artifacts.summariesOf([resolved.task.id]))
+      })),
+
+    Implement.unscoped(GetTasks, (input) =>
+      Effect.gen(function* () {
+        const found = yield* Effect.forEach(input.identifiers, (identifier) =>
+          Effect.map(Effect.either(resolve(identifier, input.projectId)), (result) => ({ identifier, result })))
+        // One query for every task's artifacts, not one per task.
+        const artifactsOf = yield* artifacts.summariesOf(found.flatMap(({ result }) => Either.isRight(result) ? [result.right.task.id] : []))
+        const results = yield* Effect.forEach(found, ({ identifier, result }) =>
+          Effect.gen(function* () {
+            if (Either.isLeft(result)) return { identifier, error: { code: result.left.code, message: result.left.message } }
+            return { identifier, task: yield* details(result.right, artifactsOf) }
+          }))
+        return { tasks: results }
+      })),
+
+    Implement.scoped(CreateTask, ({ projectId: _projectId, ...input }) =>
+      Effect.gen(function* () {
+        return yield* tasks.create(yield* CurrentPrincipal, yield* CurrentProject, input)
+      })),
+
+    Implement.unscoped(UpdateTask, ({ projectId, taskId, ...changes }) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(taskId, projectId)
+        return yield* tasks.update(yield* CurrentPrincipal, resolved, changes)
+      })),
+
+    Implement.unscoped(UpdateTaskLink, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        if (input.op === "upsert" && input.link === undefined) {
+          return yield* new InvalidArgument({ message: "link: required when op is upsert" })
+        }
+        const links = yield* tasks.updateLink(
+          resolved,
+          input.op === "upsert" && input.link !== undefined
+            ? { op: "upsert", id: input.id, link: input.link }
+            : { op: "delete", id: input.id }
+        )
+        return { taskId: resolved.task.id, externalLinks: links.map(externalLink) }
+      })),
+
+    Implement.scoped(SearchTasks, ({ projectId: _projectId, ...input }) =>
+      Effect.gen(function* () {
+        const page = yield* tasks.search(yield* CurrentProject, input)
+        return { tasks: page.tasks.map(summary), nextCursor: page.nextCursor }
+      })),
+
+    Implement.unscoped(MoveTask, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        const parent = input.parentId === null
+          ? null
+          : yield* tasks.resolve(yield* CurrentPrincipal, input.parentId, input.projectId ?? resolved.access.project.id, "parentId")
+        return yield* tasks.move(resolved, parent)
+      })),
+
+    Implement.unscoped(MoveTasksToList, (input) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const project = yield* refProject(input.projectId)
+        const resolved = yield* Effect.forEach(input.taskIds, (taskId) => tasks.resolve(principal, taskId, project, "taskIds"))
+        const first = resolved[0]
+        if (first === undefined) return yield* new InvalidArgument({ message: "taskIds: must name at least one task" })
+        return yield* tasks.moveToList(first.access, resolved, input.listId)
+      })),
+
+    Implement.unscoped(DeleteTask, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        return yield* tasks.remove(resolved, input.cascadeMode ?? "delete_all")
+      })),
+
+    Implement.unscoped(CreateTaskComment, (input) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(input.taskId, input.projectId)
+        return yield* tasks.addComment(yield* CurrentPrincipal, resolved, input.content)
+      }))
+  ] as const
+})

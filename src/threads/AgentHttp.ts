@@ -1,0 +1,205 @@
+import { HttpApiBuilder, HttpApiError, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, Layer, Redacted, Stream } from "effect"
+import { ApiKeys } from "../platform/auth/ApiKeys.js"
+import { CurrentPrincipal } from "../platform/auth/Principal.js"
+import { Projects } from "../projects/Projects.js"
+import { Threads } from "./Threads.js"
+import { threadView } from "./ThreadTools.js"
+import { TrellisConfig } from "../platform/TrellisConfig.js"
+import { AgentSessions } from "./AgentSessions.js"
+import { fastRoute, type GroupHandler, makeFastEndpoints } from "../platform/http/FastEndpoints.js"
+import { bearerToken } from "../platform/http/RequestGuard.js"
+import { AgentGroup, Authentication, TrellisApi } from "../../catalog/bridge/AgentApi.js"
+import { EventStreams, parseCursor } from "./EventStreams.js"
+import { Interactions } from "./Interactions.js"
+import { ThreadQueue } from "./ThreadQueue.js"
+
+/**
+ * The Bearer API key, checked like `/api/mcp`'s: the principal is what every handler acts as.
+ * The platform hands over the header minus its first seven characters; the GuardMiddleware has
+ * already refused any header that is not `Bearer <key>`, so putting the scheme back and parsing
+ * with the guard's parser gives the key the guard checked (extra spaces, lowercase `bearer`).
+ */
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.map(ApiKeys, (apiKeys) => ({
+    bearer: (token: Redacted.Redacted<string>) => {
+      const key = bearerToken(`Bearer ${Redacted.value(token)}`)
+      return key === undefined
+        ? Effect.fail(new HttpApiError.Unauthorized())
+        : apiKeys.authenticate(key).pipe(Effect.mapError(() => new HttpApiError.Unauthorized()))
+    }
+  }))
+)
+
+type Hot<Name extends string> = GroupHandler<typeof AgentGroup, Name>
+
+/**
+ * The endpoints a CLI calls for every thread and batch, as plain handlers: the HttpApi group
+ * serves them, and so does `trellis serve`'s fast path (src/platform/http/FastEndpoints.ts).
+ */
+const hotHandlers = Effect.gen(function* () {
+  const sessions = yield* AgentSessions
+  const queue = yield* ThreadQueue
+  const { bridge } = yield* TrellisConfig
+  const timings = { heartbeatIntervalMs: bridge.heartbeatIntervalMs, sessionTtlMs: bridge.sessionTtlMs, claimLeaseMs: bridge.claimLeaseMs }
+  const heartbeat: Hot<"heartbeat"> = ({ payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) => sessions.heartbeat(principal, payload.sessionId)).pipe(Effect.as(timings))
+  const claim: Hot<"claim"> = ({ payload }) =>
+    Effect.gen(function* () {
+      const thread = yield* queue.claim(yield* CurrentPrincipal, payload.sessionId, payload.threadId)
+      return { thread: thread === undefined ? null : { ...thread, leaseExpiresAt: thread.leaseExpiresAt.toISOString() } }
+    })
+  const renew: Hot<"renew"> = ({ path, payload }) =>
+    Effect.gen(function* () {
+      const lease = yield* queue.renew(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch)
+      return { leaseExpiresAt: lease.toISOString() }
+    })
+  const startBatch: Hot<"startBatch"> = ({ path, payload }) =>
+    Effect.gen(function* () {
+      const batch = yield* queue.startBatch(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload.transport)
+      if (batch._tag === "Drained") return { drained: true as const }
+      return {
+        drained: false as const,
+        assistantMessageId: batch.assistantMessageId,
+        runtimeSessionId: batch.runtimeSessionId,
+        messages: batch.messages.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() }))
+      }
+    })
+  const uploadChunks: Hot<"uploadChunks"> = ({ path, payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) => queue.uploadChunks(principal, payload.sessionId, path.threadId, payload.epoch, payload))
+  const complete: Hot<"complete"> = ({ path, payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) =>
+      queue.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
+        messageId: payload.messageId,
+        outcome: { _tag: "Completed" },
+        runtimeSessionId: payload.runtimeSessionId
+      }))
+  const fail: Hot<"fail"> = ({ path, payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) =>
+      queue.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
+        messageId: payload.messageId,
+        outcome: { _tag: "Failed", errorMessage: payload.errorMessage },
+        runtimeSessionId: payload.runtimeSessionId
+      }))
+  const release: Hot<"release"> = ({ path, payload }) =>
+    Effect.flatMap(CurrentPrincipal, (principal) => queue.release(principal, payload.sessionId, path.threadId, payload.epoch))
+  return { timings, heartbeat, claim, renew, startBatch, uploadChunks, complete, fail, release } as const
+})
+
+/** The hot endpoints on `trellis serve`'s `node:http` fast path. */
+export const makeAgentFastEndpoints =
+  Effect.map(hotHandlers, (hot) =>
+    makeFastEndpoints([
+      fastRoute(AgentGroup, "heartbeat", hot.heartbeat),
+      fastRoute(AgentGroup, "claim", hot.claim),
+      fastRoute(AgentGroup, "renew", hot.renew),
+      fastRoute(AgentGroup, "startBatch", hot.startBatch),
+      fastRoute(AgentGroup, "uploadChunks", hot.uploadChunks),
+      fastRoute(AgentGroup, "complete", hot.complete),
+      fastRoute(AgentGroup, "fail", hot.fail),
+      fastRoute(AgentGroup, "release", hot.release)
+    ]))
+
+const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
+  Effect.gen(function* () {
+    const sessions = yield* AgentSessions
+    const streams = yield* EventStreams
+    const interactions = yield* Interactions
+    const hot = yield* hotHandlers
+    const queue = yield* ThreadQueue
+    return handlers
+      .handle("register", ({ payload }) =>
+        Effect.gen(function* () {
+          const registered = yield* sessions.register(yield* CurrentPrincipal, payload)
+          return { sessionId: registered.sessionId, profile: registered.profile, timings: hot.timings }
+        }))
+      .handle("heartbeat", hot.heartbeat)
+      .handle("disconnect", ({ payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => sessions.disconnect(principal, payload.sessionId)))
+      .handleRaw("pendingThreads", ({ path }) =>
+        Effect.gen(function* () {
+          const stream = yield* streams.pendingThreads(yield* CurrentPrincipal, path.sessionId)
+          return sseResponse(stream)
+        }))
+      .handle("claim", hot.claim)
+      .handle("renew", hot.renew)
+      .handle("startBatch", hot.startBatch)
+      .handle("uploadChunks", hot.uploadChunks)
+      .handle("complete", hot.complete)
+      .handle("fail", hot.fail)
+      .handle("reportWorktree", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const pathId = yield* queue.reportWorktree(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload)
+          return { pathId }
+        }))
+      .handle("requestInteraction", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          interactions.request(principal, payload.sessionId, path.threadId, payload.epoch, payload)))
+      .handle("awaitInteraction", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          interactions.await(principal, path.interactionId, Duration.millis(urlParams.waitMs ?? 0))))
+      .handle("release", hot.release)
+  })
+)
+
+const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
+  Effect.gen(function* () {
+    const threads = yield* Threads
+    const projects = yield* Projects
+    const streams = yield* EventStreams
+    const interactions = yield* Interactions
+    return handlers
+      .handleRaw("events", ({ path, request, urlParams }) =>
+        Effect.gen(function* () {
+          const after = parseCursor(urlParams.after ?? request.headers["last-event-id"])
+          const stream = yield* streams.threadEvents(yield* CurrentPrincipal, path.threadId, after)
+          return sseResponse(stream)
+        }))
+      .handle("retry", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => threads.retry(principal, path.threadId)).pipe(Effect.map(threadView)))
+      .handle("startFresh", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => threads.startFresh(principal, path.threadId)).pipe(Effect.map(threadView)))
+      .handle("setDone", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => threads.setDone(principal, path.threadId, payload.done)).pipe(
+          Effect.map(threadView)
+        ))
+      .handle("setPinned", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => threads.setFlag(principal, path.threadId, "pinned", payload.pinned)).pipe(
+          Effect.map(threadView)
+        ))
+      .handle("setShared", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => threads.setFlag(principal, path.threadId, "shared", payload.shared)).pipe(
+          Effect.map(threadView)
+        ))
+      .handle("setQueueHeld", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => threads.setQueueHeld(principal, path.threadId, payload.held)).pipe(
+          Effect.map(threadView)
+        ))
+      .handle("pendingInteractions", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => interactions.listPending(principal, path.threadId)).pipe(
+          Effect.map((list) => ({ interactions: list }))
+        ))
+      .handle("answerInteraction", ({ path, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => interactions.answer(principal, path.interactionId, { deny: payload.deny ?? false, answer: payload.answer })))
+      .handle("createWorkflowRun", ({ payload }) =>
+        Effect.gen(function* () {
+          const principal = yield* CurrentPrincipal
+          const access = yield* projects.access(principal, payload.projectId)
+          return threadView(yield* threads.createWorkflowRun(principal, access, payload.title))
+        }))
+  })
+)
+
+const sseResponse = <E>(stream: Stream.Stream<string, E>) =>
+  HttpServerResponse.stream(stream.pipe(Stream.encodeText), {
+    contentType: "text/event-stream",
+    headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+  })
+
+export const OPENAPI_PATH = "/api/openapi.json"
+
+/** The bridge and client endpoints on the router, with their OpenAPI document. */
+export const AgentRoutes = HttpLayerRouter.addHttpApi(TrellisApi, { openapiPath: OPENAPI_PATH }).pipe(
+  Layer.provide(Layer.mergeAll(AgentHandlers, ThreadHandlers).pipe(Layer.provideMerge(AuthenticationLive)))
+)

@@ -1,0 +1,120 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Fiber, Layer, Option } from "effect"
+import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { runAgent } from "../../../cli/agent/AgentLoop.js"
+import { makeAgentLog } from "../../../cli/agent/AgentLog.js"
+import { Git } from "../../../cli/agent/Git.js"
+import { Journal } from "../../../cli/agent/Journal.js"
+import { ClaudeCode } from "../../../cli/agent/runtimes/ClaudeCode.js"
+import { serveNode } from "../../../src/server/NodeServer.js"
+import * as Trellis from "../../../src/server/Trellis.js"
+import { TestDatabase } from "../../support/TestDatabase.js"
+import { seedOwner } from "../../support/TestServer.js"
+
+const replay = fileURLToPath(new URL("../../support/replay/claude.mjs", import.meta.url))
+
+/** A bin directory whose `claude` is the replay runtime, put first on PATH for the spawned runtimes. */
+const installReplay = () => {
+  const bin = mkdtempSync(join(tmpdir(), "trellis-bin-"))
+  copyFileSync(replay, join(bin, "claude"))
+  process.env["PATH"] = `${bin}:${process.env["PATH"] ?? ""}`
+}
+
+/** The backend on a random local port; its base URL is the service. */
+class ServerUrl extends Effect.Tag("test/ServerUrl")<ServerUrl, string>() {}
+const Backend = Layer.scoped(
+  ServerUrl,
+  Effect.gen(function* () {
+    const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
+    return `http://127.0.0.1:${address.port}`
+  })
+).pipe(Layer.provideMerge(Trellis.services({ rateLimit: Option.none() })), Layer.provideMerge(TestDatabase))
+
+const mcp = (server: string, key: string, name: string, args: unknown) =>
+  Effect.gen(function* () {
+    const http = yield* HttpClient.HttpClient
+    const response = yield* http.execute(HttpClientRequest.post(`${server}/api/mcp`).pipe(
+      HttpClientRequest.bearerToken(key),
+      HttpClientRequest.setHeader("accept", "application/json, text/event-stream"),
+      HttpClientRequest.bodyUnsafeJson({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } })
+    ))
+    const body: unknown = yield* response.json
+    return Object(Reflect.get(Object(Reflect.get(Object(body), "result")), "structuredContent"))
+  }).pipe(Effect.scoped)
+
+const eventually = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>, done: (a: A) => boolean, timeoutMs = 20_000) =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + timeoutMs
+    while (true) {
+      const value = yield* effect
+      if (done(value)) return value
+      if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}: ${JSON.stringify(value)}`)
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+    }
+  })
+
+describe("trellis agent: the claim loop", () => {
+  layer(Layer.mergeAll(Backend, NodeContext.layer, NodeHttpClient.layerUndici), { excludeTestServices: true, timeout: 60_000 })((it) => {
+    it.effect("a thread created over MCP is claimed, run by the runtime and answered; the loop disconnects when stopped", () =>
+      Effect.gen(function* () {
+        installReplay()
+        const server = yield* ServerUrl
+        const owner = yield* seedOwner("agent-loop")
+        const home = mkdtempSync(join(tmpdir(), "trellis-agent-"))
+        const checkout = join(home, "project")
+        mkdirSync(checkout)
+        const lines: Array<string> = []
+        const agent = yield* Effect.fork(runAgent({
+          profileName: "test",
+          server,
+          apiKey: owner.key,
+          projectId: owner.project.id,
+          machineName: "test-machine",
+          hostname: "test-host",
+          machineId: "test-machine-id",
+          profileId: undefined,
+          paths: [{ path: checkout, label: "project", gitRemoteUrl: null, branch: null }],
+          availableClis: [{ type: "claude", version: "replay" }],
+          runtimeFor: (cliType) => (cliType === "claude" ? ClaudeCode : undefined),
+          approve: "none",
+          interactionTimeoutMs: 60_000,
+          maxConcurrent: 2,
+          force: false,
+          stateDir: join(home, "state"),
+          log: makeAgentLog("json", { write: (line) => lines.push(line) }),
+          rememberProfileId: () => Effect.void
+        }).pipe(Effect.provide([Journal.Default(join(home, "journal")), Git.Default])))
+
+        const profiles = yield* eventually("the CLI to register", mcp(server, owner.key, "list_cli_profiles", { projectId: owner.project.id }),
+          (result) => Array.isArray(result["profiles"]) && result["profiles"].length === 1)
+        const profile = Object(Reflect.get(profiles["profiles"], 0))
+        const pathId = Reflect.get(Object(Reflect.get(profile["paths"], 0)), "pathId")
+        const thread = yield* mcp(server, owner.key, "create_thread", { content: "hello agent", profileId: profile["profileId"], pathId, cliType: "claude" })
+        const threadId = String(thread["threadId"])
+
+        const answered = yield* eventually("the answer", mcp(server, owner.key, "list_thread_messages", { threadId }),
+          (result) => Array.isArray(result["messages"]) && result["messages"].some((m: unknown) => Reflect.get(Object(m), "status") === "completed" && Reflect.get(Object(m), "role") === "assistant"))
+        const assistant = Object(Reflect.get(answered["messages"], 1))
+        expect(assistant["text"]).toBe("Echo: hello agent")
+
+        // A second message is the next batch: the runtime resumes the session it was given.
+        yield* mcp(server, owner.key, "send_thread_message", { threadId, content: "and again" })
+        const second = yield* eventually("the second answer", mcp(server, owner.key, "list_thread_messages", { threadId }),
+          (result) => Array.isArray(result["messages"]) && result["messages"].length === 4 && Reflect.get(Object(Reflect.get(result["messages"], 3)), "status") === "completed")
+        expect(Reflect.get(Object(Reflect.get(second["messages"], 3)), "text")).toBe("Echo: and again")
+        const idle = yield* eventually("the thread to go idle", mcp(server, owner.key, "get_thread", { threadId }), (t) => t["status"] === "idle")
+        expect(idle["targetOnline"]).toBe(true)
+
+        yield* Fiber.interrupt(agent)
+        const offline = yield* mcp(server, owner.key, "get_thread", { threadId })
+        expect(offline["targetOnline"]).toBe(false)
+        expect(lines.some((line) => line.includes("disconnected"))).toBe(true)
+        expect(lines.join("")).not.toContain(owner.key)
+      }))
+  })
+})
