@@ -33,13 +33,24 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>()("McpR
   message: Schema.String
 }) {}
 
+/**
+ * A tool's answer as MCP sends it (`tools/call`'s result), not decoded with the tool's Schema: its
+ * text `content`, its result object in `structuredContent` (absent for a result that is not an
+ * object, such as null), and `isError: true` with `structuredContent.error` when the tool refused.
+ */
+export const RawToolResult = Schema.Struct({
+  content: Schema.optional(Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))),
+  structuredContent: Schema.optional(Schema.Unknown),
+  isError: Schema.optional(Schema.Boolean)
+})
+export type RawToolResult = typeof RawToolResult.Type
+
 const RpcReply = Schema.Union(
-  Schema.Struct({
-    result: Schema.Struct({ isError: Schema.optional(Schema.Boolean), structuredContent: Schema.optional(Schema.Unknown) })
-  }),
+  Schema.Struct({ result: RawToolResult }),
   Schema.Struct({ error: Schema.Struct({ code: Schema.Number, message: Schema.String }) })
 )
-const decodeReply = Schema.decodeUnknown(Schema.parseJson(RpcReply))
+// Whatever else the answer holds is kept: `callRaw` gives it back as it came.
+const decodeReply = Schema.decodeUnknown(Schema.parseJson(RpcReply), { onExcessProperty: "preserve" })
 const decodeToolError = Schema.decodeUnknown(Schema.Struct({ error: ToolErrorBody }))
 const rpcMessage = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ error: Schema.Struct({ message: Schema.String }) })))
 
@@ -54,6 +65,15 @@ const replyJson = (body: string, contentType: string): string => {
   return last
 }
 
+/** The innermost message of an error chain: undici wraps `ECONNREFUSED` in "fetch failed". */
+const rootCause = (error: unknown): string | undefined => {
+  let message: string | undefined
+  for (let current = error, depth = 0; current instanceof Error && depth < 6; current = current.cause, depth++) {
+    message = current.message
+  }
+  return message
+}
+
 const isNamed = <N extends ToolName>(name: N) => (tool: (typeof Catalog)[number]): tool is Named<N> => tool.name === name
 
 export interface McpClientOptions {
@@ -66,9 +86,9 @@ export interface McpClientOptions {
 
 export const make = (options: McpClientOptions) => {
   let nextId = 0
-  const run = <T extends Tool.Any>(tool: T, args: unknown): Effect.Effect<Schema.Schema.Type<T["output"]>, McpToolError | McpRequestError, HttpClient.HttpClient> =>
+  /** One `tools/call` exchange: the tool's answer as sent, or why there is none. */
+  const send = (name: string, args: unknown): Effect.Effect<RawToolResult, McpRequestError, HttpClient.HttpClient> =>
     Effect.gen(function* () {
-      const name = tool.name
       const requestError = (status: number | null, message: string) => new McpRequestError({ tool: name, status, message })
       const http = yield* HttpClient.HttpClient
       const request = HttpClientRequest.post(options.url).pipe(
@@ -84,7 +104,7 @@ export const make = (options: McpClientOptions) => {
           Effect.map(response.text, (text) => ({ status: response.status, contentType: response.headers["content-type"] ?? "", body: text }))
         ),
         Effect.scoped,
-        Effect.mapError((error) => requestError(null, `cannot reach ${options.url}: ${error.message}`))
+        Effect.mapError((error) => requestError(null, `cannot reach ${options.url}: ${rootCause(error.cause) ?? error.message}`))
       )
       if (status !== 200) {
         const said = Option.match(rpcMessage(body), { onNone: () => "", onSome: (reply) => `: ${reply.error.message}` })
@@ -94,14 +114,23 @@ export const make = (options: McpClientOptions) => {
         Effect.mapError(() => requestError(status, `${options.url} did not answer as an MCP server`))
       )
       if ("error" in reply) return yield* requestError(status, reply.error.message)
-      if (reply.result.isError === true) {
-        const refused = yield* decodeToolError(reply.result.structuredContent).pipe(
-          Effect.mapError(() => requestError(status, `${name} failed without a Trellis error`))
+      return reply.result
+    })
+
+  const run = <T extends Tool.Any>(tool: T, args: unknown): Effect.Effect<Schema.Schema.Type<T["output"]>, McpToolError | McpRequestError, HttpClient.HttpClient> =>
+    Effect.gen(function* () {
+      const name = tool.name
+      // A tool's answer only ever comes with HTTP 200.
+      const requestError = (message: string) => new McpRequestError({ tool: name, status: 200, message })
+      const result = yield* send(name, args)
+      if (result.isError === true) {
+        const refused = yield* decodeToolError(result.structuredContent).pipe(
+          Effect.mapError(() => requestError(`${name} failed without a Trellis error`))
         )
         return yield* new McpToolError({ tool: name, ...refused.error })
       }
-      return yield* Schema.decodeUnknown(tool.output)(reply.result.structuredContent).pipe(
-        Effect.mapError((error) => requestError(status, `${name}'s result does not match its Schema: ${error.message}`))
+      return yield* Schema.decodeUnknown(tool.output)(result.structuredContent).pipe(
+        Effect.mapError((error) => requestError(`${name}'s result does not match its Schema: ${error.message}`))
       )
     })
 
@@ -110,7 +139,16 @@ export const make = (options: McpClientOptions) => {
     const tool = Catalog.find(isNamed(name))
     return tool === undefined ? Effect.fail(new McpRequestError({ tool: name, status: null, message: `${name} is not a Trellis tool` })) : run(tool, args)
   }
-  return { call } as const
+
+  /**
+   * Calls a tool by any name with any arguments, neither checked here, and answers the tool's
+   * result as it came, a refusal included (`isError: true`): for callers that send what the
+   * Schemas forbid on purpose, such as tests of the server's validation. Fails only when the call
+   * did not reach a tool (McpRequestError: no answer, an HTTP error, a JSON-RPC error such as an unknown tool).
+   */
+  const callRaw = (name: string, args: unknown) => send(name, args)
+
+  return { call, callRaw } as const
 }
 
 export type McpClient = ReturnType<typeof make>

@@ -2,8 +2,9 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
-import { login } from "../../cli/agent/ProfileCommands.js"
+import { login } from "../../cli/agent/Login.js"
 import { Profiles } from "../../cli/agent/Profiles.js"
 import { CliProfileId } from "../../catalog/domain/Ids.js"
 import { serveNode } from "../../src/server/NodeServer.js"
@@ -40,6 +41,15 @@ const withLogin = <A, E, R>(slug: string, body: (ctx: {
       withEnv({})
     )
   }))
+
+/** A local port nothing listens on: one the system just handed out and took back. */
+const closedPort = Effect.async<number>((resume) => {
+  const server = net.createServer().listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
 
 const input = (server: string, key: string, project: string) => ({
   server,
@@ -91,6 +101,27 @@ describe("trellis agent login", () => {
           expect(error.message).toContain("401")
           expect(error.message).not.toContain("not_a_real_key")
           expect(fs.existsSync(path.join(configDir, "profiles.json"))).toBe(false)
+        })
+      ))
+
+    it.effect("a server that cannot be reached is named with the cause, and nothing is saved", () =>
+      withLogin("login-unreachable", ({ configDir, key }) =>
+        Effect.gen(function* () {
+          const closed = yield* closedPort
+          const error = yield* Effect.flip(login(input(`http://127.0.0.1:${closed}`, key, "MAIN")))
+          expect(error._tag).toBe("LoginError")
+          expect(error.message).toContain(`cannot reach http://127.0.0.1:${closed}/api/mcp`)
+          expect(error.message).toContain("ECONNREFUSED")
+          expect(fs.existsSync(path.join(configDir, "profiles.json"))).toBe(false)
+        })
+      ))
+
+    it.effect("a URL that is not a Trellis server answers 404 with a hint", () =>
+      withLogin("login-not-trellis", ({ server, key }) =>
+        Effect.gen(function* () {
+          const error = yield* Effect.flip(login(input(`${server}/elsewhere`, key, "MAIN")))
+          expect(error.message).toContain("answered HTTP 404")
+          expect(error.message).toContain("is this the base URL of a Trellis server?")
         })
       ))
 
