@@ -1,11 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import type * as AgentCatalog from "../../catalog/Agents.js"
+import type { InputOf } from "../../catalog/Tool.js"
 import { canWrite } from "../platform/auth/Permissions.js"
 import type { Principal, ProjectAccess } from "../platform/auth/Principal.js"
 import { Forbidden, NotFound } from "../../catalog/domain/Errors.js"
 import { ProjectAgentId, ProjectId } from "../../catalog/domain/Ids.js"
 import { validateName } from "../../catalog/domain/Names.js"
-import { AgentAppearance, AgentAutomation, AgentColor, MAX_AGENT_NAME_LENGTH } from "../../catalog/domain/ProjectAgent.js"
+import { AgentAutomation, AgentColor, MAX_AGENT_NAME_LENGTH } from "../../catalog/domain/ProjectAgent.js"
 import { Projects } from "../projects/Projects.js"
 
 export const ProjectAgentRecord = Schema.Struct({
@@ -22,19 +24,13 @@ export const ProjectAgentRecord = Schema.Struct({
 })
 export type ProjectAgentRecord = typeof ProjectAgentRecord.Type
 
-export interface CreateProjectAgent {
-  readonly name: string
-  readonly description?: string | null | undefined
-  readonly prompt?: string | null | undefined
-  readonly category?: string | null | undefined
-  readonly appearance: AgentAppearance
-  readonly automation?: AgentAutomation | null | undefined
-}
+export type CreateProjectAgent = Omit<InputOf<typeof AgentCatalog.CreateProjectAgent>, "projectId">
 
 /** Omitted fields are kept; null clears description, prompt, category and automation. */
-export type UpdateProjectAgent = { readonly [K in keyof CreateProjectAgent]?: CreateProjectAgent[K] | undefined }
+export type UpdateProjectAgent = Omit<InputOf<typeof AgentCatalog.UpdateProjectAgent>, "projectAgentId">
 
 const decodeRecords = Schema.decodeUnknown(Schema.Array(ProjectAgentRecord))
+const decodeOwners = Schema.decodeUnknown(Schema.Array(ProjectAgentRecord.pick("projectId")))
 const encodeAutomation = Schema.encodeSync(AgentAutomation)
 
 const requireWriter = (access: ProjectAccess) =>
@@ -83,8 +79,8 @@ export class ProjectAgents extends Effect.Service<ProjectAgents>()("trellis/Proj
       patch: UpdateProjectAgent
     ) {
       const notFound = new NotFound({ message: `projectAgentId: project agent ${agentId} not found` })
-      const [owner] = yield* sql<{ projectId: ProjectId }>`SELECT project_id AS "projectId" FROM project_agents
-        WHERE id = ${agentId} AND archived_at IS NULL`.pipe(Effect.orDie)
+      const [owner] = yield* sql`SELECT project_id AS "projectId" FROM project_agents
+        WHERE id = ${agentId} AND archived_at IS NULL`.pipe(Effect.flatMap(decodeOwners), Effect.orDie)
       if (owner === undefined) return yield* notFound
       const access = yield* projects.access(principal, owner.projectId).pipe(Effect.catchTag("NotFound", () => notFound))
       yield* requireWriter(access)

@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
+import type { CreateArtifactComment } from "../../catalog/ArtifactComments.js"
+import type { InputOf } from "../../catalog/Tool.js"
 import type { Principal, ProjectAccess } from "../platform/auth/Principal.js"
 import { isForeignKeyViolation } from "../platform/sql/SqlErrors.js"
 import * as Anchor from "../../catalog/domain/Anchor.js"
@@ -55,11 +57,7 @@ const Located = Schema.Struct({
 })
 const decodeLocated = Schema.decodeUnknown(Schema.Array(Located))
 
-export interface NewThread {
-  readonly content: string
-  readonly anchorText: string
-  readonly occurrence?: number | undefined
-}
+export type NewThread = Omit<InputOf<typeof CreateArtifactComment>, "artifactId">
 
 const WHAT = "artifact comments"
 

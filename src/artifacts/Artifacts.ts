@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
+import type { CreateTaskArtifact, ReplaceInTaskArtifact, UpdateTaskArtifact } from "../../catalog/Artifacts.js"
+import type { InputOf } from "../../catalog/Tool.js"
 import type { Principal, ProjectAccess } from "../platform/auth/Principal.js"
 import * as Anchor from "../../catalog/domain/Anchor.js"
 import { ArtifactContentType, MAX_ARTIFACT_CONTENT_LENGTH } from "../../catalog/domain/Artifact.js"
@@ -30,6 +32,9 @@ export type ArtifactRow = typeof ArtifactRow.Type
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(ArtifactRow))
 const decodeSummaries = Schema.decodeUnknown(Schema.Array(ArtifactSummaryRow))
+const decodeContent = Schema.decodeUnknown(Schema.Array(ArtifactRow.pick("content")))
+const decodeUpdatedAt = Schema.decodeUnknown(Schema.Array(ArtifactRow.pick("updatedAt")))
+const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Int })))
 
 /** An artifact found for a caller (without its content unless read), with the caller's access to its project. */
 export interface ResolvedArtifact<Row extends ArtifactSummaryRow = ArtifactSummaryRow> {
@@ -37,24 +42,9 @@ export interface ResolvedArtifact<Row extends ArtifactSummaryRow = ArtifactSumma
   readonly access: ProjectAccess
 }
 
-export interface NewArtifact {
-  readonly name: string
-  readonly content?: string | undefined
-  readonly contentType?: ArtifactContentType | undefined
-  readonly runId?: string | undefined
-}
-
-export interface ArtifactChanges {
-  readonly name?: string | undefined
-  readonly content?: string | undefined
-  readonly runId?: string | null | undefined
-}
-
-export interface Replacement {
-  readonly oldString: string
-  readonly newString: string
-  readonly replaceAll?: boolean | undefined
-}
+export type NewArtifact = Omit<InputOf<typeof CreateTaskArtifact>, "taskId" | "projectId">
+export type ArtifactChanges = Omit<InputOf<typeof UpdateTaskArtifact>, "artifactId">
+export type Replacement = Omit<InputOf<typeof ReplaceInTaskArtifact>, "artifactId">
 
 /** An anchor as stored on a root comment. */
 const StoredAnchor = Schema.Struct({
@@ -137,16 +127,17 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
       return { artifactId: id, taskId: task.task.id }
     })
 
-    /** The artifact's current content, its row locked until the transaction ends (content writers serialize on it). */
     /** Locks the artifact's row until the transaction ends, reading nothing. */
     const lock = (artifactId: string) =>
       sql`SELECT 1 FROM task_artifacts WHERE id = ${artifactId} FOR UPDATE`.pipe(
         Effect.flatMap((rows) => rows.length === 0 ? notFound(artifactId, "artifactId") : Effect.void)
       )
 
+    /** The artifact's current content, its row locked until the transaction ends (content writers serialize on it). */
     const lockContent = (artifactId: string) =>
-      sql<{ content: string }>`SELECT content FROM task_artifacts WHERE id = ${artifactId} FOR UPDATE`.pipe(
-        Effect.flatMap((rows) => rows[0] === undefined ? notFound(artifactId, "artifactId") : Effect.succeed(rows[0].content))
+      sql`SELECT content FROM task_artifacts WHERE id = ${artifactId} FOR UPDATE`.pipe(
+        Effect.flatMap((rows) => Effect.orDie(decodeContent(rows))),
+        Effect.flatMap(([row]) => row === undefined ? notFound(artifactId, "artifactId") : Effect.succeed(row.content))
       )
 
     const anchorsOf = (artifactId: string, status: "open" | "resolved", ids?: ReadonlyArray<string>) =>
@@ -192,9 +183,10 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
       })
 
     const updatedAt = (artifactId: string) =>
-      sql<{ updatedAt: Date }>`SELECT updated_at AS "updatedAt" FROM task_artifacts WHERE id = ${artifactId}`.pipe(
+      sql`SELECT updated_at AS "updatedAt" FROM task_artifacts WHERE id = ${artifactId}`.pipe(
+        Effect.flatMap(decodeUpdatedAt),
         Effect.orDie,
-        Effect.flatMap((rows) => rows[0] === undefined ? notFound(artifactId, "artifactId") : Effect.succeed(rows[0].updatedAt))
+        Effect.flatMap(([row]) => row === undefined ? notFound(artifactId, "artifactId") : Effect.succeed(row.updatedAt))
       )
 
     /** Changes the given fields only; new content re-anchors the open threads in the same transaction. */
@@ -268,7 +260,9 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
       yield* requireWrite(resolved.access, "artifacts")
       const id = resolved.artifact.id
       return yield* sql.withTransaction(Effect.gen(function* () {
-        const [counted] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM artifact_comments WHERE artifact_id = ${id}`
+        const [counted] = yield* sql`SELECT count(*)::int AS n FROM artifact_comments WHERE artifact_id = ${id}`.pipe(
+          Effect.flatMap(decodeCount)
+        )
         // Comments go by ON DELETE CASCADE, in this same statement.
         yield* sql`DELETE FROM task_artifacts WHERE id = ${id}`
         return { artifactId: id, deletedCommentCount: counted?.n ?? 0 }

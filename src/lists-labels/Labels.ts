@@ -1,11 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
+import type { CreateTaskLabel, DeleteTaskLabel, UpdateTaskLabel } from "../../catalog/Labels.js"
+import type { InputOf } from "../../catalog/Tool.js"
 import { isProjectAdmin } from "../platform/auth/Permissions.js"
 import type { ProjectAccess } from "../platform/auth/Principal.js"
 import { violatedConstraint } from "../platform/sql/SqlErrors.js"
 import { Conflict, Forbidden, InvalidArgument, LimitExceeded, NotFound } from "../../catalog/domain/Errors.js"
-import { LabelId, ProjectId } from "../../catalog/domain/Ids.js"
+import { LabelId, ProjectId, TaskId } from "../../catalog/domain/Ids.js"
 import { DEFAULT_LABEL_COLOR, LabelColor, MAX_LABEL_NAME_LENGTH, MAX_LABELS } from "../../catalog/domain/Label.js"
 import { validateName } from "../../catalog/domain/Names.js"
 import { rankAfter } from "../../catalog/domain/Rank.js"
@@ -21,18 +23,19 @@ export const LabelRecord = Schema.Struct({
 })
 export type LabelRecord = typeof LabelRecord.Type
 
-export interface CreateLabel {
-  readonly name: string
-  readonly color?: LabelColor | undefined
-}
-
-export interface UpdateLabel {
-  readonly name?: string | undefined
-  readonly color?: LabelColor | undefined
-}
+export type CreateLabel = Omit<InputOf<typeof CreateTaskLabel>, "projectId">
+export type UpdateLabel = Omit<InputOf<typeof UpdateTaskLabel>, "projectId" | "labelId">
+/** What happens to a deleted label's tasks. */
+export type LabelResolution = NonNullable<InputOf<typeof DeleteTaskLabel>["resolution"]>
 
 const decodeRecord = Schema.decodeUnknown(LabelRecord)
 const decodeRecords = Schema.decodeUnknown(Schema.Array(LabelRecord))
+/** The project's label count and its last rank (null when it has none). */
+const decodeTally = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  n: Schema.Int,
+  last: Schema.NullOr(LabelRecord.fields.rank)
+})))
+const decodeTaskIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: TaskId })))
 
 const requireAdmin = (access: ProjectAccess) =>
   isProjectAdmin(access.role)
@@ -95,8 +98,10 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
       return yield* sql.withTransaction(Effect.gen(function* () {
         // NO KEY UPDATE serializes label writers without blocking inserts that only reference the project.
         yield* sql`SELECT id FROM projects WHERE id = ${projectId} FOR NO KEY UPDATE`
-        const [counted] = yield* sql<{ n: number; last: string | null }>`
-          SELECT count(*)::int AS n, max(rank) AS last FROM labels WHERE project_id = ${projectId}`
+        const [counted] = yield* sql`
+          SELECT count(*)::int AS n, max(rank) AS last FROM labels WHERE project_id = ${projectId}`.pipe(
+          Effect.flatMap((rows) => Effect.orDie(decodeTally(rows)))
+        )
         if ((counted?.n ?? 0) >= MAX_LABELS) {
           return yield* new LimitExceeded({
             message: `project ${access.project.ref} already has ${MAX_LABELS} labels, the most a project can have`
@@ -138,7 +143,7 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
     const remove = Effect.fn("Labels.remove")(function* (
       access: ProjectAccess,
       labelIdOrName: string,
-      resolution: "clear" | "reassign" | "archiveTasks",
+      resolution: LabelResolution,
       reassignTo: string | undefined
     ) {
       yield* requireAdmin(access)
@@ -158,7 +163,9 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
           return yield* new InvalidArgument({ message: "reassignTo: must be another label than the one deleted" })
         }
         // Deleted tasks are not "its tasks" any more: they only lose the label, so the row can go.
-        const tasks = yield* sql<{ id: string }>`SELECT id FROM tasks WHERE label_id = ${label.id} AND deleted_at IS NULL ORDER BY id`
+        const tasks = yield* sql`SELECT id FROM tasks WHERE label_id = ${label.id} AND deleted_at IS NULL ORDER BY id`.pipe(
+          Effect.flatMap((rows) => Effect.orDie(decodeTaskIds(rows)))
+        )
         yield* resolution === "archiveTasks"
           ? sql`UPDATE tasks SET label_id = NULL, archived_at = coalesce(archived_at, now()), updated_at = now()
               WHERE label_id = ${label.id} AND deleted_at IS NULL`

@@ -2,6 +2,8 @@ import * as PageCursor from "../../catalog/domain/PageCursor.js"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
+import type * as ListCatalog from "../../catalog/Lists.js"
+import type { InputOf } from "../../catalog/Tool.js"
 import { canManageLists } from "../platform/auth/Permissions.js"
 import type { ProjectAccess } from "../platform/auth/Principal.js"
 import { violatedConstraint } from "../platform/sql/SqlErrors.js"
@@ -38,35 +40,20 @@ export const TaskListRecord = Schema.Struct({
 })
 export type TaskListRecord = typeof TaskListRecord.Type
 
-export interface CreateTaskList {
-  readonly name: string
-  readonly ref?: string | undefined
-  readonly color?: ListColor | null | undefined
-  readonly defaultViewMode?: ViewMode | null | undefined
-  readonly defaultBoardGroupBy?: BoardGroupBy | null | undefined
-}
+export type CreateTaskList = Omit<InputOf<typeof ListCatalog.CreateTaskList>, "projectId">
 
 /** Omitted fields are kept; `null` clears `color`, and makes `defaultViewMode` inherit the project's. */
-export interface UpdateTaskList {
-  readonly name?: string | undefined
-  readonly ref?: string | undefined
-  readonly color?: ListColor | null | undefined
-  readonly defaultViewMode?: ViewMode | null | undefined
-  readonly defaultBoardGroupBy?: BoardGroupBy | null | undefined
-}
+export type UpdateTaskList = Omit<InputOf<typeof ListCatalog.UpdateTaskList>, "projectId" | "listId">
 
-export interface ListTaskLists {
-  readonly archived?: boolean | undefined
-  readonly query?: string | undefined
-  readonly limit?: number | undefined
-  readonly cursor?: string | null | undefined
-}
+export type ListTaskLists = Omit<InputOf<typeof ListCatalog.ListTaskLists>, "projectId">
 
 export const DEFAULT_PAGE_SIZE = 20
 export const MAX_PAGE_SIZE = 50
 
 const decodeRecord = Schema.decodeUnknown(TaskListRecord)
 const decodeRecords = Schema.decodeUnknown(Schema.Array(TaskListRecord))
+const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Int })))
+const decodeRefsAndRanks = Schema.decodeUnknown(Schema.Array(TaskListRecord.pick("ref", "rank")))
 
 /** A page boundary: the (rank, id) sort key of the last List returned, as base64url JSON. */
 /** After the last row's (rank, id). */
@@ -175,15 +162,19 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
       return yield* sql.withTransaction(Effect.gen(function* () {
         // NO KEY UPDATE serializes List writers without blocking inserts that only reference the project.
         yield* sql`SELECT id FROM projects WHERE id = ${projectId} FOR NO KEY UPDATE`
-        const [counted] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM task_lists
-          WHERE project_id = ${projectId} AND archived_at IS NULL AND NOT is_system`
+        const [counted] = yield* sql`SELECT count(*)::int AS n FROM task_lists
+          WHERE project_id = ${projectId} AND archived_at IS NULL AND NOT is_system`.pipe(
+          Effect.flatMap((rows) => Effect.orDie(decodeCount(rows)))
+        )
         if ((counted?.n ?? 0) >= MAX_ACTIVE_LISTS) {
           return yield* new LimitExceeded({
             message: `project ${access.project.ref} already has ${MAX_ACTIVE_LISTS} active Lists, the most a project can have (the system Backlog does not count)`
           })
         }
-        const existing = yield* sql<{ ref: string; rank: string }>`SELECT ref, rank FROM task_lists
-          WHERE project_id = ${projectId} ORDER BY rank DESC, id DESC`
+        const existing = yield* sql`SELECT ref, rank FROM task_lists
+          WHERE project_id = ${projectId} ORDER BY rank DESC, id DESC`.pipe(
+          Effect.flatMap((rows) => Effect.orDie(decodeRefsAndRanks(rows)))
+        )
         const ref = explicitRef ?? deriveListRef(name, existing.map((row) => row.ref))
         const rank = yield* rankAfter(existing[0]?.rank ?? null)
         const rows = yield* sql`INSERT INTO task_lists

@@ -39,9 +39,10 @@ export class Organizations extends Effect.Service<Organizations>()("trellis/Orga
       return yield* decode(rows[0]).pipe(Effect.orDie)
     })
 
-    const isEmpty = sql<{ n: number }>`SELECT count(*)::int AS n FROM organizations`.pipe(
+    // Reads no column, so there is no row shape to decode: only whether a row came back.
+    const isEmpty = sql`SELECT 1 FROM organizations LIMIT 1`.pipe(
       Effect.orDie,
-      Effect.map((rows) => rows[0]?.n === 0)
+      Effect.map((rows) => rows.length === 0)
     )
 
     return { create, find, isEmpty } as const

@@ -5,7 +5,7 @@ import { isUniqueViolation } from "../platform/sql/SqlErrors.js"
 import { Conflict, Forbidden, NotFound } from "../../catalog/domain/Errors.js"
 import { OrganizationId, ProjectId } from "../../catalog/domain/Ids.js"
 import { ProjectRecord } from "../../catalog/domain/Project.js"
-import { type OrganizationRole, ProjectRole } from "../../catalog/domain/Roles.js"
+import { ProjectRole } from "../../catalog/domain/Roles.js"
 import { TaskLists } from "../lists-labels/TaskLists.js"
 
 const AccessibleProject = Schema.Struct({ ...ProjectRecord.fields, role: ProjectRole })
@@ -13,10 +13,6 @@ export type AccessibleProject = typeof AccessibleProject.Type
 
 const decodeProject = Schema.decodeUnknown(ProjectRecord)
 const decodeAccessible = Schema.decodeUnknown(Schema.Array(AccessibleProject))
-
-/** Organization owners and admins act as admins of every project of their organization. */
-const effectiveRole = (orgRole: OrganizationRole | null, projectRole: ProjectRole | null): ProjectRole | null =>
-  orgRole === "owner" || orgRole === "admin" ? "admin" : projectRole
 
 export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
   effect: Effect.gen(function* () {
@@ -54,22 +50,20 @@ export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
       return yield* decodeProject(rows[0]).pipe(Effect.orDie)
     })
 
+    // Organization owners and admins act as admins of every project of their organization. The
+    // WHERE clause keeps only rows that have a role, so a row without one is a defect (the decode dies).
     const accessibleRows = (principal: Principal, only: ProjectId | null) =>
-      sql<{ orgRole: OrganizationRole | null; projectRole: ProjectRole | null }>`
+      sql`
         SELECT p.id, p.name, p.ref, p.organization_id AS "organizationId", o.slug AS "organizationSlug",
           o.name AS "organizationName", p.created_at AS "createdAt", p.updated_at AS "updatedAt",
-          om.role AS "orgRole", pm.role AS "projectRole"
+          CASE WHEN om.role IN ('owner', 'admin') THEN 'admin' ELSE pm.role END AS role
         FROM projects p
         JOIN organizations o ON o.id = p.organization_id
         LEFT JOIN organization_members om ON om.organization_id = p.organization_id AND om.user_id = ${principal.userId}
         LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ${principal.userId}
         WHERE (pm.role IS NOT NULL OR om.role IN ('owner', 'admin'))
           ${only === null ? sql`` : sql`AND p.id = ${only}`}
-        ORDER BY o.slug, p.name, p.id`.pipe(
-        Effect.orDie,
-        Effect.map((rows) => rows.map((row) => ({ ...row, role: effectiveRole(row.orgRole, row.projectRole) }))),
-        Effect.flatMap((rows) => decodeAccessible(rows).pipe(Effect.orDie))
-      )
+        ORDER BY o.slug, p.name, p.id`.pipe(Effect.flatMap(decodeAccessible), Effect.orDie)
 
     /** The projects the principal's user can access, narrowed by the key's project list. */
     const listAccessible = Effect.fn("Projects.listAccessible")(function* (principal: Principal) {

@@ -1,19 +1,14 @@
-import { Effect } from "effect"
+import { Effect, type Schema } from "effect"
+import type { ScopeFields } from "../../catalog/ScopeArguments.js"
 import { CurrentPrincipal } from "../platform/auth/Principal.js"
 import { InvalidArgument, type ToolError } from "../../catalog/domain/Errors.js"
-import type { ProjectId } from "../../catalog/domain/Ids.js"
-import type { ScopeKind } from "../../catalog/domain/Scope.js"
 import { ProjectGate } from "../platform/auth/ProjectGate.js"
 import { Projects } from "./Projects.js"
 import { type ScopeAccess, Scopes } from "./Scopes.js"
 import { resolveProject } from "../platform/mcp/ToolImplementation.js"
 import { DefaultProject } from "../platform/auth/Principal.js"
 
-export interface ScopeArguments {
-  readonly scope?: ScopeKind | undefined
-  readonly projectId?: ProjectId | undefined
-  readonly organization?: string | undefined
-}
+export type ScopeArguments = Schema.Struct.Type<typeof ScopeFields>
 
 export type ScopeResolver = (
   input: ScopeArguments,

@@ -5,7 +5,7 @@ import type { Principal, ProjectAccess } from "../platform/auth/Principal.js"
 import { Forbidden, NotFound } from "../../catalog/domain/Errors.js"
 import { OrganizationId, ProjectId } from "../../catalog/domain/Ids.js"
 import { OrganizationRole } from "../../catalog/domain/Roles.js"
-import type { ScopeKind } from "../../catalog/domain/Scope.js"
+import { ScopeKind } from "../../catalog/domain/Scope.js"
 import { Projects } from "./Projects.js"
 
 export const OrganizationAccessRecord = Schema.Struct({
@@ -23,12 +23,13 @@ export type ScopeAccess =
   | { readonly kind: "project"; readonly project: ProjectAccess }
   | { readonly kind: "organization"; readonly organization: OrganizationAccess }
 
-/** Where a stored prompt or Skill lives. */
-export interface StoredScope {
-  readonly scope: ScopeKind
-  readonly organizationId: OrganizationId
-  readonly projectId: ProjectId | null
-}
+/** Where a stored prompt or Skill lives: the columns their records share. */
+export const StoredScope = Schema.Struct({
+  scope: ScopeKind,
+  organizationId: OrganizationId,
+  projectId: Schema.NullOr(ProjectId)
+})
+export type StoredScope = typeof StoredScope.Type
 
 const decodeOrganization = Schema.decodeUnknown(OrganizationAccessRecord)
 

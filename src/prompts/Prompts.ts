@@ -1,19 +1,19 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
+import type * as PromptCatalog from "../../catalog/Prompts.js"
+import type { ScopeFields } from "../../catalog/ScopeArguments.js"
+import type { InputOf } from "../../catalog/Tool.js"
 import type { Principal } from "../platform/auth/Principal.js"
 import { isUniqueViolation } from "../platform/sql/SqlErrors.js"
 import { Conflict, InvalidArgument, NotFound } from "../../catalog/domain/Errors.js"
-import { OrganizationId, ProjectId, PromptId } from "../../catalog/domain/Ids.js"
+import { PromptId } from "../../catalog/domain/Ids.js"
 import { PROMPT_KEY_PATTERN, PROMPT_KEY_RULE } from "../../catalog/domain/Prompt.js"
-import { ScopeKind } from "../../catalog/domain/Scope.js"
-import { describeScope, ownedBy, type ScopeAccess, scopeOwner, Scopes } from "../projects/Scopes.js"
+import { describeScope, ownedBy, type ScopeAccess, scopeOwner, Scopes, StoredScope } from "../projects/Scopes.js"
 
 export const PromptRecord = Schema.Struct({
   id: PromptId,
-  scope: ScopeKind,
-  organizationId: OrganizationId,
-  projectId: Schema.NullOr(ProjectId),
+  ...StoredScope.fields,
   key: Schema.String,
   description: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
@@ -23,17 +23,10 @@ export const PromptRecord = Schema.Struct({
 })
 export type PromptRecord = typeof PromptRecord.Type
 
-export interface CreatePrompt {
-  readonly key: string
-  readonly content: string
-  readonly description?: string | null | undefined
-  readonly category?: string | null | undefined
-  readonly autoExpand?: boolean | undefined
-  readonly autoSubmit?: boolean | undefined
-}
+export type CreatePrompt = Omit<InputOf<typeof PromptCatalog.CreatePrompt>, keyof typeof ScopeFields>
 
 /** Omitted fields are kept; null clears description and category. */
-export type UpdatePrompt = { readonly [K in keyof CreatePrompt]?: CreatePrompt[K] | undefined }
+export type UpdatePrompt = Omit<InputOf<typeof PromptCatalog.UpdatePrompt>, "promptId">
 
 const decodeRecords = Schema.decodeUnknown(Schema.Array(PromptRecord))
 

@@ -1,11 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Schema } from "effect"
+import type { ScopeFields } from "../../catalog/ScopeArguments.js"
+import type * as SkillCatalog from "../../catalog/Skills.js"
+import type { InputOf, OutputOf } from "../../catalog/Tool.js"
 import type { Principal, ProjectAccess } from "../platform/auth/Principal.js"
 import { isUniqueViolation } from "../platform/sql/SqlErrors.js"
 import { Conflict, InvalidArgument, NotFound } from "../../catalog/domain/Errors.js"
-import { OrganizationId, ProjectId, SkillId } from "../../catalog/domain/Ids.js"
-import { ScopeKind } from "../../catalog/domain/Scope.js"
+import { SkillId } from "../../catalog/domain/Ids.js"
 import {
   applySkillEdits,
   checkSkillCaps,
@@ -14,18 +16,14 @@ import {
   SKILL_MD,
   SKILL_NAME_PATTERN,
   SKILL_NAME_RULE,
-  type SkillEdit,
   type SkillFiles,
-  skillPathProblem,
-  type UnplacedReplace
+  skillPathProblem
 } from "../../catalog/domain/Skill.js"
-import { describeScope, ownedBy, type ScopeAccess, scopeOwner, Scopes } from "../projects/Scopes.js"
+import { describeScope, ownedBy, type ScopeAccess, scopeOwner, Scopes, StoredScope } from "../projects/Scopes.js"
 
 export const SkillRecord = Schema.Struct({
   id: SkillId,
-  scope: ScopeKind,
-  organizationId: OrganizationId,
-  projectId: Schema.NullOr(ProjectId),
+  ...StoredScope.fields,
   name: Schema.String,
   description: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
@@ -38,27 +36,16 @@ export type SkillRecord = typeof SkillRecord.Type
 export interface SkillContent {
   readonly record: SkillRecord
   readonly skillMd: string
-  readonly files: ReadonlyArray<{ readonly path: string; readonly content: string }>
+  readonly files: ReadonlyArray<typeof SkillCatalog.SkillFile.Type>
 }
 
-export interface CreateSkill {
-  readonly name: string
-  readonly content: string
-  readonly description?: string | null | undefined
-  readonly category?: string | null | undefined
-}
-
-export interface UpdateSkill {
-  readonly name?: string | undefined
-  readonly content?: string | undefined
-  readonly description?: string | null | undefined
-  readonly category?: string | null | undefined
-  readonly edits?: ReadonlyArray<SkillEdit> | undefined
-}
-
-export type SaveResult = { readonly ok: true; readonly version: number } | UnplacedReplace
+export type CreateSkill = Omit<InputOf<typeof SkillCatalog.CreateSkill>, keyof typeof ScopeFields>
+export type UpdateSkill = Omit<InputOf<typeof SkillCatalog.UpdateSkill>, "skillId">
+/** Saved, or a `replace` that could not be placed (a result, not a tool error). */
+export type SaveResult = OutputOf<typeof SkillCatalog.UpdateSkill>
 
 const decodeRecords = Schema.decodeUnknown(Schema.Array(SkillRecord))
+const decodeVersions = Schema.decodeUnknown(Schema.Array(SkillRecord.pick("version")))
 
 const validateName = (name: string) =>
   SKILL_NAME_PATTERN.test(name)
@@ -166,10 +153,13 @@ export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
         const unchanged = sameFiles(stored, applied.right) && next.name === record.name &&
           next.description === record.description && next.category === record.category
         if (unchanged) return { ok: true, version: record.version } satisfies SaveResult
-        const [saved] = yield* sql<{ version: number }>`UPDATE skills SET name = ${next.name}, description = ${next.description},
+        const [saved] = yield* sql`UPDATE skills SET name = ${next.name}, description = ${next.description},
             category = ${next.category}, files = ${JSON.stringify(Object.fromEntries(applied.right))}::jsonb,
             version = version + 1, updated_at = now()
-          WHERE id = ${skillId} RETURNING version`.pipe(Effect.catchTag("SqlError", nameConflict(describeScope(scope), next.name)))
+          WHERE id = ${skillId} RETURNING version`.pipe(
+          Effect.catchTag("SqlError", nameConflict(describeScope(scope), next.name)),
+          Effect.flatMap((rows) => Effect.orDie(decodeVersions(rows)))
+        )
         return { ok: true, version: saved?.version ?? record.version + 1 } satisfies SaveResult
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })

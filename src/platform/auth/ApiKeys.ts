@@ -26,6 +26,8 @@ const AUTH_CACHE_TTL = Duration.seconds(5)
 const sha256 = (secret: string) => createHash("sha256").update(secret).digest("hex")
 
 const decodeRecords = Schema.decodeUnknown(Schema.Array(ApiKeyRecord))
+const decodeAuthenticated = Schema.decodeUnknown(Schema.Array(ApiKeyRecord.pick("id", "userId", "projectIds")))
+const decodeRevoked = Schema.decodeUnknown(Schema.Array(Schema.Struct({ secretSha256: Schema.String })))
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
   effect: Effect.gen(function* () {
@@ -40,18 +42,15 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
       FROM api_keys k`
 
     const lookup = (hash: string) =>
-      sql<{ id: string; userId: string; projectIds: ReadonlyArray<string> | null }>`
+      sql`
         UPDATE api_keys k SET last_used_at = now()
         WHERE k.secret_sha256 = ${hash} AND k.revoked_at IS NULL
         RETURNING k.id, k.user_id AS "userId", ${narrowedTo} AS "projectIds"`.pipe(
+        Effect.flatMap(decodeAuthenticated),
         Effect.orDie,
         Effect.flatMap((rows) => Option.fromNullable(rows[0])),
         Effect.mapError(() => new Unauthorized({ message: "The API key is not valid or has been revoked" })),
-        Effect.map((row): Principal => ({
-          apiKeyId: ApiKeyId.make(row.id),
-          userId: UserId.make(row.userId),
-          projectIds: row.projectIds?.map((id) => ProjectId.make(id)) ?? null
-        }))
+        Effect.map((row): Principal => ({ apiKeyId: row.id, userId: row.userId, projectIds: row.projectIds }))
       )
 
     // Failures are cached too, so a flood of bad keys costs one lookup per key per TTL.
@@ -91,9 +90,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
     })
 
     const revoke = Effect.fn("ApiKeys.revoke")(function* (id: ApiKeyId) {
-      const rows = yield* sql<{ secretSha256: string }>`
+      const rows = yield* sql`
         UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id}
-        RETURNING secret_sha256 AS "secretSha256"`.pipe(Effect.orDie)
+        RETURNING secret_sha256 AS "secretSha256"`.pipe(Effect.flatMap(decodeRevoked), Effect.orDie)
       const row = rows[0]
       if (row === undefined) return yield* new NotFound({ message: `API key ${id} not found` })
       yield* cache.invalidate(row.secretSha256)
