@@ -16,12 +16,11 @@ import {
 } from "../../catalog/Tasks.js"
 import { CurrentPrincipal, CurrentProject, DefaultProject } from "../platform/auth/Principal.js"
 import { InvalidArgument } from "../../catalog/domain/Errors.js"
-import * as RichText from "../../catalog/domain/RichText.js"
-import type { ExternalLink } from "../../catalog/domain/Task.js"
 import { Artifacts, type ArtifactSummaryRow } from "../artifacts/Artifacts.js"
-import { type ResolvedTask, type StoredLink, type TaskRow, Tasks } from "./Tasks.js"
-import { artifactSummary } from "../artifacts/ArtifactViews.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
+import type { ResolvedTask } from "./TaskAccess.js"
+import { Tasks } from "./Tasks.js"
+import { externalLink, taskDetails, taskSummary } from "./TaskViews.js"
 
 const builtInTaskTypes: ReadonlyArray<{ readonly key: BuiltInTaskTypeKey; readonly name: string }> = [
   { key: "task", name: "Task" },
@@ -34,35 +33,6 @@ const builtInTaskTypes: ReadonlyArray<{ readonly key: BuiltInTaskTypeKey; readon
 ]
 
 const taskTypes = { taskTypes: builtInTaskTypes.map((type) => ({ ...type, builtIn: true })) }
-
-const externalLink = (stored: StoredLink): ExternalLink => ({
-  ...stored.link,
-  id: stored.id,
-  createdAt: stored.createdAt.toISOString(),
-  updatedAt: stored.updatedAt.toISOString()
-})
-
-const summary = (row: TaskRow) => ({
-  taskId: row.id,
-  refId: row.ref,
-  name: row.name,
-  taskTypeKey: row.taskTypeKey,
-  status: row.status,
-  priority: row.priority,
-  dueDate: row.dueDate,
-  assignee: row.assigneeId === null
-    ? null
-    : { userId: row.assigneeId, name: row.assigneeName ?? "", email: row.assigneeEmail ?? "" },
-  delegatedToAgent: row.agentId === null ? null : { projectAgentId: row.agentId, name: row.agentName ?? "" },
-  label: row.labelId === null ? null : { _id: row.labelId, name: row.labelName ?? "", color: row.labelColor ?? "" },
-  tags: row.tags,
-  list: { listId: row.listId, ref: row.listRef, name: row.listName },
-  parentId: row.parentId,
-  subtaskCount: row.subtaskCount,
-  isArchived: row.archivedAt !== null,
-  createdAt: row.createdAt.toISOString(),
-  updatedAt: row.updatedAt.toISOString()
-})
 
 /** The project a ref is resolved in: the explicit projectId, else the connection's `?project=`. */
 export const refProject = (projectId: string | undefined) =>
@@ -81,33 +51,7 @@ export const TaskTools = Effect.gen(function* () {
   const resolve = (address: string, projectId: string | undefined) => resolveTask(tasks, address, projectId)
 
   const details = (resolved: ResolvedTask, artifactsOf: ReadonlyMap<string, ReadonlyArray<ArtifactSummaryRow>>) =>
-    Effect.gen(function* () {
-      const { comments, links, subtasks, task, taskPath, taskUrl } = yield* tasks.details(resolved)
-      const descriptionMarkdown = task.description === null
-        ? ""
-        : Either.getOrElse(RichText.toMarkdown(task.description), () => "")
-      return {
-        ...summary(task),
-        projectId: resolved.access.project.id,
-        scopedRef: `${resolved.access.project.organizationSlug}/${task.ref}`,
-        taskPath,
-        taskUrl,
-        description: task.description,
-        descriptionMarkdown,
-        externalLinks: links.map(externalLink),
-        artifacts: (artifactsOf.get(task.id) ?? []).map(artifactSummary),
-        files: [],
-        comments: comments.map((comment) => ({ ...comment, createdAt: comment.createdAt.toISOString() })),
-        subtasks: subtasks.map((subtask) => ({
-          taskId: subtask.id,
-          refId: subtask.ref,
-          name: subtask.name,
-          status: subtask.status,
-          priority: subtask.priority,
-          subtaskCount: subtask.subtaskCount
-        }))
-      }
-    })
+    Effect.map(tasks.details(resolved), (found) => taskDetails(found, artifactsOf.get(found.task.id) ?? []))
 
   return [
     Implement.unscoped(ListTaskTypes, () => Effect.succeed(taskTypes)),
@@ -116,11 +60,11 @@ export const TaskTools = Effect.gen(function* () {
       Effect.gen(function* () {
         const access = yield* CurrentProject
         const rows = yield* tasks.list(access, input)
-        if (input.includeLinks !== true) return { tasks: rows.map(summary) }
+        if (input.includeLinks !== true) return { tasks: rows.map(taskSummary) }
         const links = yield* tasks.linksOf(rows.map((row) => row.id))
         return {
           tasks: rows.map((row) => ({
-            ...summary(row),
+            ...taskSummary(row),
             externalLinks: links.filter((link) => link.taskId === row.id).map(externalLink)
           }))
         }
@@ -175,7 +119,7 @@ export const TaskTools = Effect.gen(function* () {
     Implement.scoped(SearchTasks, ({ projectId: _projectId, ...input }) =>
       Effect.gen(function* () {
         const page = yield* tasks.search(yield* CurrentProject, input)
-        return { tasks: page.tasks.map(summary), nextCursor: page.nextCursor }
+        return { tasks: page.tasks.map(taskSummary), nextCursor: page.nextCursor }
       })),
 
     Implement.unscoped(MoveTask, (input) =>
