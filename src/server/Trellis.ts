@@ -11,6 +11,8 @@ import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { ThreadQueue } from "../threads/ThreadQueue.js"
 import { GuardMiddleware } from "../platform/http/GuardMiddleware.js"
 import { HealthRoute } from "../platform/http/HealthRoute.js"
+import { WebSessionRoutes } from "../platform/http/WebSessionRoutes.js"
+import { WebSessions } from "../platform/auth/WebSessions.js"
 import { McpRoute } from "./McpRoute.js"
 import { RequestGuard } from "../platform/http/RequestGuard.js"
 import { McpHttp } from "./McpHttp.js"
@@ -38,6 +40,7 @@ import { TrellisConfig, type TrellisConfigShape } from "../platform/TrellisConfi
 export const services = (config: Partial<TrellisConfigShape> = {}) =>
   Layer.mergeAll(
     ApiKeys.Default,
+    WebSessions.Default,
     Organizations.Default,
     Users.Default,
     Projects.Default,
@@ -81,10 +84,10 @@ export const adminServices = (config: Partial<TrellisConfigShape> = {}) =>
   )
 
 /**
- * The HTTP routes (`/api/mcp`, the CLI bridge and thread endpoints, `/health`), registered on an
+ * The HTTP routes (`/api/mcp`, the CLI bridge and thread endpoints, browser sign-in, `/health`), registered on an
  * `HttpLayerRouter`, behind the RequestGuard (a global middleware).
  */
-export const routes = Layer.mergeAll(McpRoute, AgentRoutes, HealthRoute, GuardMiddleware)
+export const routes = Layer.mergeAll(McpRoute, AgentRoutes, HealthRoute, WebSessionRoutes, GuardMiddleware)
 
 /**
  * The whole backend as one Layer: routes plus services. Provide a `SqlClient` and serve it with

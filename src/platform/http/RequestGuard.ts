@@ -1,5 +1,6 @@
 import { Effect, Either, Option } from "effect"
 import { ApiKeys } from "../auth/ApiKeys.js"
+import { sessionToken, WebSessions } from "../auth/WebSessions.js"
 import type { Principal } from "../auth/Principal.js"
 import * as JsonRpc from "../mcp/JsonRpc.js"
 import { RateLimiter } from "./RateLimiter.js"
@@ -13,9 +14,12 @@ import * as OriginGuard from "./OriginGuard.js"
  */
 export type RouteFamily = "mcp" | "bridge" | "client" | "open"
 
+/** Where a browser exchanges an API key (in the body) for a session: it cannot need one already. */
+export const SIGN_IN_PATH = "/api/web/session"
+
 export const familyOf = (path: string): RouteFamily => {
   if (path === "/api/mcp") return "mcp"
-  if (path === "/api/openapi.json") return "open"
+  if (path === "/api/openapi.json" || path === SIGN_IN_PATH) return "open"
   if (path.startsWith("/api/agent/")) return "bridge"
   if (path.startsWith("/api/")) return "client"
   return "open"
@@ -57,6 +61,8 @@ export const hasBody = (header: GuardRequest["header"]): boolean => {
   return header("transfer-encoding") !== undefined || (length !== undefined && length.trim() !== "0")
 }
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
+
 type Refusal = "forbidden" | "unauthorized" | "tooLarge" | "rateLimited"
 
 const statusOf: Record<Refusal, number> = { forbidden: 403, unauthorized: 401, tooLarge: 413, rateLimited: 429 }
@@ -89,6 +95,7 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
   effect: Effect.gen(function* () {
     const config = yield* TrellisConfig
     const apiKeys = yield* ApiKeys
+    const webSessions = yield* WebSessions
     const limiter = yield* RateLimiter
 
     /** The refusal in the family's own format: JSON-RPC on `/api/mcp`, a tagged error elsewhere. */
@@ -109,9 +116,28 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
       }
     }
 
-    /** The principal of the request's key, or the 401 to answer. */
+    /**
+     * A request signed in with a browser session (no key, a session cookie) that changes anything
+     * must come from a page of an allowed origin: SameSite=Strict already keeps other sites'
+     * requests from carrying the cookie, and the Origin check is the second lock (CSRF).
+     */
+    const sessionCsrfRefusal = (request: GuardRequest, family: RouteFamily): Reply | undefined =>
+      SAFE_METHODS.has(request.method.toUpperCase()) || request.header("origin") !== undefined
+        ? undefined
+        : refuse(family, "forbidden", "a request signed in with a browser session must carry an Origin header")
+
+    /** The principal of the request's key (or browser session), or the 401 to answer. */
     const authenticate = (request: GuardRequest, family: RouteFamily): Effect.Effect<Either.Either<Principal, Reply>> => {
       const token = bearerToken(request.header("authorization"))
+      const session = token === undefined ? sessionToken(request.header("cookie")) : undefined
+      if (session !== undefined) {
+        const csrf = sessionCsrfRefusal(request, family)
+        if (csrf !== undefined) return Effect.succeed(Either.left(csrf))
+        return webSessions.authenticate(session).pipe(
+          Effect.mapError((error) => refuse(family, "unauthorized", error.message)),
+          Effect.either
+        )
+      }
       if (token === undefined) {
         return Effect.succeed(Either.left(refuse(family, "unauthorized", "Missing Authorization: Bearer <API key> header", {
           headers: { "www-authenticate": `Bearer realm="trellis"` }
@@ -158,5 +184,5 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
 
     return { check, authenticate, tooLarge, maxBodyBytes: config.maxBodyBytes } as const
   }),
-  dependencies: [ApiKeys.Default, RateLimiter.Default]
+  dependencies: [ApiKeys.Default, WebSessions.Default, RateLimiter.Default]
 }) {}

@@ -8,6 +8,7 @@ import agentsPromptsSkills from "./migrations/0005_agents_prompts_skills.js"
 import artifacts from "./migrations/0006_artifacts.js"
 import interactionExpiry from "./migrations/0007_interaction_expiry.js"
 import runtimeMachine from "./migrations/0008_runtime_machine.js"
+import webSessions from "./migrations/0009_web_sessions.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
@@ -18,7 +19,8 @@ export const migrations = Migrator.fromRecord({
   "0005_agents_prompts_skills": agentsPromptsSkills,
   "0006_artifacts": artifacts,
   "0007_interaction_expiry": interactionExpiry,
-  "0008_runtime_machine": runtimeMachine
+  "0008_runtime_machine": runtimeMachine,
+  "0009_web_sessions": webSessions
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.
