@@ -1,7 +1,7 @@
 import * as Sse from "@effect/experimental/Sse"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Effect, Option, type Redacted, Schema } from "effect"
+import { Effect, identity, Option, type Redacted, Schema } from "effect"
 import { ToolErrorBody } from "./domain/Errors.js"
 import { Catalog } from "./index.js"
 import type * as Tool from "./Tool.js"
@@ -79,7 +79,11 @@ const isNamed = <N extends ToolName>(name: N) => (tool: (typeof Catalog)[number]
 export interface McpClientOptions {
   /** The endpoint, e.g. `http://127.0.0.1:3000/api/mcp` (with `?project=<id>` to scope `P?` tools). */
   readonly url: string
-  readonly apiKey: Redacted.Redacted<string>
+  /**
+   * Sent as `Authorization: Bearer`. None in the browser: there the page's session cookie
+   * (HttpOnly, so the page never holds a secret) signs the request, as fetch sends it same-origin.
+   */
+  readonly apiKey?: Redacted.Redacted<string>
   /** Sent as `MCP-Protocol-Version`. */
   readonly protocolVersion?: string
 }
@@ -92,7 +96,7 @@ export const make = (options: McpClientOptions) => {
       const requestError = (status: number | null, message: string) => new McpRequestError({ tool: name, status, message })
       const http = yield* HttpClient.HttpClient
       const request = HttpClientRequest.post(options.url).pipe(
-        HttpClientRequest.bearerToken(options.apiKey),
+        options.apiKey === undefined ? identity : HttpClientRequest.bearerToken(options.apiKey),
         HttpClientRequest.setHeaders({
           accept: "application/json, text/event-stream",
           ...(options.protocolVersion === undefined ? {} : { "mcp-protocol-version": options.protocolVersion })

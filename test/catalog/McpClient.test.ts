@@ -1,8 +1,8 @@
 import { describe, expect, expectTypeOf, it, layer } from "@effect/vitest"
-import { HttpClient, HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Effect, Layer, Redacted } from "effect"
 import * as McpClient from "../../catalog/McpClient.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
 
 const clientFor = (key: string, url = "/api/mcp") => McpClient.make({ url, apiKey: Redacted.make(key) })
 
@@ -34,6 +34,48 @@ describe("the typed MCP client", () => {
         expect(error).toMatchObject({ _tag: "McpToolError", tool: "get_task", code: "not_found" })
       }))
 
+    it.effect("callRaw sends any arguments and answers the tool's result as it came, a refusal included", () =>
+      Effect.gen(function* () {
+        const { key, project } = yield* seedOwner("mcp-client-raw")
+        const mcp = clientFor(key)
+        const refused = yield* mcp.callRaw("create_task", { projectId: project.id, title: "Untyped" })
+        expect(refused).toEqual({
+          isError: true,
+          structuredContent: { error: { code: "invalid_argument", message: expect.stringContaining("name") } },
+          content: [{ type: "text", text: expect.stringContaining("name") }]
+        })
+        const created = yield* mcp.callRaw("create_task", { projectId: project.id, name: "Raw" })
+        expect(created.isError).toBeUndefined()
+        expect(created.structuredContent).toMatchObject({ refId: "MAIN-1" })
+        // Not decoded: a timestamp stays the string that was sent.
+        const fetched = yield* mcp.callRaw("get_task", { projectId: project.id, taskId: "MAIN-1" })
+        expect(fetched.structuredContent).toMatchObject({ updatedAt: expect.any(String) })
+        expect(JSON.parse(fetched.content?.[0]?.text ?? "")).toEqual(fetched.structuredContent)
+      }))
+
+    it.effect("callRaw of a name that is no tool fails with McpRequestError: the call reached no tool", () =>
+      Effect.gen(function* () {
+        const { key } = yield* seedOwner("mcp-client-raw-unknown")
+        const error = yield* Effect.flip(clientFor(key).callRaw("no_such_tool", {}))
+        expect(error).toMatchObject({ _tag: "McpRequestError", tool: "no_such_tool", status: 200 })
+      }))
+
+    it.effect("without an API key the client sends no Authorization: in a browser the session cookie signs the call", () =>
+      Effect.gen(function* () {
+        const { key } = yield* seedOwner("mcp-client-cookie")
+        const mcp = McpClient.make({ url: "/api/mcp" })
+        const anonymous = yield* Effect.flip(mcp.call("list_projects", {}))
+        expect(anonymous).toMatchObject({ _tag: "McpRequestError", status: 401 })
+        const signedIn = yield* rawRequest({ path: "/api/web/session", body: JSON.stringify({ apiKey: key }) })
+        const cookie = (signedIn.headers["set-cookie"] ?? "").split(";")[0] ?? ""
+        // What a page's fetch adds by itself to a same-origin request.
+        const asBrowser = HttpClient.mapRequest(HttpClientRequest.setHeaders({ cookie, origin: "http://127.0.0.1" }))
+        const { projects } = yield* mcp.call("list_projects", {}).pipe(
+          Effect.provideServiceEffect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, asBrowser))
+        )
+        expect(projects.map((p) => p.ref)).toEqual(["MAIN"])
+      }))
+
     it.effect("a refused key fails with McpRequestError status 401", () =>
       Effect.gen(function* () {
         const error = yield* Effect.flip(clientFor("trellis_not-a-key").call("list_projects", {}))
@@ -48,6 +90,16 @@ describe("the typed MCP client", () => {
         Effect.provide(answering(`event: message\r\ndata: ${JSON.stringify(reply)}\r\n\r\n`, "text/event-stream"))
       )
       expect(projects).toEqual([])
+    }))
+
+  it.effect("callRaw keeps everything the answer held, fields the client does not know included", () =>
+    Effect.gen(function* () {
+      const result = { content: [{ type: "text", text: "{}", annotations: { audience: ["user"] } }], structuredContent: {}, _meta: { trace: "t" } }
+      const reply = { jsonrpc: "2.0", id: 1, result }
+      const raw = yield* clientFor("k", "http://mcp.test/api/mcp").callRaw("anything", { any: ["thing"] }).pipe(
+        Effect.provide(answering(JSON.stringify(reply), "application/json"))
+      )
+      expect(raw).toEqual(result)
     }))
 
   it.effect("an answer that is not the tool's result fails with McpRequestError, naming the tool", () =>
