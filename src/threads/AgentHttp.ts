@@ -48,7 +48,7 @@ const hotHandlers = Effect.gen(function* () {
   const claim: Hot<"claim"> = ({ payload }) =>
     Effect.gen(function* () {
       const thread = yield* queue.claim(yield* CurrentPrincipal, payload.sessionId, payload.threadId)
-      return { thread: thread === undefined ? null : { ...thread, leaseExpiresAt: thread.leaseExpiresAt.toISOString() } }
+      return { thread: thread ?? null }
     })
   const renew: Hot<"renew"> = ({ path, payload }) =>
     Effect.gen(function* () {
@@ -56,16 +56,8 @@ const hotHandlers = Effect.gen(function* () {
       return { leaseExpiresAt: lease.toISOString() }
     })
   const startBatch: Hot<"startBatch"> = ({ path, payload }) =>
-    Effect.gen(function* () {
-      const batch = yield* queue.startBatch(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload.transport)
-      if (batch._tag === "Drained") return { drained: true as const }
-      return {
-        drained: false as const,
-        assistantMessageId: batch.assistantMessageId,
-        runtimeSessionId: batch.runtimeSessionId,
-        messages: batch.messages.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() }))
-      }
-    })
+    Effect.flatMap(CurrentPrincipal, (principal) =>
+      queue.startBatch(principal, payload.sessionId, path.threadId, payload.epoch, payload.transport))
   const uploadChunks: Hot<"uploadChunks"> = ({ path, payload }) =>
     Effect.flatMap(CurrentPrincipal, (principal) => queue.uploadChunks(principal, payload.sessionId, path.threadId, payload.epoch, payload))
   const complete: Hot<"complete"> = ({ path, payload }) =>

@@ -1,15 +1,18 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
 import type { Principal } from "../platform/auth/Principal.js"
 import { AgentSessionId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../projects/Projects.js"
 import { requireWrite } from "../tasks/Tasks.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { SessionConflict } from "../../catalog/bridge/BridgeErrors.js"
-import { CliProfiles, type ProfileInput } from "./CliProfiles.js"
+import type { RegisterPayload } from "../../catalog/bridge/AgentApi.js"
+import { CliProfiles } from "./CliProfiles.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { LiveSessions } from "./LiveSessions.js"
 import { ThreadQueue } from "./ThreadQueue.js"
+
+const SessionIdRow = Schema.Struct({ id: Schema.String })
 
 /**
  * CLI sessions (SPEC "Session lifecycle"): one per registered CLI process, alive while it
@@ -32,22 +35,39 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
         return yield* queue.releaseSessionClaims(sessionId, `The CLI session ended (${reason})`)
       })
 
+    const liveSessionsOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: SessionIdRow,
+      execute: (profileId) =>
+        sql`
+          SELECT id FROM agent_sessions
+          WHERE profile_id = ${profileId} AND ended_at IS NULL
+            AND last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})
+          FOR UPDATE`
+    })
+
+    const silentSessions = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: SessionIdRow,
+      execute: () =>
+        sql`
+          SELECT id FROM agent_sessions
+          WHERE ended_at IS NULL AND last_heartbeat_at <= now() - make_interval(secs => ${ttlSeconds})
+          FOR UPDATE SKIP LOCKED`
+    })
+
     /**
      * Registers the profile's CLI process. A second live session for the same profile is a
      * conflict unless `force`, which ends the old session and releases its claims.
      */
     const register = Effect.fn("AgentSessions.register")(function* (
       principal: Principal,
-      input: ProfileInput & { readonly force: boolean; readonly machineId?: string | undefined }
+      input: typeof RegisterPayload.Type
     ) {
       yield* requireWrite(yield* projects.access(principal, input.projectId), "CLI profiles")
       const result = yield* sql.withTransaction(Effect.gen(function* () {
         const profileId = yield* profiles.upsert(principal, input)
-        const liveSessions = yield* sql<{ id: string }>`
-          SELECT id FROM agent_sessions
-          WHERE profile_id = ${profileId} AND ended_at IS NULL
-            AND last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})
-          FOR UPDATE`
+        const liveSessions = yield* liveSessionsOf(profileId).pipe(Effect.orDie)
         const current = liveSessions[0]
         if (current !== undefined && !input.force) {
           return yield* new SessionConflict({
@@ -86,10 +106,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
     /** The sweeper's half: sessions silent past the TTL end, and their claims are released. */
     const expireSilent = Effect.fn("AgentSessions.expireSilent")(function* () {
       const released = yield* sql.withTransaction(Effect.gen(function* () {
-        const silent = yield* sql<{ id: string }>`
-          SELECT id FROM agent_sessions
-          WHERE ended_at IS NULL AND last_heartbeat_at <= now() - make_interval(secs => ${ttlSeconds})
-          FOR UPDATE SKIP LOCKED`
+        const silent = yield* silentSessions(undefined).pipe(Effect.orDie)
         const threads = []
         for (const session of silent) threads.push(...(yield* endSession(session.id, "expired")))
         return threads

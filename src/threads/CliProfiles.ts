@@ -1,27 +1,14 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
 import type { Principal } from "../platform/auth/Principal.js"
-import { type AvailableCli, AvailableCli as AvailableCliSchema, CliPath, type CliProfile, PathKind } from "../../catalog/domain/CliProfile.js"
+import { AvailableCli, CliPath, type CliProfile, PathKind } from "../../catalog/domain/CliProfile.js"
 import { Forbidden, NotFound } from "../../catalog/domain/Errors.js"
 import { CliPathId, CliProfileId, type ProjectId } from "../../catalog/domain/Ids.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
+import type { RegisterPayload } from "../../catalog/bridge/AgentApi.js"
 
-export interface PathInput {
-  readonly path: string
-  readonly label?: string | undefined
-  readonly gitRemoteUrl?: string | null | undefined
-  readonly branch?: string | null | undefined
-}
-
-export interface ProfileInput {
-  readonly profileId?: CliProfileId | undefined
-  readonly projectId: ProjectId
-  readonly name: string
-  readonly hostname: string
-  readonly appVersion: string
-  readonly availableClis: ReadonlyArray<AvailableCli>
-  readonly paths: ReadonlyArray<PathInput>
-}
+/** A profile as its CLI registers it: the contract's payload, without what belongs to the session. */
+export type ProfileInput = Omit<typeof RegisterPayload.Type, "machineId" | "force">
 
 const ProfileRow = Schema.Struct({
   id: CliProfileId,
@@ -30,7 +17,7 @@ const ProfileRow = Schema.Struct({
   name: Schema.String,
   hostname: Schema.String,
   appVersion: Schema.String,
-  availableClis: Schema.Array(AvailableCliSchema),
+  availableClis: Schema.Array(AvailableCli),
   lastConnectedAt: Schema.NullOr(Schema.DateFromSelf),
   online: Schema.Boolean
 })
@@ -48,6 +35,7 @@ const PathRow = Schema.Struct({
 })
 
 const decodeProfiles = Schema.decodeUnknown(Schema.Array(ProfileRow))
+const decodePathIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: CliPathId })))
 const decodePaths = Schema.decodeUnknown(Schema.Array(PathRow))
 
 const lastSegment = (path: string): string => path.split("/").filter((p) => p !== "").at(-1) ?? path
@@ -104,14 +92,18 @@ export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfi
       return profile
     })
 
+    const ownerOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ userId: Schema.String, projectId: Schema.String }),
+      execute: (profileId) => sql`SELECT user_id AS "userId", project_id AS "projectId" FROM cli_profiles WHERE id = ${profileId}`
+    })
+
     /** Creates the profile or updates the caller's existing one, and brings its checkout paths up to date. */
     const upsert = Effect.fn("CliProfiles.upsert")(function* (principal: Principal, input: ProfileInput) {
       const clis = JSON.stringify(input.availableClis)
       let profileId: CliProfileId
       if (input.profileId !== undefined) {
-        const owned = yield* sql<{ userId: string; projectId: string }>`
-          SELECT user_id AS "userId", project_id AS "projectId" FROM cli_profiles WHERE id = ${input.profileId}`.pipe(Effect.orDie)
-        const row = owned[0]
+        const row = Option.getOrUndefined(yield* ownerOf(input.profileId).pipe(Effect.orDie))
         if (row === undefined || row.userId !== principal.userId) {
           return yield* new NotFound({ message: `profileId: CLI profile ${input.profileId} not found` })
         }
@@ -155,13 +147,14 @@ export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfi
       input: { readonly path: string; readonly branch: string; readonly parentPathId: string }
     ) {
       const pathId = CliPathId.generate()
-      const rows = yield* sql<{ id: string }>`
+      const rows = yield* sql`
         INSERT INTO cli_paths (id, profile_id, path, label, kind, parent_path_id, branch)
         VALUES (${pathId}, ${profileId}, ${input.path}, ${lastSegment(input.path)}, 'worktree', ${input.parentPathId}, ${input.branch})
         ON CONFLICT (profile_id, path) DO UPDATE SET kind = 'worktree', parent_path_id = EXCLUDED.parent_path_id,
           branch = EXCLUDED.branch, removed_at = NULL
-        RETURNING id`.pipe(Effect.orDie)
-      return yield* Schema.decodeUnknown(CliPathId)(rows[0]?.id ?? pathId).pipe(Effect.orDie)
+        RETURNING id`.pipe(Effect.flatMap(decodePathIds), Effect.orDie)
+      // A path already recorded keeps its ID: the one returned, not the one generated here.
+      return rows[0]?.id ?? pathId
     })
 
     const path = Effect.fn("CliProfiles.path")(function* (profileId: string, pathId: string) {

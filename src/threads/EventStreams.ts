@@ -24,6 +24,7 @@ const ChunkEvent = Schema.Struct({
 })
 export type ChunkEvent = typeof ChunkEvent.Type
 const decodeChunkEvents = Schema.decodeUnknown(Schema.Array(ChunkEvent))
+const decodePending = Schema.decodeUnknown(Schema.Array(Schema.Struct({ threadId: Schema.String })))
 
 const PAGE = 500
 /** The longest queue a pending frame lists: the oldest threads, which are the ones claimed next. */
@@ -101,12 +102,16 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
 
     /** What the session can claim: a thread whose runtime session is on another machine is not listed. */
     const pendingOf = (profileId: string, machineId: string | null) =>
-      sql<{ threadId: string }>`
+      sql`
         SELECT id AS "threadId" FROM threads
         WHERE profile_id = ${profileId} AND processing_state = 'pending' AND claimed_by_session_id IS NULL
           AND queue_held_at IS NULL AND deleted_at IS NULL AND kind = 'thread'
           AND (runtime_machine_id IS NULL OR runtime_machine_id = ${machineId})
-        ORDER BY last_activity_at, id LIMIT ${PENDING_SHOWN}`.pipe(Effect.orDie, Effect.map((rows) => rows.map((r) => r.threadId)))
+        ORDER BY last_activity_at, id LIMIT ${PENDING_SHOWN}`.pipe(
+        Effect.flatMap(decodePending),
+        Effect.orDie,
+        Effect.map((rows) => rows.map((r) => r.threadId))
+      )
 
     /** A session's queue: the profile's pending threads now, then the list again whenever it changes. */
     const pendingThreads = Effect.fn("EventStreams.pendingThreads")(function* (principal: Principal, sessionId: AgentSessionId) {

@@ -7,6 +7,7 @@ import { Interaction, InteractionKind, InteractionStatus } from "../../catalog/d
 import { Threads } from "./Threads.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { ThreadQueue } from "./ThreadQueue.js"
+import type { AgentPayload } from "./AgentPayload.js"
 
 /**
  * Permission and question requests a runtime makes mid-run, routed to a person: the CLI files
@@ -81,7 +82,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
       sessionId: AgentSessionId,
       threadId: string,
       epoch: number,
-      input: { readonly kind: typeof InteractionKind.Type; readonly request: unknown; readonly expiresInMs?: number | undefined }
+      input: Omit<AgentPayload<"requestInteraction">, "sessionId" | "epoch">
     ) {
       const id = InteractionId.generate()
       const expiresAt = input.expiresInMs === undefined ? null : new Date(Date.now() + input.expiresInMs)

@@ -1,18 +1,26 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
 import { keyReaches, type Principal } from "../platform/auth/Principal.js"
 import { Forbidden, NotFound } from "../../catalog/domain/Errors.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { SessionExpired } from "../../catalog/bridge/BridgeErrors.js"
 
+/** Which profile, project and user a CLI session serves, and its machine: fixed for the session's life. */
+export const SessionOwner = Schema.Struct({
+  profileId: Schema.String,
+  projectId: Schema.String,
+  userId: Schema.String,
+  machineId: Schema.NullOr(Schema.String)
+})
+export type SessionOwner = typeof SessionOwner.Type
+
 /** A CLI session as the bridge's checks read it. */
-export interface SessionRow {
-  readonly profileId: string
-  readonly projectId: string
-  readonly machineId: string | null
+export const SessionRow = Schema.Struct({
+  ...SessionOwner.fields,
   /** Not ended, and heard from within the session TTL. */
-  readonly live: boolean
-}
+  live: Schema.Boolean
+})
+export type SessionRow = typeof SessionRow.Type
 
 /** Whether `principal` may act for a session owned by `owner` (none: no such session). */
 export const reachSession = (principal: Principal, sessionId: string, owner: { readonly userId: string; readonly projectId: string } | undefined) =>
@@ -34,13 +42,32 @@ export class LiveSessions extends Effect.Service<LiveSessions>()("trellis/LiveSe
     const config = yield* TrellisConfig
     const ttlSeconds = config.bridge.sessionTtlMs / 1000
 
+    const findSession = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: SessionRow,
+      execute: (sessionId) =>
+        sql`
+          SELECT s.profile_id AS "profileId", p.project_id AS "projectId", s.machine_id AS "machineId", p.user_id AS "userId",
+            (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
+          FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
+          WHERE s.id = ${sessionId}`
+    })
+
+    const findOwner = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: SessionOwner,
+      execute: (sessionId) =>
+        sql`
+          SELECT s.profile_id AS "profileId", p.project_id AS "projectId", p.user_id AS "userId", s.machine_id AS "machineId"
+          FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id WHERE s.id = ${sessionId}`
+    })
+
+    /** Who a session serves, whoever asks and whether it is live: none when no such session exists. */
+    const owner = (sessionId: string) => findOwner(sessionId).pipe(Effect.orDie)
+
     /** The caller's session, live or not. */
     const own = Effect.fn("LiveSessions.own")(function* (principal: Principal, sessionId: string) {
-      const [row] = yield* sql<SessionRow & { readonly userId: string }>`
-        SELECT s.profile_id AS "profileId", p.project_id AS "projectId", s.machine_id AS "machineId", p.user_id AS "userId",
-          (s.ended_at IS NULL AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS live
-        FROM agent_sessions s JOIN cli_profiles p ON p.id = s.profile_id
-        WHERE s.id = ${sessionId}`.pipe(Effect.orDie)
+      const row = Option.getOrUndefined(yield* findSession(sessionId).pipe(Effect.orDie))
       yield* reachSession(principal, sessionId, row)
       return yield* Effect.fromNullable(row).pipe(Effect.orDie)
     })
@@ -52,6 +79,6 @@ export class LiveSessions extends Effect.Service<LiveSessions>()("trellis/LiveSe
       return row
     })
 
-    return { own, live } as const
+    return { own, live, owner } as const
   })
 }) {}

@@ -18,6 +18,7 @@ const ChunkRow = Schema.Struct({
   transport: Schema.NullOr(RuntimeTransport)
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(ChunkRow))
+const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ total: Schema.Number })))
 
 export interface Progress {
   readonly done: number
@@ -32,7 +33,7 @@ export const renormalize = Effect.fn("Renormalize.run")(function* (options: {
 }) {
   const sql = yield* SqlClient.SqlClient
   const scope = options.threadId === undefined ? sql`true` : sql`c.thread_id = ${options.threadId}`
-  const counted = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM thread_chunks c WHERE ${scope}`
+  const counted = yield* sql`SELECT count(*)::int AS total FROM thread_chunks c WHERE ${scope}`.pipe(Effect.flatMap(decodeCount))
   const total = counted[0]?.total ?? 0
   let cursor = "0"
   let done = 0

@@ -14,7 +14,9 @@ import { CliType } from "../../catalog/domain/CliType.js"
 import { InvalidArgument } from "../../catalog/domain/Errors.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../projects/Projects.js"
-import { type MessageRow, type ThreadRow, Threads } from "./Threads.js"
+import type { MessageRow } from "./ThreadMessages.js"
+import type { ThreadRow } from "./ThreadRows.js"
+import { Threads } from "./Threads.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
 
 const iso = (date: Date | null) => date?.toISOString() ?? null
