@@ -6,12 +6,8 @@ import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { TaskLists } from "../../src/lists-labels/TaskLists.js"
 import { Users } from "../../src/orgs/Users.js"
-import { createTask, getTask } from "../support/TaskTools.js"
-import { callTool, createKey, seedOwner, TestServer } from "../support/TestServer.js"
-
-interface ToolCallResult {
-  readonly result: { readonly isError?: boolean; readonly structuredContent: unknown }
-}
+import { createTask, fails, getTask, ok, scopedTo } from "../support/TaskTools.js"
+import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 interface ListRow {
   readonly listId: string
@@ -31,34 +27,6 @@ interface ListsPage {
 interface LabelsResult {
   readonly labels: ReadonlyArray<{ readonly _id: string; readonly name: string; readonly color: string }>
 }
-interface ToolErrorBody {
-  readonly code: string
-  readonly message: string
-}
-
-/** The connection URL with `?project=`, as an MCP client would be configured. */
-const scopedTo = (projectId: ProjectId) => ({ path: `/api/mcp?project=${projectId}` })
-
-const call = (key: string, name: string, args: unknown, options: { readonly path?: string } = {}) =>
-  Effect.map(callTool(key, name, args, options), (res) => {
-    expect(res.status).toBe(200)
-    return (res.json as ToolCallResult).result
-  })
-
-/** Calls a tool that must succeed and returns its structured result. */
-const ok = <T>(key: string, name: string, args: unknown, options: { readonly path?: string } = {}) =>
-  Effect.map(call(key, name, args, options), (result) => {
-    expect(result.isError, JSON.stringify(result.structuredContent)).toBeUndefined()
-    return result.structuredContent as T
-  })
-
-/** Calls a tool that must fail and returns its error body. */
-const fails = (key: string, name: string, args: unknown, options: { readonly path?: string } = {}) =>
-  Effect.map(call(key, name, args, options), (result) => {
-    expect(result.isError).toBe(true)
-    return (result.structuredContent as { readonly error: ToolErrorBody }).error
-  })
-
 /** A user with `role` in the owner's project, and their API key. */
 const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
   Effect.gen(function* () {

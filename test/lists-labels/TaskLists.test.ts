@@ -11,7 +11,7 @@ import type { ProjectRole } from "../../catalog/domain/Roles.js"
 import { deriveListRef, ListColor } from "../../catalog/domain/TaskList.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { TaskLists } from "../../src/lists-labels/TaskLists.js"
-import { concurrently, TestDatabase } from "../support/TestDatabase.js"
+import { concurrently, EmptyTestDatabase } from "../support/TestDatabase.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project, seen with `role`. */
@@ -382,7 +382,7 @@ describe("TaskLists", () => {
 })
 
 describe("migration 0002_lists_and_labels", () => {
-  layer(TestDatabase)((it) => {
+  layer(EmptyTestDatabase)((it) => {
     it.effect("backfills a system BACKLOG List for projects created before Lists existed", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient

@@ -4,9 +4,8 @@ import { expect } from "@effect/vitest"
 import { Clock, Duration, Effect, Schema } from "effect"
 import { OrdinaryThread, SendThreadMessage, ThreadMessage } from "../../catalog/Threads.js"
 import { type BatchResponse, TrellisApi } from "../../catalog/bridge/AgentApi.js"
-import { ToolErrorBody } from "../../catalog/domain/Errors.js"
 import type { AgentSessionId, CliProfileId, ProjectId } from "../../catalog/domain/Ids.js"
-import { callTool } from "./TestServer.js"
+import { refuses, succeeds } from "./ToolCalls.js"
 
 /** A typed client of the bridge API acting with one API key: what the CLI will use. */
 export const bridgeClient = (key: string) =>
@@ -148,33 +147,12 @@ export const numbered = (lines: ReadonlyArray<RuntimeLine>, from = 0) =>
 
 // ---- MCP thread tools, decoded ------------------------------------------------------------------
 
-const ToolEnvelope = Schema.Struct({
-  result: Schema.Struct({ isError: Schema.optional(Schema.Boolean), structuredContent: Schema.Unknown })
-})
-const ToolErrorEnvelope = Schema.Struct({ error: ToolErrorBody })
-
-const callToolResult = (key: string, name: string, args: unknown) =>
-  Effect.gen(function* () {
-    const res = yield* callTool(key, name, args)
-    expect(res.status, res.text).toBe(200)
-    return (yield* Schema.decodeUnknown(ToolEnvelope)(res.json)).result
-  }).pipe(Effect.orDie)
-
 /** Calls a tool that must succeed and decodes its structured result with `schema`. */
 export const tool = <A, I>(key: string, name: string, args: unknown, schema: Schema.Schema<A, I>) =>
-  Effect.gen(function* () {
-    const result = yield* callToolResult(key, name, args)
-    expect(result.isError, JSON.stringify(result.structuredContent)).toBeUndefined()
-    return yield* Schema.decodeUnknown(schema)(result.structuredContent)
-  }).pipe(Effect.orDie)
+  Effect.flatMap(succeeds(key, name, args), Schema.decodeUnknown(schema)).pipe(Effect.orDie)
 
 /** Calls a tool that must fail and returns its `{ code, message }`. */
-export const toolError = (key: string, name: string, args: unknown) =>
-  Effect.gen(function* () {
-    const result = yield* callToolResult(key, name, args)
-    expect(result.isError, JSON.stringify(result.structuredContent)).toBe(true)
-    return (yield* Schema.decodeUnknown(ToolErrorEnvelope)(result.structuredContent)).error
-  }).pipe(Effect.orDie)
+export const toolError = (key: string, name: string, args: unknown) => refuses(key, name, args)
 
 export type ThreadView = typeof OrdinaryThread.Type
 export type MessageView = typeof ThreadMessage.Type

@@ -1,24 +1,22 @@
 import { SqlClient } from "@effect/sql"
-import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
 import type { ProjectRole } from "../../catalog/domain/Roles.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Users } from "../../src/orgs/Users.js"
-import { callTool, createKey } from "./TestServer.js"
+import { createKey } from "./TestServer.js"
+import { answer, refuses, type Scope, succeeds, succeedsWithNull, type ToolAnswer } from "./ToolCalls.js"
 
-/** Helpers for tests that drive the task, List and label tools over MCP. */
+/** Helpers for tests that drive the task, List and label tools over MCP (the calls themselves are ToolCalls.ts'). */
+
+export { scopedTo, type Scope } from "./ToolCalls.js"
 
 export interface ToolErrorBody {
   readonly code: string
   readonly message: string
 }
 
-export interface ToolCallResult {
-  readonly isError?: boolean
-  readonly structuredContent?: unknown
-  readonly content: ReadonlyArray<{ readonly type: string; readonly text: string }>
-}
+export type ToolCallResult = ToolAnswer
 
 export interface TaskSummary {
   readonly taskId: string
@@ -53,41 +51,22 @@ export interface Created {
   readonly refId: string
 }
 
-export type Scope = { readonly path?: string }
+/** Calls a tool with any arguments; the JSON-RPC call itself must succeed (HTTP 200, a result). */
+export const call = answer
 
-/** The connection URL with `?project=`, as an MCP client would be configured. */
-export const scopedTo = (projectId: string): Scope => ({ path: `/api/mcp?project=${projectId}` })
-
-/** Calls a tool; the JSON-RPC call itself must succeed (HTTP 200, a result). */
-export const call = (key: string, name: string, args: unknown, scope: Scope = {}) =>
-  Effect.map(callTool(key, name, args, scope), (res) => {
-    expect(res.status, `${name} ${JSON.stringify(args)}: ${res.text}`).toBe(200)
-    const result = (res.json as { readonly result?: ToolCallResult }).result
-    expect(result, res.text).toBeDefined()
-    return result!
-  })
-
-/** Calls a tool that must succeed and returns its structured result. */
+/**
+ * Calls a tool that must succeed and returns its structured result as the type the caller names,
+ * unchecked: these tests assert on the values themselves. For a result checked against the tool's
+ * Schema use `mcpClient(key).call` (ToolCalls.ts).
+ */
 export const ok = <T>(key: string, name: string, args: unknown, scope: Scope = {}) =>
-  Effect.map(call(key, name, args, scope), (result) => {
-    expect(result.isError, `${name}: ${JSON.stringify(result.structuredContent)}`).toBeUndefined()
-    return result.structuredContent as T
-  })
+  Effect.map(succeeds(key, name, args, scope), (content) => content as T)
 
 /** Calls a tool that must succeed with the result null: text only, since structuredContent is an object. */
-export const okNull = (key: string, name: string, args: unknown, scope: Scope = {}) =>
-  Effect.map(call(key, name, args, scope), (result) => {
-    expect(result.isError, `${name}: ${result.content[0]?.text}`).toBeUndefined()
-    expect(result.structuredContent).toBeUndefined()
-    expect(result.content).toEqual([{ type: "text", text: "null" }])
-  })
+export const okNull = succeedsWithNull
 
 /** Calls a tool that must fail with a tool error and returns its error body. */
-export const fails = (key: string, name: string, args: unknown, scope: Scope = {}) =>
-  Effect.map(call(key, name, args, scope), (result) => {
-    expect(result.isError, `${name} should fail: ${JSON.stringify(result.structuredContent)}`).toBe(true)
-    return (result.structuredContent as { readonly error: ToolErrorBody }).error
-  })
+export const fails = refuses
 
 /** A user with `role` in the project, and their API key. */
 export const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>

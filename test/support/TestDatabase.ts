@@ -1,9 +1,13 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
+import { FileSystem } from "@effect/platform"
+import { NodeFileSystem } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
-import { randomBytes } from "node:crypto"
+import { Config, Effect, Layer, Option, type Redacted } from "effect"
+import { inject } from "vitest"
 import * as PgliteClient from "../../src/platform/sql/PgliteClient.js"
+import { databaseUrl, postgresServer, serverClient, uniqueDatabaseName } from "./DatabaseSnapshot.js"
+
+export { postgresServer } from "./DatabaseSnapshot.js"
 
 /**
  * Connections in a test file's PostgreSQL pool (node-postgres' default, made explicit): enough that
@@ -11,34 +15,51 @@ import * as PgliteClient from "../../src/platform/sql/PgliteClient.js"
  */
 export const POOL_SIZE = 10
 
-/** The PostgreSQL server the tests use instead of PGlite, if `DATABASE_URL` names one. */
-export const postgresServer = Config.option(Config.redacted("DATABASE_URL"))
-
-/** The URL of a new database on the PostgreSQL server at `url`, dropped when the scope closes. */
-export const freshPostgresUrl = (url: Redacted.Redacted) =>
-  Effect.gen(function* () {
-    const name = `trellis_test_${randomBytes(6).toString("hex")}`
-    const server = yield* PgClient.make({ url }).pipe(Effect.provide(Reactivity.layer))
-    yield* server.unsafe(`CREATE DATABASE ${name}`)
-    yield* Effect.addFinalizer(() => server.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
-    const target = new URL(Redacted.value(url))
-    target.pathname = `/${name}`
-    return Redacted.make(target.toString())
-  })
-
-const freshPostgres = (url: Redacted.Redacted) =>
-  Layer.unwrapScoped(Effect.map(freshPostgresUrl(url), (fresh) => PgClient.layer({ url: fresh, maxConnections: POOL_SIZE })))
+/** Whether a test file's database starts migrated (from the run's snapshot) or empty (for tests of the migrations). */
+type Start = "migrated" | "empty"
 
 /**
- * A fresh, empty database for one test file: an in-memory PGlite by default, or a new database
- * on the PostgreSQL server named by `DATABASE_URL`.
+ * The URL of a new database on the PostgreSQL server at `url`, dropped when the scope closes: a
+ * copy of the run's migrated template unless `start` is `"empty"` (or no template was made).
  */
-export const TestDatabase: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> = Layer.unwrapEffect(
-  Effect.map(postgresServer, Option.match({
-    onNone: () => PgliteClient.layer({}),
-    onSome: freshPostgres
-  }))
-)
+export const freshPostgresUrl = (url: Redacted.Redacted, start: Start = "migrated") =>
+  Effect.gen(function* () {
+    const name = uniqueDatabaseName("test")
+    const template = start === "migrated" ? inject("trellisPostgresTemplate") : undefined
+    const server = yield* serverClient(url)
+    yield* server.unsafe(template === undefined ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${template}`)
+    yield* Effect.addFinalizer(() => server.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
+    return databaseUrl(url, name)
+  })
+
+const freshPostgres = (url: Redacted.Redacted, start: Start) =>
+  Layer.unwrapScoped(Effect.map(freshPostgresUrl(url, start), (fresh) => PgClient.layer({ url: fresh, maxConnections: POOL_SIZE })))
+
+/** An in-memory PGlite, loaded from the run's migrated snapshot unless `start` is `"empty"` (or no snapshot was made). */
+const freshPglite = (start: Start) =>
+  Layer.unwrapEffect(Effect.gen(function* () {
+    const snapshot = start === "migrated" ? inject("trellisPgliteSnapshot") : undefined
+    if (snapshot === undefined) return PgliteClient.layer({})
+    const tarball = yield* (yield* FileSystem.FileSystem).readFile(snapshot)
+    return PgliteClient.layer({ loadDataDir: new Blob([tarball]) })
+  })).pipe(Layer.provide(NodeFileSystem.layer))
+
+const testDatabase = (start: Start): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> =>
+  Layer.unwrapEffect(Effect.map(postgresServer, Option.match({
+    onNone: () => freshPglite(start),
+    onSome: (url) => freshPostgres(url, start)
+  })))
+
+/**
+ * A fresh database for one test file: an in-memory PGlite by default, or a new database on the
+ * PostgreSQL server named by `DATABASE_URL`. It is a copy of the run's migrated snapshot
+ * (`DatabaseSnapshot.ts`, made by vitest.config.ts' globalSetup), so the backend's own migrations
+ * find nothing left to do; run without that setup it starts empty and they do all the work.
+ */
+export const TestDatabase = testDatabase("migrated")
+
+/** A fresh database with no tables at all, for tests that run the migrations themselves. */
+export const EmptyTestDatabase = testDatabase("empty")
 
 /**
  * Whether the tests run on PostgreSQL (`DATABASE_URL` set). Only there do concurrent calls run on

@@ -1,8 +1,7 @@
 import { HttpClient, HttpClientRequest, HttpLayerRouter } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schema } from "effect"
-import { CreateProjectAgent } from "../../catalog/Agents.js"
+import { Effect, Layer } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import type { Principal } from "../../src/platform/auth/Principal.js"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
@@ -14,6 +13,7 @@ import { Users } from "../../src/orgs/Users.js"
 import type { TrellisConfigShape } from "../../src/platform/TrellisConfig.js"
 import { serveNode } from "../../src/server/NodeServer.js"
 import { TestDatabase } from "./TestDatabase.js"
+import { mcpClient } from "./ToolCalls.js"
 
 /**
  * How the routes are served: `platform` is the @effect/platform router (what embedders get);
@@ -49,20 +49,17 @@ export const seedOwner = (slug: string) =>
     return { organization, user, project, key: key.secret, principal: key.principal }
   })
 
-const CreatedAgent = Schema.Struct({ result: Schema.Struct({ structuredContent: CreateProjectAgent.output }) })
-
 /** A project agent made the way a member makes one: through `create_project_agent`. */
 export const createProjectAgent = (key: string, projectId: ProjectId | string, name: string, prompt?: string) =>
-  Effect.gen(function* () {
-    const response = yield* callTool(key, "create_project_agent", {
-      projectId,
-      name,
-      appearance: { color: "blue" },
-      ...(prompt === undefined ? {} : { prompt })
-    })
-    const created = yield* Schema.decodeUnknown(CreatedAgent)(response.json)
-    return created.result.structuredContent.projectAgentId
-  }).pipe(Effect.orDie)
+  mcpClient(key).call("create_project_agent", {
+    projectId,
+    name,
+    appearance: { color: "blue" },
+    ...(prompt === undefined ? {} : { prompt })
+  }).pipe(
+    Effect.map((created) => created.projectAgentId),
+    Effect.orDie
+  )
 
 export const createKey = (userId: Principal["userId"], projectIds: ReadonlyArray<ProjectId> | null) =>
   Effect.gen(function* () {
@@ -106,5 +103,10 @@ export const rpc = (key: string, message: unknown, options: { readonly path?: st
     ...(options.path === undefined ? {} : { path: options.path })
   })
 
+/**
+ * Sends one `tools/call` and returns the HTTP exchange itself (status, headers, body), for tests of
+ * the transport: status codes, rate limits, malformed input. Tests of what a tool answers use
+ * ToolCalls.ts (the MCP client), or the helpers named after it in TaskTools.ts and ThreadFixtures.ts.
+ */
 export const callTool = (key: string, name: string, args?: unknown, options: { readonly path?: string } = {}) =>
   rpc(key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: args === undefined ? { name } : { name, arguments: args } }, options)

@@ -10,13 +10,15 @@ import {
   SendThreadMessage,
   ThreadContainer
 } from "../../catalog/Threads.js"
-import { ToolErrorBody } from "../../catalog/domain/Errors.js"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { Users } from "../../src/orgs/Users.js"
 import { type BridgeClient, bridgeClient, registerCli } from "./FakeCli.js"
-import { callTool, createKey, seedOwner } from "./TestServer.js"
+import { createKey, seedOwner } from "./TestServer.js"
+import { answer, decodeStrict, refuses, type Scope, scopedTo, succeeds, type ToolError } from "./ToolCalls.js"
+
+export { decodeStrict, scopedTo, type Scope, type ToolError } from "./ToolCalls.js"
 
 /**
  * Helpers for the thread tool tests: typed tool calls (results are decoded with the catalog's
@@ -29,54 +31,19 @@ import { callTool, createKey, seedOwner } from "./TestServer.js"
 // Tool calls
 // ---------------------------------------------------------------------------------------------
 
-export type Scope = { readonly path?: string }
-
-/** The connection URL with `?project=`, as an MCP client would be configured. */
-export const scopedTo = (projectId: string): Scope => ({ path: `/api/mcp?project=${projectId}` })
-
-const Envelope = Schema.Struct({
-  result: Schema.Struct({ isError: Schema.optional(Schema.Boolean), structuredContent: Schema.Unknown })
-})
-const ErrorEnvelope = Schema.Struct({ error: ToolErrorBody })
-export type ToolError = typeof ToolErrorBody.Type
-
-/** Decodes `value` with `schema`, refusing properties the Schema does not declare; a mismatch fails the test. */
-export const decodeStrict = <A, I>(schema: Schema.Schema<A, I>, value: unknown, label: string) =>
-  Schema.decodeUnknown(schema, { onExcessProperty: "error", errors: "all" })(value).pipe(
-    Effect.catchAll((error) => Effect.dieMessage(`${label}: unexpected shape ${JSON.stringify(value)}\n${error.message}`))
-  )
-
-/** Calls a tool; the JSON-RPC call itself must succeed (HTTP 200 with a result). */
+/** A tool call's answer: whether it is a tool error, and its raw structured content; the JSON-RPC call itself must succeed. */
 export const call = (key: string, name: string, args: unknown, scope: Scope = {}) =>
-  Effect.gen(function* () {
-    const res = yield* callTool(key, name, args, scope)
-    expect(res.status, `${name} ${JSON.stringify(args)}: ${res.text}`).toBe(200)
-    const { result } = yield* Schema.decodeUnknown(Envelope)(res.json).pipe(
-      Effect.catchAll(() => Effect.dieMessage(`${name} ${JSON.stringify(args)}: no result in ${res.text}`))
-    )
-    return { isError: result.isError === true, content: result.structuredContent }
-  })
+  Effect.map(answer(key, name, args, scope), (result) => ({ isError: result.isError === true, content: result.structuredContent }))
 
 /** A tool call that must succeed: its raw structured result. */
-export const okRaw = (key: string, name: string, args: unknown, scope: Scope = {}) =>
-  Effect.gen(function* () {
-    const result = yield* call(key, name, args, scope)
-    expect(result.isError, `${name} ${JSON.stringify(args)} → ${JSON.stringify(result.content)}`).toBe(false)
-    return result.content
-  })
+export const okRaw = succeeds
 
 /** A tool call that must succeed, its result decoded with `schema`. */
 export const ok = <A, I>(schema: Schema.Schema<A, I>, key: string, name: string, args: unknown, scope: Scope = {}) =>
   Effect.flatMap(okRaw(key, name, args, scope), (content) => decodeStrict(schema, content, name))
 
 /** A tool call that must fail with a tool error: its `{ code, message }`. */
-export const fails = (key: string, name: string, args: unknown, scope: Scope = {}) =>
-  Effect.gen(function* () {
-    const result = yield* call(key, name, args, scope)
-    expect(result.isError, `${name} ${JSON.stringify(args)} should fail → ${JSON.stringify(result.content)}`).toBe(true)
-    const { error } = yield* decodeStrict(ErrorEnvelope, result.content, `${name} error`)
-    return error
-  })
+export const fails = refuses
 
 /** A tool call that must fail with `code`, naming `field` (or containing the text) in its message. */
 export const failsWith = (

@@ -1,14 +1,31 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Ref } from "effect"
-import { concurrently, onPostgres, POOL_SIZE, TestDatabase } from "../../support/TestDatabase.js"
+import { migrations } from "../../../src/platform/sql/Migrations.js"
+import { concurrently, EmptyTestDatabase, onPostgres, POOL_SIZE, TestDatabase } from "../../support/TestDatabase.js"
 
 /**
  * What the "concurrently: …" tests rest on: on PostgreSQL a test file's calls made in parallel
  * run on separate connections, so they meet each other's row locks; on PGlite they take turns.
  */
+/** The names of the tables in the database's public schema. */
+const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(
+    sql<{ readonly name: string }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
+    (rows) => rows.map((row) => row.name)
+  ))
+
 describe("TestDatabase", () => {
   layer(TestDatabase)((it) => {
+    it.effect("starts as a copy of the run's migrated snapshot: every migration already recorded", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const recorded = yield* sql<{ readonly name: string }>`SELECT name FROM trellis_migrations ORDER BY migration_id`
+        const known = yield* migrations
+        expect(recorded.map((row) => row.name)).toEqual(known.map(([, name]) => name))
+        expect(yield* tables).toContain("tasks")
+      }))
+
     it.effect(concurrently("on PostgreSQL a full pool of transactions is open at once, each on its own connection; PGlite runs them one at a time on its one session"), () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -29,6 +46,13 @@ describe("TestDatabase", () => {
         const pids = yield* Effect.all(Array.from({ length: POOL_SIZE }, () => transaction), { concurrency: "unbounded" })
         expect(yield* Ref.get(most)).toBe(postgres ? POOL_SIZE : 1)
         expect(new Set(pids).size).toBe(postgres ? POOL_SIZE : 1)
+      }))
+  })
+
+  layer(EmptyTestDatabase)((it) => {
+    it.effect("EmptyTestDatabase starts with no tables, for tests that run the migrations themselves", () =>
+      Effect.gen(function* () {
+        expect(yield* tables).toEqual([])
       }))
   })
 })
