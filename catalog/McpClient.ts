@@ -88,7 +88,8 @@ export interface McpClientOptions {
   readonly protocolVersion?: string
 }
 
-export const make = (options: McpClientOptions) => {
+/** The exchange under every client: one `tools/call`, and a tool's answer decoded with its Schema. */
+const connection = (options: McpClientOptions) => {
   let nextId = 0
   /** One `tools/call` exchange: the tool's answer as sent, or why there is none. */
   const send = (name: string, args: unknown): Effect.Effect<RawToolResult, McpRequestError, HttpClient.HttpClient> =>
@@ -138,10 +139,32 @@ export const make = (options: McpClientOptions) => {
       )
     })
 
+  return { send, run } as const
+}
+
+const notATool = (name: string) => Effect.fail(new McpRequestError({ tool: name, status: null, message: `${name} is not a Trellis tool` }))
+
+/**
+ * A client of the tools in `tools` only, keyed by their names (`{ list_projects: ListProjects }`):
+ * a browser bundle that names the few tools it calls leaves the rest of the catalog (and what
+ * their Schemas import) out.
+ */
+export const makeWith = <Tools extends { readonly [K in keyof Tools]: Tool.Any }>(tools: Tools) => (options: McpClientOptions) => {
+  const { run } = connection(options)
+  /** Calls a tool: its arguments as its input Schema encodes them, its result decoded. */
+  const call = <N extends keyof Tools & string>(name: N, args: Schema.Schema.Encoded<Tools[N]["input"]>) =>
+    // A name outside `tools` can still come from an untyped caller: it fails as `make`'s unknown tool does.
+    Object.hasOwn(tools, name) ? run(tools[name], args) : notATool(name)
+  return { call } as const
+}
+
+export const make = (options: McpClientOptions) => {
+  const { send, run } = connection(options)
+
   /** Calls a tool by name: its arguments as its input Schema encodes them, its result decoded. */
   const call = <N extends ToolName>(name: N, args: ArgumentsOf<N>) => {
     const tool = Catalog.find(isNamed(name))
-    return tool === undefined ? Effect.fail(new McpRequestError({ tool: name, status: null, message: `${name} is not a Trellis tool` })) : run(tool, args)
+    return tool === undefined ? notATool(name) : run(tool, args)
   }
 
   /**

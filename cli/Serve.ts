@@ -1,5 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { Config, type ConfigError, Console, Effect, Layer, Option } from "effect"
+import { Config, type ConfigError, Console, Duration, Effect, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Database from "../src/platform/sql/Database.js"
@@ -7,6 +7,8 @@ import { MCP_PATH } from "../src/server/McpRoute.js"
 import { serveNode } from "../src/server/NodeServer.js"
 import * as Trellis from "../src/server/Trellis.js"
 import { bootstrap } from "../src/orgs/Bootstrap.js"
+import { ApiKeys } from "../src/platform/auth/ApiKeys.js"
+import { LINK_TTL, WebSessions } from "../src/platform/auth/WebSessions.js"
 import { type BridgeTimings, bridgeRateLimitConfig, defaults, isLoopbackHost, rateLimitConfig } from "../src/platform/TrellisConfig.js"
 import { credentialsPath, databaseOptions } from "./Environment.js"
 
@@ -55,6 +57,31 @@ const writeCredentials = (file: string, credentials: object) =>
     fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600 })
   })
 
+const StoredKey = Schema.parseJson(Schema.Struct({ apiKey: Schema.String }))
+
+/** The API key of the credentials file (written at first start), if it is there and readable. */
+const storedApiKey = (file: string) =>
+  Effect.try(() => fs.readFileSync(file, "utf8")).pipe(
+    Effect.flatMap(Schema.decodeUnknown(StoredKey)),
+    Effect.map((stored) => stored.apiKey),
+    Effect.option
+  )
+
+/**
+ * A one-time sign-in link for the owner of the local credentials: none when there is no such file
+ * or its key was revoked. Only the link's token is new; the key itself is never printed again.
+ */
+const signInLink = (baseUrl: string, apiKey: Option.Option<string>) =>
+  Effect.gen(function* () {
+    const apiKeys = yield* ApiKeys
+    const sessions = yield* WebSessions
+    if (Option.isNone(apiKey)) return Option.none<string>()
+    const principal = yield* Effect.option(apiKeys.authenticate(apiKey.value))
+    if (Option.isNone(principal)) return Option.none<string>()
+    const token = yield* sessions.issueLink(principal.value.apiKeyId)
+    return Option.some(`${baseUrl}/signin?token=${encodeURIComponent(token)}`)
+  })
+
 const fail = (error: { readonly message: string }) =>
   Console.error(`error: ${error.message}`).pipe(
     Effect.zipRight(Effect.sync(() => {
@@ -100,8 +127,18 @@ export const serve = Command.make("serve", { host, port }, (options) =>
         })
       }
 
+      const baseUrl = urlFor(address.port)
+      const link = yield* signInLink(
+        baseUrl,
+        Option.isSome(created) ? Option.some(created.value.apiKey) : yield* storedApiKey(file)
+      )
+
       yield* Console.log(`Trellis is running.`)
       yield* Console.log(`  MCP endpoint: ${mcpUrl}`)
+      yield* Console.log(`  Web app:      ${baseUrl}/`)
+      if (Option.isSome(link)) {
+        yield* Console.log(`  Sign in:      ${link.value} (one use, ${Duration.toMinutes(LINK_TTL)} minutes)`)
+      }
       yield* Console.log(`  Database:     ${Database.describe(database)}`)
       if (Option.isSome(created)) {
         const { apiKey, project, user } = created.value
@@ -123,4 +160,4 @@ export const serve = Command.make("serve", { host, port }, (options) =>
       })
     )
   })
-).pipe(Command.withDescription("Run the Trellis server (MCP endpoint at /api/mcp)"))
+).pipe(Command.withDescription("Run the Trellis server (MCP endpoint at /api/mcp, web app at /)"))

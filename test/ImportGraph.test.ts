@@ -6,7 +6,7 @@ import ts from "typescript"
 
 /**
  * docs/architecture.md: imports run one way (catalog/ ← src/platform/ ← src/<feature>/ ←
- * src/server/ ← cli/, and cli/agent/ → catalog/ only) and form no cycle. Type-only imports count:
+ * src/server/ ← cli/, cli/agent/ → catalog/ only, and web/ → catalog/ only) and form no cycle. Type-only imports count:
  * a cycle of types is still two modules that cannot be understood apart. Generated code
  * (cli/agent/runtimes/generated/) is left out.
  */
@@ -17,18 +17,25 @@ const modules = (dir: string): ReadonlyArray<string> =>
   fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
     const file = path.join(dir, entry.name)
     if (entry.isDirectory()) return entry.name === "generated" ? [] : modules(file)
-    return entry.name.endsWith(".ts") ? [file] : []
+    return /\.tsx?$/.test(entry.name) ? [file] : []
   })
 
-const files = ["catalog", "src", "cli"].flatMap(modules)
+const files = ["catalog", "src", "cli", "web"].flatMap(modules)
 const known = new Set(files)
+/** The module an import names: `./x.js` is `x.ts` (or `x.tsx`); web/ also imports without an extension. */
+const resolve = (target: string): string | undefined => {
+  const stem = target.replace(/\.js$/, "")
+  return [target, `${stem}.ts`, `${stem}.tsx`].find((candidate) => known.has(candidate))
+}
+
 /** Each module's imports of other modules here, as TypeScript's preprocessor reads them. */
+const imports = (file: string) =>
+  ts.preProcessFile(fs.readFileSync(path.join(root, file), "utf8"), true, true).importedFiles.map((imported) => imported.fileName)
 const graph = new Map(files.map((file) => [
   file,
-  ts.preProcessFile(fs.readFileSync(path.join(root, file), "utf8"), true, true).importedFiles
-    .filter((imported) => imported.fileName.startsWith("."))
-    .map((imported) => path.normalize(path.join(path.dirname(file), imported.fileName)).replace(/\.js$/, ".ts"))
-    .filter((target) => known.has(target))
+  imports(file)
+    .filter((name) => name.startsWith("."))
+    .flatMap((name) => resolve(path.normalize(path.join(path.dirname(file), name))) ?? [])
 ]))
 
 /** The feature folders of src/: each holds its services, tool handlers and routes. */
@@ -38,6 +45,7 @@ const layerOf = (file: string): string => {
   if (file.startsWith("catalog/")) return "catalog"
   if (file.startsWith("cli/agent/")) return "agent"
   if (file.startsWith("cli/")) return "cli"
+  if (file.startsWith("web/")) return "web"
   if (file.startsWith("src/platform/")) return "platform"
   if (file.startsWith("src/server/") || file === "src/index.ts") return "server"
   return features.some((feature) => file.startsWith(`src/${feature}/`)) ? "feature" : `unfiled (${file})`
@@ -48,6 +56,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   feature: ["feature", "platform", "catalog"],
   server: ["server", "feature", "platform", "catalog"],
   agent: ["agent", "catalog"],
+  web: ["web", "catalog"],
   cli: ["cli", "agent", "server", "feature", "platform", "catalog"]
 }
 
@@ -88,6 +97,20 @@ describe("the import graph", () => {
     expect(files.length).toBeGreaterThan(150)
     const against = [...graph].flatMap(([file, targets]) =>
       targets.filter((target) => !(allowed[layerOf(file)] ?? []).includes(layerOf(target))).map((target) => `${file} → ${target}`))
+    expect(against).toEqual([])
+  })
+
+  it("web/ imports only web/, catalog/ and packages: no Node built-in, no file outside the two", () => {
+    const web = files.filter((file) => file.startsWith("web/src/"))
+    expect(web.length).toBeGreaterThan(5)
+    const against = web.flatMap((file) =>
+      imports(file)
+        .filter((name) => {
+          if (name.startsWith("node:")) return true
+          const target = path.normalize(path.join(path.dirname(file), name))
+          return name.startsWith(".") && !target.startsWith("web/") && !target.startsWith("catalog/")
+        })
+        .map((name) => `${file} → ${name}`))
     expect(against).toEqual([])
   })
 

@@ -21,10 +21,14 @@ import { Interaction, InteractionKind } from "../domain/Interaction.js"
  * backend and the CLI's typed client are built from. OpenAPI is served at `/api/openapi.json`.
  */
 
+/** The browser's session cookie (HttpOnly, SameSite=Strict): how a page is signed in without holding a key. */
+export const SESSION_COOKIE = "trellis_session"
+
+/** An API key (`Authorization: Bearer`), else a browser session's cookie. */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("trellis/Authentication", {
   failure: HttpApiError.Unauthorized,
   provides: CurrentPrincipal,
-  security: { bearer: HttpApiSecurity.bearer }
+  security: { bearer: HttpApiSecurity.bearer, session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }) }
 }) {}
 
 const threadIdParam = HttpApiSchema.param("threadId", Schema.String)

@@ -55,7 +55,9 @@ type EditFailure = UnplacedReplace | InvalidArgument | NotFound | LimitExceeded
 
 const occurrencesOf = (text: string, search: string): number => text.split(search).length - 1
 
-const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
+// TextEncoder, not Node's Buffer: the contract also runs in the browser (web/).
+const encoder = new TextEncoder()
+const utf8Bytes = (text: string): number => encoder.encode(text).length
 
 const checkPath = (field: string, path: string): Either.Either<string, InvalidArgument> => {
   const problem = skillPathProblem(path)

@@ -11,6 +11,7 @@ import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { ThreadQueue } from "../threads/ThreadQueue.js"
 import { GuardMiddleware } from "../platform/http/GuardMiddleware.js"
 import { HealthRoute } from "../platform/http/HealthRoute.js"
+import { WebAppRoutes } from "../platform/http/WebApp.js"
 import { WebSessionRoutes } from "../platform/http/WebSessionRoutes.js"
 import { WebSessions } from "../platform/auth/WebSessions.js"
 import { McpRoute } from "./McpRoute.js"
@@ -84,10 +85,13 @@ export const adminServices = (config: Partial<TrellisConfigShape> = {}) =>
   )
 
 /**
- * The HTTP routes (`/api/mcp`, the CLI bridge and thread endpoints, browser sign-in, `/health`), registered on an
- * `HttpLayerRouter`, behind the RequestGuard (a global middleware).
+ * The HTTP routes (`/api/mcp`, the CLI bridge and thread endpoints, browser sign-in, `/health`, and the
+ * web app at `/` and its client routes), registered on an `HttpLayerRouter`, behind the RequestGuard (a
+ * global middleware).
  */
-export const routes = Layer.mergeAll(McpRoute, AgentRoutes, HealthRoute, WebSessionRoutes, GuardMiddleware)
+export const routes = Layer.mergeAll(
+  McpRoute, AgentRoutes, HealthRoute, WebSessionRoutes, WebAppRoutes, GuardMiddleware
+)
 
 /**
  * The whole backend as one Layer: routes plus services. Provide a `SqlClient` and serve it with

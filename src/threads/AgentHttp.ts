@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApiError, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { ApiKeys } from "../platform/auth/ApiKeys.js"
+import { WebSessions } from "../platform/auth/WebSessions.js"
 import { CurrentPrincipal } from "../platform/auth/Principal.js"
 import { Projects } from "../projects/Projects.js"
 import { Threads } from "./Threads.js"
@@ -22,13 +23,18 @@ import { ThreadQueue } from "./ThreadQueue.js"
  */
 export const AuthenticationLive = Layer.effect(
   Authentication,
-  Effect.map(ApiKeys, (apiKeys) => ({
+  Effect.zipWith(ApiKeys, WebSessions, (apiKeys, webSessions) => ({
     bearer: (token: Redacted.Redacted<string>) => {
       const key = bearerToken(`Bearer ${Redacted.value(token)}`)
       return key === undefined
         ? Effect.fail(new HttpApiError.Unauthorized())
         : apiKeys.authenticate(key).pipe(Effect.mapError(() => new HttpApiError.Unauthorized()))
-    }
+    },
+    // The RequestGuard has already required an allowed Origin of a session request that changes anything.
+    session: (token: Redacted.Redacted<string>) =>
+      Redacted.value(token) === ""
+        ? Effect.fail(new HttpApiError.Unauthorized())
+        : webSessions.authenticate(Redacted.value(token)).pipe(Effect.mapError(() => new HttpApiError.Unauthorized()))
   }))
 )
 

@@ -2,6 +2,7 @@ import { describe, expect, expectTypeOf, it, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Effect, Layer, Redacted } from "effect"
 import * as McpClient from "../../catalog/McpClient.js"
+import { ListProjects } from "../../catalog/Projects.js"
 import { rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
 
 const clientFor = (key: string, url = "/api/mcp") => McpClient.make({ url, apiKey: Redacted.make(key) })
@@ -25,6 +26,18 @@ describe("the typed MCP client", () => {
         expect(created.refId).toBe("MAIN-1")
         // @ts-expect-error: create_task has no `title`; its Schema says so before any request.
         yield* Effect.flip(mcp.call("create_task", { projectId: project.id, title: "Untyped" }))
+      }))
+
+    it.effect("makeWith is a client of the tools it is given only, typed from their Schemas (the web app's, for a smaller bundle)", () =>
+      Effect.gen(function* () {
+        const { key } = yield* seedOwner("mcp-client-with")
+        const mcp = McpClient.makeWith({ list_projects: ListProjects })({ url: "/api/mcp", apiKey: Redacted.make(key) })
+        const { projects } = yield* mcp.call("list_projects", {})
+        expectTypeOf(projects).toEqualTypeOf<McpClient.ResultOf<"list_projects">["projects"]>()
+        expect(projects.map((p) => p.ref)).toEqual(["MAIN"])
+        // @ts-expect-error: a tool it was not given is not callable.
+        const refused = yield* Effect.flip(mcp.call("list_tasks", {}))
+        expect(refused).toMatchObject({ _tag: "McpRequestError", message: "list_tasks is not a Trellis tool" })
       }))
 
     it.effect("a tool that refuses fails with McpToolError carrying its code and message", () =>

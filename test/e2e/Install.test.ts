@@ -72,7 +72,7 @@ describe.sequential("the installed package (npm pack, npm install --omit=dev)", 
     }
   }, INSTALL_TIMEOUT)
 
-  it("trellis serve starts on the embedded database and answers a tool call", async () => {
+  it("trellis serve starts on the embedded database, answers a tool call and serves the web app", async () => {
     const home = tempDir("trellis-installed-home-")
     const serve = spawnProcess("installed trellis serve", trellis(), ["serve"], {
       cwd: folder,
@@ -89,6 +89,13 @@ describe.sequential("the installed package (npm pack, npm install --omit=dev)", 
     })
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ result: { structuredContent: { projects: [{ ref: "DEMO" }] } } })
+    // The web app ships built: its shell at /, and the bundle it names.
+    const shell = await fetch(new URL("/", endpoint))
+    expect(shell.status).toBe(200)
+    const html = await shell.text()
+    const bundle = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1]
+    if (bundle === undefined) throw new Error(`the shell names no bundle:\n${html}`)
+    expect((await fetch(new URL(bundle, endpoint))).status).toBe(200)
     await serve.killTree()
   }, INSTALL_TIMEOUT)
 

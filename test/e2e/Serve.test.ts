@@ -427,6 +427,9 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
     expect(stdout).toContain(`Credentials:  ${credentialsFile}`)
     expect(stdout).not.toMatch(KEY_PATTERN)
     expect(stdout).not.toContain("claude mcp add")
+    // The web app's address and a fresh one-time link for the stored key (its token, never the key).
+    expect(stdout).toContain(`Web app:      ${serve.baseUrl}/`)
+    expect(stdout).toMatch(new RegExp(`Sign in: +${serve.baseUrl}/signin\\?token=[\\w-]{43} \\(one use, 10 minutes\\)\n`))
     // credentials.json is left as the first start wrote it.
     expect(JSON.parse(fs.readFileSync(credentialsFile, "utf8"))).toEqual(creds())
 

@@ -2,12 +2,12 @@ import { Cookies } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option, Redacted, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
+import { SESSION_COOKIE } from "../../../catalog/bridge/AgentApi.js"
 import { ApiKeyId, ProjectId, UserId } from "../../../catalog/domain/Ids.js"
 import { ApiKeys, Unauthorized } from "./ApiKeys.js"
 import type { Principal } from "./Principal.js"
 
-/** The browser's session cookie: HttpOnly and SameSite=Strict, so no script and no other site sends or reads it. */
-export const SESSION_COOKIE = "trellis_session"
+export { SESSION_COOKIE }
 /** How long a browser session lasts before the person signs in again. */
 export const SESSION_TTL = Duration.days(7)
 /** How long a one-time sign-in link (`trellis serve`'s banner) may wait to be opened. */

@@ -1,4 +1,4 @@
-import { HttpClient } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
@@ -80,6 +80,17 @@ describe("browser sessions", () => {
         expect(asNarrowed.status).toBe(200)
         expect(refsOf(asNarrowed.json)).toEqual(["MAIN"])
         expect(refsOf((yield* rawRequest({ body: listProjects, headers: asSession(wideToken) })).json)).toEqual(["MAIN", "OTHER"])
+      }))
+
+    it.effect("the session cookie signs the client HttpApi routes too (a thread's event stream), as its key would", () =>
+      Effect.gen(function* () {
+        const { key } = yield* seedOwner("web-httpapi")
+        const { token } = cookieOf((yield* signIn(key)).headers)
+        const path = "/api/threads/thr_00000000000000000000000000000000/events"
+        expect((yield* getPage(path)).status).toBe(401)
+        const signed = yield* Effect.flatMap(HttpClient.HttpClient, (client) =>
+          client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.setHeader("cookie", `${SESSION_COOKIE}=${token}`))))
+        expect(signed.status).toBe(404)
       }))
 
     it.effect("a session request that changes anything must carry an allowed Origin (CSRF): none or a foreign one is 403", () =>

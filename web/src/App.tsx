@@ -1,0 +1,65 @@
+import { useEffect, useState } from "react"
+import { describeError, isSignedOut, signOut, useTool } from "./api"
+import { SignInPage } from "./pages/SignIn"
+import { ThreadPage } from "./pages/Thread"
+import { ThreadsPage } from "./pages/Threads"
+import { followLink, navigate, threadsPath, useRoute } from "./router"
+
+export const App = () => {
+  const route = useRoute()
+  const [projects] = useTool("list_projects", {})
+  const [signedOut, setSignedOut] = useState(false)
+  const current = route.page === "threads" || route.page === "thread" ? route.projectId : undefined
+  const firstProject = projects._tag === "Ready" ? projects.value.projects[0]?.projectId : undefined
+
+  useEffect(() => {
+    if (route.page === "home" && firstProject !== undefined) navigate(threadsPath(firstProject), { replace: true })
+  }, [route.page, firstProject])
+
+  if (signedOut || (projects._tag === "Failed" && isSignedOut(projects.error))) {
+    // A full load after signing in: every view is read again as the new session sees it.
+    return <SignInPage onSignedIn={() => window.location.assign("/")} />
+  }
+  if (projects._tag === "Loading") return <p className="page-status" role="status">Loading…</p>
+  if (projects._tag === "Failed") {
+    return <p className="page-status" role="alert">Cannot load your projects: {describeError(projects.error)}</p>
+  }
+
+  const list = projects.value.projects
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <a className="brand" href="/" aria-label="Trellis home" onClick={followLink}>Trellis</a>
+        <label className="switcher">
+          <span className="visually-hidden">Project</span>
+          <select
+            value={current ?? firstProject ?? ""}
+            onChange={(event) => navigate(threadsPath(event.currentTarget.value))}
+            aria-label="Project"
+          >
+            {list.map((project) => (
+              <option key={project.projectId} value={project.projectId}>
+                {project.organization.name} / {project.name} ({project.ref})
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          className="quiet"
+          onClick={() => {
+            void signOut().then(() => setSignedOut(true))
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main>
+        {list.length === 0 ? <p className="page-status">You have no projects yet.</p> : null}
+        {route.page === "threads" ? <ThreadsPage key={route.projectId} projectId={route.projectId} /> : null}
+        {route.page === "thread" ? <ThreadPage projectId={route.projectId} threadId={route.threadId} /> : null}
+        {route.page === "unknown" ? <p className="page-status">There is no page here. <a href="/">Go to your threads</a>.</p> : null}
+      </main>
+    </div>
+  )
+}

@@ -1,0 +1,121 @@
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { Effect, type Either, type Schema } from "effect"
+import * as McpClient from "../../catalog/McpClient.js"
+import { ListProjects } from "../../catalog/Projects.js"
+import { GetThread, ListThreadMessages, ListThreads } from "../../catalog/Threads.js"
+import { useCallback, useEffect, useState } from "react"
+
+/**
+ * The data layer: every read is a catalog tool over the typed MCP client, signed by the session
+ * cookie (same origin, so `fetch` sends it; the page never holds a key). The client knows only the
+ * tools the app calls, so the bundle leaves out the rest of the catalog (web/vite.config.ts).
+ */
+const tools = {
+  list_projects: ListProjects,
+  list_threads: ListThreads,
+  get_thread: GetThread,
+  list_thread_messages: ListThreadMessages
+} as const
+type Tools = typeof tools
+const client = McpClient.makeWith(tools)({ url: `${window.location.origin}/api/mcp` })
+
+export type ToolName = keyof Tools
+export type ArgumentsOf<N extends ToolName> = Schema.Schema.Encoded<Tools[N]["input"]>
+export type ResultOf<N extends ToolName> = Schema.Schema.Type<Tools[N]["output"]>
+
+export type ToolError = McpClient.McpToolError | McpClient.McpRequestError
+
+export const callTool = <N extends ToolName>(
+  name: N,
+  args: ArgumentsOf<N>,
+  signal?: AbortSignal
+): Promise<Either.Either<ResultOf<N>, ToolError>> =>
+  Effect.runPromise(
+    client.call(name, args).pipe(Effect.either, Effect.provide(FetchHttpClient.layer)),
+    signal === undefined ? undefined : { signal }
+  )
+
+export type Loaded<A> =
+  | { readonly _tag: "Loading" }
+  | { readonly _tag: "Ready"; readonly value: A; readonly refreshing: boolean }
+  | { readonly _tag: "Failed"; readonly error: ToolError }
+
+export const isSignedOut = (error: ToolError): boolean => error._tag === "McpRequestError" && error.status === 401
+
+/**
+ * A tool's result for the component's lifetime: fetched again when `args` change (compared as
+ * JSON), on `reload()`, and every `pollMs` while the tab is visible. A newer answer replaces an
+ * older one; a call still on its way when the arguments change is cancelled. With `keepPrevious`,
+ * the last answer stays shown (`refreshing`) while changed arguments load, so a filter toggle does
+ * not blank the page and what the person opened in it stays open.
+ */
+export const useTool = <N extends ToolName>(
+  name: N,
+  args: ArgumentsOf<N>,
+  options: { readonly pollMs?: number; readonly keepPrevious?: boolean } = {}
+): readonly [Loaded<ResultOf<N>>, () => void] => {
+  const key = `${name}:${JSON.stringify(args)}`
+  const [state, setState] = useState<{ readonly key: string; readonly loaded: Loaded<ResultOf<N>> }>({
+    key,
+    loaded: { _tag: "Loading" }
+  })
+  const [generation, setGeneration] = useState(0)
+  const reload = useCallback(() => setGeneration((n) => n + 1), [])
+
+  useEffect(() => {
+    const abort = new AbortController()
+    setState((previous) =>
+      previous.loaded._tag === "Ready" && (previous.key === key || options.keepPrevious === true)
+        ? { key, loaded: { ...previous.loaded, refreshing: true } }
+        : { key, loaded: { _tag: "Loading" } })
+    callTool(name, args, abort.signal).then(
+      (result) => {
+        if (abort.signal.aborted) return
+        setState({
+          key,
+          loaded: result._tag === "Right" ? { _tag: "Ready", value: result.right, refreshing: false } : { _tag: "Failed", error: result.left }
+        })
+      },
+      () => undefined
+    )
+    return () => abort.abort()
+    // `key` stands for `name` and `args`: a new object of equal arguments is not a new request.
+  }, [key, generation])
+
+  useEffect(() => {
+    const pollMs = options.pollMs
+    if (pollMs === undefined) return
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") reload()
+    }, pollMs)
+    return () => clearInterval(timer)
+  }, [options.pollMs, reload])
+
+  return [state.key === key || (options.keepPrevious === true && state.loaded._tag === "Ready") ? state.loaded : { _tag: "Loading" }, reload]
+}
+
+/** `POST /api/web/session`: the key for a session cookie. Resolves to the refusal's message, or undefined when signed in. */
+export const signIn = async (apiKey: string): Promise<string | undefined> => {
+  try {
+    const response = await fetch("/api/web/session", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ apiKey })
+    })
+    if (response.ok) return undefined
+    const body: unknown = await response.json().catch(() => undefined)
+    return typeof body === "object" && body !== null && "message" in body && typeof body.message === "string"
+      ? body.message
+      : `The server answered HTTP ${response.status}`
+  } catch {
+    return "Cannot reach the Trellis server"
+  }
+}
+
+/** `DELETE /api/web/session`: ends the session and clears the cookie. */
+export const signOut = async (): Promise<void> => {
+  await fetch("/api/web/session", { method: "DELETE" }).catch(() => undefined)
+}
+
+/** What a failed read says to the person: the tool's or the request's own message. */
+export const describeError = (error: ToolError): string => error.message

@@ -1,0 +1,53 @@
+import { type MouseEvent, useEffect, useState } from "react"
+
+/** The app's pages; the server answers every one of these paths with the same shell. */
+export type Route =
+  | { readonly page: "home" }
+  | { readonly page: "threads"; readonly projectId: string }
+  | { readonly page: "thread"; readonly projectId: string; readonly threadId: string }
+  | { readonly page: "unknown" }
+
+export const threadsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/threads`
+export const threadPath = (projectId: string, threadId: string) => `${threadsPath(projectId)}/${encodeURIComponent(threadId)}`
+
+export const parseRoute = (pathname: string): Route => {
+  const parts = pathname.split("/").filter((part) => part !== "").map(decodeURIComponent)
+  if (parts.length === 0) return { page: "home" }
+  const [first, projectId, threads, threadId] = parts
+  if (first !== "projects" || projectId === undefined || threads !== "threads") return { page: "unknown" }
+  if (threadId === undefined) return { page: "threads", projectId }
+  return parts.length === 4 ? { page: "thread", projectId, threadId } : { page: "unknown" }
+}
+
+const NAVIGATED = "trellis:navigated"
+
+export const navigate = (path: string, options: { readonly replace?: boolean } = {}) => {
+  if (options.replace === true) window.history.replaceState(null, "", path)
+  else window.history.pushState(null, "", path)
+  window.dispatchEvent(new Event(NAVIGATED))
+}
+
+export const useRoute = (): Route => {
+  const [route, setRoute] = useState(() => parseRoute(window.location.pathname))
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(window.location.pathname))
+    window.addEventListener("popstate", update)
+    window.addEventListener(NAVIGATED, update)
+    return () => {
+      window.removeEventListener("popstate", update)
+      window.removeEventListener(NAVIGATED, update)
+    }
+  }, [])
+  return route
+}
+
+/**
+ * For an `<a href>`'s onClick: a plain click navigates in the page, while a modified or middle
+ * click keeps the browser's own meaning (a new tab).
+ */
+export const followLink = (event: MouseEvent<HTMLAnchorElement>) => {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+  event.preventDefault()
+  navigate(event.currentTarget.pathname)
+  window.scrollTo(0, 0)
+}
