@@ -6,7 +6,9 @@
  * /usr/bin/chromium (`apt-get install chromium`; .ci/run does).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
@@ -25,6 +27,7 @@ import {
 } from "../e2e/support/Trellis.js"
 
 const CHROMIUM = "/usr/bin/chromium"
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 const SHOTS = path.join(repoRoot, "test-results", "web")
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "recorded", "claude", "claude-raw-resume.jsonl")
 const TITLE = "Say hi through the shell"
@@ -101,7 +104,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
 
   /** A fresh browser profile (no cookie) whose page fails the test on any script error. */
   const openPage = async (viewport: { readonly width: number; readonly height: number }) => {
-    const context: BrowserContext = await backend().browser.newContext({ viewport, deviceScaleFactor: viewport.width < 500 ? 2 : 1 })
+    const context: BrowserContext = await backend().browser.newContext({ viewport, deviceScaleFactor: viewport.width < 500 ? 2 : 1, bypassCSP: true })
     const page = await context.newPage()
     const errors: Array<string> = []
     page.on("pageerror", (error) => errors.push(error.message))
@@ -112,6 +115,18 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
   }
 
   const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
+
+  /**
+   * axe-core's serious and critical violations on the page as it is now, one line each. The page's
+   * content security policy would refuse the injected script, so the test contexts bypass it.
+   */
+  const accessibilityProblems = async (page: Page) => {
+    await page.addScriptTag({ content: axeSource })
+    const found: unknown = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((result) =>
+      result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => v.id + ": " + v.nodes.map((node) => node.target.join(" ")).join(", ")))`)
+    return Schema.decodeUnknownSync(Schema.Array(Schema.String))(found)
+  }
 
   /** Nothing wider than the screen: no sideways scrolling on a phone. */
   const fitsWidth = async (page: Page) => (await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")) === true
@@ -148,6 +163,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     await page.getByLabel("Include done").check()
     await row.waitFor()
     await screenshot(page, `${prefix}-threads`)
+    expect(await accessibilityProblems(page)).toEqual([])
 
     await row.getByRole("link", { name: TITLE }).click()
     await page.waitForURL(new RegExp(`/threads/${threadId}$`))
@@ -165,6 +181,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     await page.keyboard.press("Enter")
     await tool.getByText("echo hi").first().waitFor()
     await screenshot(page, `${prefix}-thread`)
+    expect(await accessibilityProblems(page)).toEqual([])
   }
 
   it("desktop: the printed one-time link signs in, lists the thread created over MCP and opens its conversation", async () => {
@@ -198,6 +215,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     await page.getByRole("alert").getByText(/not valid/).waitFor()
     expect(await field.getAttribute("aria-invalid")).toBe("true")
     await screenshot(page, "phone-signin")
+    expect(await accessibilityProblems(page)).toEqual([])
 
     await field.fill(backend().serve.credentials.apiKey)
     await page.getByRole("button", { name: "Sign in" }).click()
