@@ -29,12 +29,20 @@ const decodeRecords = Schema.decodeUnknown(Schema.Array(ApiKeyRecord))
 const decodeAuthenticated = Schema.decodeUnknown(Schema.Array(ApiKeyRecord.pick("id", "userId", "projectIds")))
 const decodeRevoked = Schema.decodeUnknown(Schema.Array(Schema.Struct({ secretSha256: Schema.String })))
 
+/** The projects a key (aliased `k`) is narrowed to, in ID order; NULL when it is not narrowed. */
+export const narrowedProjects = (sql: SqlClient.SqlClient) =>
+  sql`CASE WHEN k.narrowed THEN ARRAY(SELECT project_id FROM api_key_projects WHERE api_key_id = k.id ORDER BY project_id) END`
+
+/** The principal of a key row read with `id`, `userId` and `projectIds` (narrowedProjects). */
+export const decodePrincipals = (rows: ReadonlyArray<unknown>) =>
+  Effect.map(decodeAuthenticated(rows), (keys) =>
+    keys.map((row): Principal => ({ apiKeyId: row.id, userId: row.userId, projectIds: row.projectIds })))
+
 export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const narrowedTo = sql`CASE WHEN k.narrowed THEN ARRAY(
-      SELECT project_id FROM api_key_projects WHERE api_key_id = k.id ORDER BY project_id) END`
+    const narrowedTo = narrowedProjects(sql)
 
     const selectRecords = sql`SELECT k.id, k.user_id AS "userId", k.name, k.lookup_prefix AS prefix,
       ${narrowedTo} AS "projectIds", k.created_at AS "createdAt", k.last_used_at AS "lastUsedAt",
@@ -46,11 +54,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
         UPDATE api_keys k SET last_used_at = now()
         WHERE k.secret_sha256 = ${hash} AND k.revoked_at IS NULL
         RETURNING k.id, k.user_id AS "userId", ${narrowedTo} AS "projectIds"`.pipe(
-        Effect.flatMap(decodeAuthenticated),
+        Effect.flatMap(decodePrincipals),
         Effect.orDie,
         Effect.flatMap((rows) => Option.fromNullable(rows[0])),
-        Effect.mapError(() => new Unauthorized({ message: "The API key is not valid or has been revoked" })),
-        Effect.map((row): Principal => ({ apiKeyId: row.id, userId: row.userId, projectIds: row.projectIds }))
+        Effect.mapError(() => new Unauthorized({ message: "The API key is not valid or has been revoked" }))
       )
 
     // Failures are cached too, so a flood of bad keys costs one lookup per key per TTL.

@@ -3,8 +3,8 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option, Redacted, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { SESSION_COOKIE } from "../../../catalog/bridge/AgentApi.js"
-import { ApiKeyId, ProjectId, UserId } from "../../../catalog/domain/Ids.js"
-import { ApiKeys, Unauthorized } from "./ApiKeys.js"
+import { ApiKeyId } from "../../../catalog/domain/Ids.js"
+import { ApiKeys, decodePrincipals, narrowedProjects, Unauthorized } from "./ApiKeys.js"
 import type { Principal } from "./Principal.js"
 
 export { SESSION_COOKIE }
@@ -16,11 +16,6 @@ export const LINK_TTL = Duration.minutes(10)
 const sha256 = (secret: string) => createHash("sha256").update(secret).digest("hex")
 const newToken = () => randomBytes(32).toString("base64url")
 
-const decodePrincipals = Schema.decodeUnknown(Schema.Array(Schema.Struct({
-  apiKeyId: ApiKeyId,
-  userId: UserId,
-  projectIds: Schema.NullOr(Schema.Array(ProjectId))
-})))
 const decodeExpiry = Schema.decodeUnknown(Schema.Array(Schema.Struct({ expiresAt: Schema.DateFromSelf })))
 const decodeKeyIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ apiKeyId: ApiKeyId })))
 
@@ -71,8 +66,7 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
     const authenticate = (token: string): Effect.Effect<Principal, Unauthorized> =>
       Effect.gen(function* () {
         const rows = yield* sql`
-          SELECT k.id AS "apiKeyId", k.user_id AS "userId", CASE WHEN k.narrowed THEN ARRAY(
-            SELECT project_id FROM api_key_projects WHERE api_key_id = k.id ORDER BY project_id) END AS "projectIds"
+          SELECT k.id, k.user_id AS "userId", ${narrowedProjects(sql)} AS "projectIds"
           FROM web_sessions s JOIN api_keys k ON k.id = s.api_key_id
           WHERE s.token_sha256 = ${sha256(token)} AND s.ended_at IS NULL AND s.expires_at > now()
             AND k.revoked_at IS NULL`.pipe(Effect.flatMap(decodePrincipals), Effect.orDie)
