@@ -5,6 +5,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, type Redacted } from "effect"
 import { inject } from "vitest"
 import * as PgliteClient from "../../src/platform/sql/PgliteClient.js"
+import * as PostgresClient from "../../src/platform/sql/PostgresClient.js"
 import { databaseUrl, postgresServer, serverClient, uniqueDatabaseName } from "./DatabaseSnapshot.js"
 
 export { postgresServer } from "./DatabaseSnapshot.js"
@@ -33,7 +34,7 @@ export const freshPostgresUrl = (url: Redacted.Redacted, start: Start = "migrate
   })
 
 const freshPostgres = (url: Redacted.Redacted, start: Start) =>
-  Layer.unwrapScoped(Effect.map(freshPostgresUrl(url, start), (fresh) => PgClient.layer({ url: fresh, maxConnections: POOL_SIZE })))
+  Layer.unwrapScoped(Effect.map(freshPostgresUrl(url, start), (fresh) => PostgresClient.layer({ url: fresh, maxConnections: POOL_SIZE })))
 
 /** An in-memory PGlite, loaded from the run's migrated snapshot unless `start` is `"empty"` (or no snapshot was made). */
 const freshPglite = (start: Start) =>

@@ -1,6 +1,6 @@
 import { HttpLayerRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
+import * as PostgresClient from "../../src/platform/sql/PostgresClient.js"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Stream } from "effect"
 import * as Trellis from "../../src/server/Trellis.js"
@@ -84,7 +84,7 @@ describe("two backend instances on one database", () => {
       Effect.gen(function* () {
         if (postgres === undefined) return
         const url = yield* freshPostgresUrl(postgres)
-        const client = PgClient.layer({ url })
+        const client = PostgresClient.layer({ url })
         yield* twoInstances(Layer.provide(instance, client), Layer.provide(instance, client))
       }), 60_000)
   })

@@ -1,10 +1,10 @@
-import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, type Redacted, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as DataDirLock from "./DataDirLock.js"
 import * as PgliteClient from "./PgliteClient.js"
+import * as PostgresClient from "./PostgresClient.js"
 
 export interface DatabaseOptions {
   /** PostgreSQL connection string; none means the embedded database under `home/data`. */
@@ -31,7 +31,7 @@ const PlannerStatistics = Layer.scopedDiscard(
 /** The SQL layer: PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in the home directory. */
 export const layer = (options: DatabaseOptions) =>
   Option.match(options.databaseUrl, {
-    onSome: (url) => PgClient.layer({ url, applicationName: "trellis" }),
+    onSome: (url) => PostgresClient.layer({ url }),
     onNone: () => {
       const dataDir = path.join(options.home, "data")
       return Layer.unwrapScoped(
