@@ -2,14 +2,17 @@ import { useEffect, useState } from "react"
 import { describeError, isSignedOut, signOut, useTool } from "./api"
 import { SignInPage } from "./pages/SignIn"
 import { ThreadPage } from "./pages/Thread"
+import { MachinesPage } from "./pages/Machines"
+import { NewThreadPage } from "./pages/NewThread"
 import { ThreadsPage } from "./pages/Threads"
-import { followLink, navigate, threadsPath, useRoute } from "./router"
+import { WaitingPage } from "./pages/Waiting"
+import { followLink, machinesPath, navigate, newThreadPath, projectOf, threadsPath, useRoute, waitingPath } from "./router"
 
 export const App = () => {
   const route = useRoute()
   const [projects] = useTool("list_projects", {})
   const [signedOut, setSignedOut] = useState(false)
-  const current = route.page === "threads" || route.page === "thread" ? route.projectId : undefined
+  const current = projectOf(route)
   const firstProject = projects._tag === "Ready" ? projects.value.projects[0]?.projectId : undefined
 
   useEffect(() => {
@@ -44,6 +47,14 @@ export const App = () => {
             ))}
           </select>
         </label>
+        {current !== undefined ? (
+          <nav className="sections" aria-label="Sections">
+            <a href={threadsPath(current)} onClick={followLink} aria-current={route.page === "threads" || route.page === "thread" ? "page" : undefined}>Threads</a>
+            <a href={waitingPath(current)} onClick={followLink} aria-current={route.page === "waiting" ? "page" : undefined}>Waiting on you</a>
+            <a href={machinesPath(current)} onClick={followLink} aria-current={route.page === "machines" ? "page" : undefined}>Machines</a>
+            <a href={newThreadPath(current)} onClick={followLink} aria-current={route.page === "newThread" ? "page" : undefined}>New thread</a>
+          </nav>
+        ) : null}
         <button
           type="button"
           className="quiet"
@@ -58,6 +69,9 @@ export const App = () => {
         {list.length === 0 ? <p className="page-status">You have no projects yet.</p> : null}
         {route.page === "threads" ? <ThreadsPage key={route.projectId} projectId={route.projectId} /> : null}
         {route.page === "thread" ? <ThreadPage projectId={route.projectId} threadId={route.threadId} /> : null}
+        {route.page === "newThread" ? <NewThreadPage key={route.projectId} projectId={route.projectId} /> : null}
+        {route.page === "waiting" ? <WaitingPage key={route.projectId} projectId={route.projectId} /> : null}
+        {route.page === "machines" ? <MachinesPage key={route.projectId} projectId={route.projectId} /> : null}
         {route.page === "unknown" ? <p className="page-status">There is no page here. <a href="/">Go to your threads</a>.</p> : null}
       </main>
     </div>

@@ -1,8 +1,12 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, type Either, type Schema } from "effect"
+import { ListProjectAgents } from "../../catalog/Agents.js"
+import { TrellisApi } from "../../catalog/bridge/AgentApi.js"
 import * as McpClient from "../../catalog/McpClient.js"
 import { ListProjects } from "../../catalog/Projects.js"
-import { GetThread, ListThreadMessages, ListThreads } from "../../catalog/Threads.js"
+import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "../../catalog/Threads.js"
 import { useCallback, useEffect, useState } from "react"
 
 /**
@@ -14,7 +18,11 @@ const tools = {
   list_projects: ListProjects,
   list_threads: ListThreads,
   get_thread: GetThread,
-  list_thread_messages: ListThreadMessages
+  list_thread_messages: ListThreadMessages,
+  send_thread_message: SendThreadMessage,
+  create_thread: CreateThread,
+  list_cli_profiles: ListCliProfiles,
+  list_project_agents: ListProjectAgents
 } as const
 type Tools = typeof tools
 const client = McpClient.makeWith(tools)({ url: `${window.location.origin}/api/mcp` })
@@ -93,6 +101,27 @@ export const useTool = <N extends ToolName>(
 
   return [state.key === key || (options.keepPrevious === true && state.loaded._tag === "Ready") ? state.loaded : { _tag: "Loading" }, reload]
 }
+
+/**
+ * The thread routes beside MCP (catalog/bridge/AgentApi.ts' `threads` group: retry, start fresh,
+ * done, pin, share, interactions), typed from the same contract the server implements.
+ */
+const threadRoutes = Effect.flatMap(HttpClient.HttpClient, (httpClient) =>
+  HttpApiClient.group(TrellisApi, { group: "threads", httpClient, baseUrl: window.location.origin })).pipe(
+  Effect.provide(FetchHttpClient.layer)
+)
+
+export type ThreadRoutes = Effect.Effect.Success<typeof threadRoutes>
+
+/** Runs one call of the thread routes (`(routes) => routes.retry({ path: { threadId } })`). */
+export const callThreadRoute = <A, E>(
+  call: (routes: ThreadRoutes) => Effect.Effect<A, E>,
+  signal?: AbortSignal
+): Promise<Either.Either<A, E>> =>
+  Effect.runPromise(
+    Effect.flatMap(threadRoutes, call).pipe(Effect.either),
+    signal === undefined ? undefined : { signal }
+  )
 
 /** `POST /api/web/session`: the key for a session cookie. Resolves to the refusal's message, or undefined when signed in. */
 export const signIn = async (apiKey: string): Promise<string | undefined> => {

@@ -5,18 +5,34 @@ export type Route =
   | { readonly page: "home" }
   | { readonly page: "threads"; readonly projectId: string }
   | { readonly page: "thread"; readonly projectId: string; readonly threadId: string }
+  | { readonly page: "newThread"; readonly projectId: string }
+  | { readonly page: "waiting"; readonly projectId: string }
+  | { readonly page: "machines"; readonly projectId: string }
   | { readonly page: "unknown" }
 
 export const threadsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/threads`
 export const threadPath = (projectId: string, threadId: string) => `${threadsPath(projectId)}/${encodeURIComponent(threadId)}`
+/** `spawnFrom`: the thread a new one is spawned beside (its group). */
+export const newThreadPath = (projectId: string, spawnFrom?: string) =>
+  `/projects/${encodeURIComponent(projectId)}/new-thread${spawnFrom === undefined ? "" : `?spawnFrom=${encodeURIComponent(spawnFrom)}`}`
+export const waitingPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/waiting`
+export const machinesPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/machines`
+
+/** The project a route shows, if any. */
+export const projectOf = (route: Route): string | undefined => "projectId" in route ? route.projectId : undefined
 
 export const parseRoute = (pathname: string): Route => {
   const parts = pathname.split("/").filter((part) => part !== "").map(decodeURIComponent)
   if (parts.length === 0) return { page: "home" }
-  const [first, projectId, threads, threadId] = parts
-  if (first !== "projects" || projectId === undefined || threads !== "threads") return { page: "unknown" }
-  if (threadId === undefined) return { page: "threads", projectId }
-  return parts.length === 4 ? { page: "thread", projectId, threadId } : { page: "unknown" }
+  const [first, projectId, section, threadId] = parts
+  if (first !== "projects" || projectId === undefined) return { page: "unknown" }
+  if (parts.length === 3) {
+    if (section === "threads") return { page: "threads", projectId }
+    if (section === "new-thread") return { page: "newThread", projectId }
+    if (section === "waiting") return { page: "waiting", projectId }
+    if (section === "machines") return { page: "machines", projectId }
+  }
+  return parts.length === 4 && section === "threads" && threadId !== undefined ? { page: "thread", projectId, threadId } : { page: "unknown" }
 }
 
 const NAVIGATED = "trellis:navigated"
@@ -48,6 +64,6 @@ export const useRoute = (): Route => {
 export const followLink = (event: MouseEvent<HTMLAnchorElement>) => {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
   event.preventDefault()
-  navigate(event.currentTarget.pathname)
+  navigate(event.currentTarget.pathname + event.currentTarget.search)
   window.scrollTo(0, 0)
 }
