@@ -135,6 +135,9 @@ const keyCreate = Command.make("create", {
   projects: Options.text("projects").pipe(
     Options.withDescription("Comma-separated project IDs the key is narrowed to; default: all the user's projects"),
     Options.optional
+  ),
+  readOnly: Options.boolean("read-only").pipe(
+    Options.withDescription("The key sees and calls only read-only tools, and changes nothing through any route")
   )
 }, (args) =>
   run(args.json, Effect.gen(function* () {
@@ -153,10 +156,10 @@ const keyCreate = Command.make("create", {
     if (projectIds !== null && projectIds.length === 0) {
       return yield* Effect.fail({ message: "projects: name at least one project ID, or omit --projects" })
     }
-    const { record, secret } = yield* (yield* ApiKeys).create({ userId: user.id, name: args.name, projectIds })
+    const { record, secret } = yield* (yield* ApiKeys).create({ userId: user.id, name: args.name, projectIds, readOnly: args.readOnly })
     return {
-      json: { apiKeyId: record.id, apiKey: secret, userId: user.id, name: record.name, projectIds: record.projectIds },
-      text: `Created API key ${record.id} for ${user.email}. It is shown once; store it now:\n${secret}`
+      json: { apiKeyId: record.id, apiKey: secret, userId: user.id, name: record.name, projectIds: record.projectIds, readOnly: record.readOnly },
+      text: `Created ${record.readOnly ? "read-only " : ""}API key ${record.id} for ${user.email}. It is shown once; store it now:\n${secret}`
     }
   })))
 
@@ -182,13 +185,14 @@ const keyList = Command.make("list", {
       prefix: key.prefix,
       userId: key.userId,
       projectIds: key.projectIds,
+      readOnly: key.readOnly,
       createdAt: key.createdAt.toISOString(),
       lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
       revokedAt: key.revokedAt?.toISOString() ?? null
     }))
     const text = rows.map((key) =>
       `${key.apiKeyId}  ${key.prefix}…  ${key.name}  ${key.revokedAt === null ? "active" : "revoked"}  ` +
-      `projects: ${key.projectIds === null ? "all" : key.projectIds.join(",")}  last used: ${key.lastUsedAt ?? "never"}`
+      `projects: ${key.projectIds === null ? "all" : key.projectIds.join(",")}${key.readOnly ? "  read-only" : ""}  last used: ${key.lastUsedAt ?? "never"}`
     ).join("\n")
     return { json: { keys: rows }, text: text === "" ? "No API keys." : text }
   })))

@@ -1,4 +1,4 @@
-import { Catalog } from "../catalog/index.js"
+import { Catalog, TOOLSET_NAMES, Toolsets } from "../catalog/index.js"
 import * as Tool from "../catalog/Tool.js"
 
 const fence = (value: unknown) => "```json\n" + JSON.stringify(value, null, 2) + "\n```"
@@ -11,6 +11,26 @@ const hints = (tool: Tool.Any) =>
     tool.project === "required" ? "project-scoped (`P?`)" : undefined
   ].filter((hint) => hint !== undefined).join(", ")
 
+/** A tool as `tools/list` describes it, for measuring what a toolset costs a client. */
+const descriptor = (tool: Tool.Any) => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: Tool.inputJsonSchema(tool),
+  outputSchema: Tool.outputJsonSchema(tool),
+  annotations: { readOnlyHint: tool.annotations.readOnly }
+})
+
+/** About four bytes of JSON per token: what a model pays for a toolset, roughly. */
+const approximateTokens = (bytes: number) => Math.round(bytes / 4 / 100) * 100
+
+const toolsetRows = () =>
+  TOOLSET_NAMES.map((name) => {
+    const tools = Toolsets[name].tools
+    const bytes = new TextEncoder().encode(JSON.stringify(tools.map(descriptor))).length
+    return `| \`${name}\` | ${Toolsets[name].description} | ${tools.length} | ${bytes.toLocaleString("en")} | ~${approximateTokens(bytes).toLocaleString("en")} |`
+  })
+
 /** `docs/tools.md`, generated from the catalog; CI checks that the committed file matches. */
 export const renderToolsDoc = (): string =>
   [
@@ -22,6 +42,18 @@ export const renderToolsDoc = (): string =>
     "connection URL carries `?project=<id>`. A failed call returns `isError: true` with",
     "`structuredContent: { error: { code, message } }`; `code` is one of `not_found`, `forbidden`,",
     "`invalid_argument`, `conflict`, `limit_exceeded`.",
+    "",
+    "## Toolsets",
+    "",
+    "A connection may ask for some toolsets only, with `?toolsets=tasks,threads` on the URL or an `X-MCP-Toolsets: tasks,threads`",
+    "header (the URL wins): `tools/list` then lists those and `projects`, and calling any other tool is refused with a",
+    "message naming the toolset to add. `?readonly=1`, or a key created with `trellis admin key create --read-only`, serves",
+    "only the read-only tools, and a read-only key's writes are refused whatever the URL says. Sizes are the tools'",
+    "`tools/list` entries as JSON, output schemas included.",
+    "",
+    "| Toolset | Tools for | Tools | Bytes | Tokens |",
+    "|---|---|---|---|---|",
+    ...toolsetRows(),
     "",
     ...Catalog.map((tool) => `- [\`${tool.name}\`](#${tool.name}): ${tool.title}`),
     "",

@@ -6,6 +6,7 @@ import type { BodyTooLarge, BodyUnreadable } from "../platform/http/Body.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import * as JsonRpc from "../platform/mcp/JsonRpc.js"
 import { isSupportedProtocolVersion, McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "./McpServer.js"
+import { CurrentToolAccess, requestedAccess } from "./ToolAccess.js"
 
 
 /** An HTTP request to the MCP endpoint, independent of the server that received it. */
@@ -30,9 +31,9 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 
 const accepted: McpHttpResponse = { status: 202, headers: {}, body: "" }
 
-const projectParam = (url: string): string | null => {
+const queryOf = (url: string): URLSearchParams => {
   const query = url.indexOf("?")
-  return query === -1 ? null : new URLSearchParams(url.slice(query + 1)).get("project")
+  return new URLSearchParams(query === -1 ? "" : url.slice(query + 1))
 }
 
 /** A defect: logged in full with a trace id; the caller gets only the trace id. */
@@ -82,14 +83,21 @@ export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
         const incoming = message.right
         if (incoming._tag !== "Request") return accepted
 
+        const query = queryOf(request.url)
+        const access = requestedAccess(query, request.header("x-mcp-toolsets"), principal)
+        if (Either.isLeft(access)) {
+          return json(200, JsonRpc.failure(incoming.id, JsonRpc.ErrorCode.InvalidParams, `Invalid params: ${access.left}`))
+        }
+
         return yield* mcp.handle(incoming.method, incoming.params).pipe(
           Effect.match({
             onSuccess: (result) => json(200, JsonRpc.success(incoming.id, result)),
             onFailure: (error) => json(200, JsonRpc.failure(incoming.id, error.code, error.message, error.data))
           }),
-          // One context for both per-request values: each provide is a context copy.
+          // One context for the per-request values: each provide is a context copy.
           Effect.provide(Context.make(CurrentPrincipal, principal).pipe(
-            Context.add(DefaultProject, projectParam(request.url))
+            Context.add(DefaultProject, query.get("project")),
+            Context.add(CurrentToolAccess, access.right)
           )),
           Effect.catchAllCause((cause) => internalError(incoming.id, cause))
         )

@@ -9,6 +9,7 @@ import { VERSION } from "../../catalog/Version.js"
 import { ToolRunner } from "./ToolRunner.js"
 import { ErrorCode } from "../platform/mcp/JsonRpc.js"
 import { McpProjectContent } from "./McpProjectContent.js"
+import { CurrentToolAccess, refusal } from "./ToolAccess.js"
 
 export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
@@ -59,9 +60,9 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
     const runner = yield* ToolRunner
     const projectContent = yield* McpProjectContent
 
-    const descriptors = runner.tools.map((tool) => {
+    const described = runner.tools.map((tool) => {
       const outputSchema = Tool.outputJsonSchema(tool)
-      return {
+      return { tool, descriptor: {
         name: tool.name,
         title: tool.title,
         description: tool.description,
@@ -74,8 +75,9 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
           idempotentHint: tool.annotations.idempotent,
           openWorldHint: false
         }
-      }
+      } }
     })
+    const descriptors = described.map(({ descriptor }) => descriptor)
 
     const initialize = (params: Record<string, unknown>) => {
       const requested = params["protocolVersion"]
@@ -89,17 +91,18 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
       })
     }
 
-    const listTools = (params: Record<string, unknown>) => {
+    const listTools = (params: Record<string, unknown>) => Effect.flatMap(CurrentToolAccess, (access) => {
+      const served = described.filter(({ tool }) => refusal(access, tool) === undefined).map(({ descriptor }) => descriptor)
       const cursor = params["cursor"]
       const offset = cursor === undefined || cursor === null
         ? Option.some(0)
         : typeof cursor === "string"
-        ? Option.filter(decodeCursor(cursor), (n) => n > 0 && n < descriptors.length)
+        ? Option.filter(decodeCursor(cursor), (n) => n > 0 && n < served.length)
         : Option.none()
       if (Option.isNone(offset)) return Effect.fail(invalidParams("cursor is not one this server issued"))
       const end = offset.value + config.toolsPageSize
-      const page = descriptors.slice(offset.value, end)
-      const result = (tools: typeof page) => ({ tools, ...(end < descriptors.length ? { nextCursor: encodeCursor(end) } : {}) })
+      const page = served.slice(offset.value, end)
+      const result = (tools: typeof page) => ({ tools, ...(end < served.length ? { nextCursor: encodeCursor(end) } : {}) })
       if (!page.some((tool) => tool.name === LoadSkill.name)) return Effect.succeed(result(page))
       // load_skill names the connection's project Skills, so a model knows what it can load.
       return Effect.map(projectContent.skillIndex, Option.match({
@@ -107,7 +110,7 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
         onSome: (index) =>
           result(page.map((tool) => tool.name === LoadSkill.name ? { ...tool, description: `${tool.description}\n\n${index}` } : tool))
       }))
-    }
+    })
 
     const getPrompt = (params: Record<string, unknown>) => {
       const name = params["name"]
@@ -126,21 +129,27 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
       const args = params["arguments"]
       if (typeof name !== "string") return Effect.fail(invalidParams("name must be a string"))
       if (args !== undefined && !isObject(args)) return Effect.fail(invalidParams("arguments must be an object"))
-      return runner.call(name, args).pipe(
-        Effect.map(toolResult),
-        Effect.catchAll((error) =>
-          error._tag === "UnknownTool"
-            ? Effect.fail(invalidParams(error.message))
-            : Effect.succeed(toolErrorResult(error))
+      const tool = runner.tools.find((candidate) => candidate.name === name)
+      return Effect.flatMap(CurrentToolAccess, (access) => {
+        // A tool this connection is not served is as unknown to it as a misspelt one, but says why.
+        const refused = tool === undefined ? undefined : refusal(access, tool)
+        if (refused !== undefined) return Effect.fail(invalidParams(refused))
+        return runner.call(name, args).pipe(
+          Effect.map(toolResult),
+          Effect.catchAll((error) =>
+            error._tag === "UnknownTool"
+              ? Effect.fail(invalidParams(error.message))
+              : Effect.succeed(toolErrorResult(error))
+          )
         )
-      )
+      })
     }
 
     /** Answers one JSON-RPC request; fails with the JSON-RPC error to send instead. */
     const handle = (
       method: string,
       rawParams: unknown
-    ): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject> => {
+    ): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject | CurrentToolAccess> => {
       const params = isObject(rawParams) ? rawParams : {}
       switch (method) {
         case "initialize":

@@ -270,6 +270,7 @@ interface CreatedKey {
   readonly userId: string
   readonly name: string
   readonly projectIds: ReadonlyArray<string> | null
+  readonly readOnly: boolean
 }
 
 describe.sequential("trellis serve + admin, end to end (embedded database)", () => {
@@ -282,6 +283,7 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
   let credentials: Credentials | undefined
   let adminKey: CreatedKey | undefined
   let narrowedKey: CreatedKey | undefined
+  let readOnlyKey: CreatedKey | undefined
   let otherProjectId: string | undefined
 
   const current = (): Serve => {
@@ -414,9 +416,14 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
       projectIds: [creds().projectId]
     })
 
-    const { keys } = await adminJson<{ keys: ReadonlyArray<{ apiKeyId: string; revokedAt: string | null }> }>(home, ["key", "list"])
-    expect(keys.map((k) => k.apiKeyId)).toEqual(expect.arrayContaining([adminKey.apiKeyId, narrowedKey.apiKeyId]))
-    expect(keys).toHaveLength(3)
+    readOnlyKey = await adminJson<CreatedKey>(home, ["key", "create", "--read-only", "--name", "reader"])
+    expect(readOnlyKey).toMatchObject({ apiKeyId: expect.stringMatching(/^key_/), readOnly: true, projectIds: null })
+    expect(adminKey).toMatchObject({ readOnly: false })
+
+    const { keys } = await adminJson<{ keys: ReadonlyArray<{ apiKeyId: string; readOnly: boolean; revokedAt: string | null }> }>(home, ["key", "list"])
+    expect(keys.map((k) => k.apiKeyId)).toEqual(expect.arrayContaining([adminKey.apiKeyId, narrowedKey.apiKeyId, readOnlyKey.apiKeyId]))
+    expect(keys.filter((k) => k.readOnly).map((k) => k.apiKeyId)).toEqual([readOnlyKey.apiKeyId])
+    expect(keys).toHaveLength(4)
     expect(fs.existsSync(lockFile)).toBe(false)
   }, STEP_TIMEOUT)
 
@@ -445,6 +452,16 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
       expect(projects.map((project) => project.projectId)).toEqual([creds().projectId])
       expect(projects.map((project) => project.projectId)).not.toContain(otherProjectId)
       expect([...(await listTaskTypeKeys(client))].sort()).toEqual([...BUILT_IN_TASK_TYPES].sort())
+    })
+
+    // The key created --read-only is served the read-only tools only, and a write is refused.
+    await withClient(serve.mcpUrl, key(readOnlyKey).apiKey, async (client) => {
+      const { tools } = await client.listTools()
+      expect(tools.length).toBeGreaterThan(0)
+      expect(tools.filter((tool) => tool.annotations?.readOnlyHint !== true)).toEqual([])
+      expect((await listProjects(client)).length).toBe(2)
+      await expect(client.callTool({ name: "create_task", arguments: { projectId: creds().projectId, title: "No" } }))
+        .rejects.toThrow(/create_task writes, and this API key is read-only/)
     })
 
     await expectRefused(serve.mcpUrl, "trellis_this-key-does-not-exist")

@@ -61,11 +61,15 @@ export const createProjectAgent = (key: string, projectId: ProjectId | string, n
     Effect.orDie
   )
 
-export const createKey = (userId: Principal["userId"], projectIds: ReadonlyArray<ProjectId> | null) =>
+export const createKey = (
+  userId: Principal["userId"],
+  projectIds: ReadonlyArray<ProjectId> | null,
+  options: { readonly readOnly?: boolean } = {}
+) =>
   Effect.gen(function* () {
     const apiKeys = yield* ApiKeys
-    const { record, secret } = yield* apiKeys.create({ userId, name: "test", projectIds })
-    const principal: Principal = { userId, apiKeyId: record.id, projectIds: record.projectIds }
+    const { record, secret } = yield* apiKeys.create({ userId, name: "test", projectIds, readOnly: options.readOnly ?? false })
+    const principal: Principal = { userId, apiKeyId: record.id, projectIds: record.projectIds, readOnly: record.readOnly }
     return { secret, record, principal }
   })
 

@@ -13,6 +13,7 @@ export const ApiKeyRecord = Schema.Struct({
   name: Schema.String,
   prefix: Schema.String,
   projectIds: Schema.NullOr(Schema.Array(ProjectId)),
+  readOnly: Schema.Boolean,
   createdAt: Schema.DateFromSelf,
   lastUsedAt: Schema.NullOr(Schema.DateFromSelf),
   revokedAt: Schema.NullOr(Schema.DateFromSelf)
@@ -26,17 +27,21 @@ const AUTH_CACHE_TTL = Duration.seconds(5)
 const sha256 = (secret: string) => createHash("sha256").update(secret).digest("hex")
 
 const decodeRecords = Schema.decodeUnknown(Schema.Array(ApiKeyRecord))
-const decodeAuthenticated = Schema.decodeUnknown(Schema.Array(ApiKeyRecord.pick("id", "userId", "projectIds")))
+const decodeAuthenticated = Schema.decodeUnknown(Schema.Array(ApiKeyRecord.pick("id", "userId", "projectIds", "readOnly")))
 const decodeRevoked = Schema.decodeUnknown(Schema.Array(Schema.Struct({ secretSha256: Schema.String })))
 
 /** The projects a key (aliased `k`) is narrowed to, in ID order; NULL when it is not narrowed. */
-export const narrowedProjects = (sql: SqlClient.SqlClient) =>
+const narrowedProjects = (sql: SqlClient.SqlClient) =>
   sql`CASE WHEN k.narrowed THEN ARRAY(SELECT project_id FROM api_key_projects WHERE api_key_id = k.id ORDER BY project_id) END`
 
-/** The principal of a key row read with `id`, `userId` and `projectIds` (narrowedProjects). */
+/** The columns of a key (aliased `k`) that make its principal: read them with {@link decodePrincipals}. */
+export const principalColumns = (sql: SqlClient.SqlClient) =>
+  sql`k.id, k.user_id AS "userId", ${narrowedProjects(sql)} AS "projectIds", k.read_only AS "readOnly"`
+
+/** The principals of key rows read with {@link principalColumns}. */
 export const decodePrincipals = (rows: ReadonlyArray<unknown>) =>
   Effect.map(decodeAuthenticated(rows), (keys) =>
-    keys.map((row): Principal => ({ apiKeyId: row.id, userId: row.userId, projectIds: row.projectIds })))
+    keys.map((row): Principal => ({ apiKeyId: row.id, userId: row.userId, projectIds: row.projectIds, readOnly: row.readOnly })))
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
   effect: Effect.gen(function* () {
@@ -45,7 +50,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
     const narrowedTo = narrowedProjects(sql)
 
     const selectRecords = sql`SELECT k.id, k.user_id AS "userId", k.name, k.lookup_prefix AS prefix,
-      ${narrowedTo} AS "projectIds", k.created_at AS "createdAt", k.last_used_at AS "lastUsedAt",
+      ${narrowedTo} AS "projectIds", k.read_only AS "readOnly", k.created_at AS "createdAt", k.last_used_at AS "lastUsedAt",
       k.revoked_at AS "revokedAt"
       FROM api_keys k`
 
@@ -53,7 +58,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
       sql`
         UPDATE api_keys k SET last_used_at = now()
         WHERE k.secret_sha256 = ${hash} AND k.revoked_at IS NULL
-        RETURNING k.id, k.user_id AS "userId", ${narrowedTo} AS "projectIds"`.pipe(
+        RETURNING ${principalColumns(sql)}`.pipe(
         Effect.flatMap(decodePrincipals),
         Effect.orDie,
         Effect.flatMap((rows) => Option.fromNullable(rows[0])),
@@ -80,13 +85,15 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
       readonly userId: UserId
       readonly name: string
       readonly projectIds: ReadonlyArray<ProjectId> | null
+      readonly readOnly?: boolean
     }) {
       const secret = KEY_PREFIX + randomBytes(32).toString("base64url")
       const id = ApiKeyId.generate()
       const narrowed = input.projectIds !== null
       yield* sql.withTransaction(Effect.gen(function* () {
-        yield* sql`INSERT INTO api_keys (id, user_id, name, lookup_prefix, secret_sha256, narrowed)
-          VALUES (${id}, ${input.userId}, ${input.name}, ${secret.slice(0, KEY_PREFIX.length + 6)}, ${sha256(secret)}, ${narrowed})`
+        yield* sql`INSERT INTO api_keys (id, user_id, name, lookup_prefix, secret_sha256, narrowed, read_only)
+          VALUES (${id}, ${input.userId}, ${input.name}, ${secret.slice(0, KEY_PREFIX.length + 6)}, ${sha256(secret)}, ${narrowed},
+            ${input.readOnly ?? false})`
         for (const projectId of input.projectIds ?? []) {
           yield* sql`INSERT INTO api_key_projects (api_key_id, project_id) VALUES (${id}, ${projectId})
             ON CONFLICT DO NOTHING`

@@ -4,7 +4,7 @@ import { Duration, Effect, Option, Redacted, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { SESSION_COOKIE } from "../../../catalog/bridge/AgentApi.js"
 import { ApiKeyId } from "../../../catalog/domain/Ids.js"
-import { ApiKeys, decodePrincipals, narrowedProjects, Unauthorized } from "./ApiKeys.js"
+import { ApiKeys, decodePrincipals, principalColumns, Unauthorized } from "./ApiKeys.js"
 import type { Principal } from "./Principal.js"
 
 export { SESSION_COOKIE }
@@ -66,7 +66,7 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
     const authenticate = (token: string): Effect.Effect<Principal, Unauthorized> =>
       Effect.gen(function* () {
         const rows = yield* sql`
-          SELECT k.id, k.user_id AS "userId", ${narrowedProjects(sql)} AS "projectIds"
+          SELECT ${principalColumns(sql)}
           FROM web_sessions s JOIN api_keys k ON k.id = s.api_key_id
           WHERE s.token_sha256 = ${sha256(token)} AND s.ended_at IS NULL AND s.expires_at > now()
             AND k.revoked_at IS NULL`.pipe(Effect.flatMap(decodePrincipals), Effect.orDie)

@@ -160,6 +160,11 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
 
         const principal = family === "open" ? Either.right(undefined) : yield* authenticate(request, family)
         if (Either.isLeft(principal)) return Either.left(principal.left)
+        // On MCP a read-only key is narrowed per tool (reads stay POSTs there); every other route
+        // that is not a safe method changes something.
+        if (principal.right?.readOnly === true && family !== "mcp" && !SAFE_METHODS.has(request.method.toUpperCase())) {
+          return Either.left(refuse(family, "forbidden", "this API key is read-only: it cannot change anything"))
+        }
 
         const declared = Number(request.header("content-length") ?? "0")
         if (declared > config.maxBodyBytes) {

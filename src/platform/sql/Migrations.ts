@@ -9,6 +9,7 @@ import artifacts from "./migrations/0006_artifacts.js"
 import interactionExpiry from "./migrations/0007_interaction_expiry.js"
 import runtimeMachine from "./migrations/0008_runtime_machine.js"
 import webSessions from "./migrations/0009_web_sessions.js"
+import readOnlyKeys from "./migrations/0010_read_only_keys.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
@@ -20,7 +21,8 @@ export const migrations = Migrator.fromRecord({
   "0006_artifacts": artifacts,
   "0007_interaction_expiry": interactionExpiry,
   "0008_runtime_machine": runtimeMachine,
-  "0009_web_sessions": webSessions
+  "0009_web_sessions": webSessions,
+  "0010_read_only_keys": readOnlyKeys
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.

@@ -13,7 +13,7 @@ const rejection = (tool: Tool.Any, args: unknown) =>
   unscoped(tool, () => Effect.dieMessage("the handler must not run")).run(args).pipe(
     Effect.flip,
     Effect.map((error) => error.message),
-    Effect.provideService(CurrentPrincipal, { userId: UserId.generate(), apiKeyId: ApiKeyId.generate(), projectIds: null }),
+    Effect.provideService(CurrentPrincipal, { userId: UserId.generate(), apiKeyId: ApiKeyId.generate(), projectIds: null, readOnly: false }),
     Effect.provideService(DefaultProject, null)
   )
 
