@@ -37,7 +37,7 @@ export const CliProfile = Schema.Struct({
   appVersion: Schema.String,
   availableClis: Schema.Array(AvailableCli),
   paths: Schema.Array(CliPath),
-  online: Schema.Boolean.annotations({ description: "A CLI session for this profile is live (heartbeat within 60 s)" }),
+  isOnline: Schema.Boolean.annotations({ description: "A CLI session for this profile is live (heartbeat within 60 s)" }),
   lastConnectedAt: Schema.NullOr(Schema.String).annotations({ description: "ISO 8601 timestamp" })
 }).annotations({ identifier: "CliProfile" })
 export type CliProfile = typeof CliProfile.Type

@@ -19,7 +19,7 @@ const ProfileRow = Schema.Struct({
   appVersion: Schema.String,
   availableClis: Schema.Array(AvailableCli),
   lastConnectedAt: Schema.NullOr(Schema.DateFromSelf),
-  online: Schema.Boolean
+  isOnline: Schema.Boolean
 })
 type ProfileRow = typeof ProfileRow.Type
 
@@ -52,7 +52,7 @@ export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfi
         SELECT p.id, p.user_id AS "userId", p.project_id AS "projectId", p.name, p.hostname,
           p.app_version AS "appVersion", p.available_clis AS "availableClis", p.last_connected_at AS "lastConnectedAt",
           EXISTS (SELECT 1 FROM agent_sessions s WHERE s.profile_id = p.id AND s.ended_at IS NULL
-            AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS online
+            AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds})) AS "isOnline"
         FROM cli_profiles p WHERE ${where} ORDER BY p.name, p.id`.pipe(Effect.flatMap(decodeProfiles), Effect.orDie)
 
     const pathsOf = (profileIds: ReadonlyArray<string>) =>
@@ -74,7 +74,7 @@ export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfi
           appVersion: row.appVersion,
           availableClis: row.availableClis,
           paths: paths.filter((p) => p.profileId === row.id).map(({ profileId: _, ...path }) => path),
-          online: row.online,
+          isOnline: row.isOnline,
           lastConnectedAt: row.lastConnectedAt?.toISOString() ?? null
         })))
 

@@ -115,7 +115,7 @@ const onlineProfile = async (mcp: Mcp, serve: Serve, m: Machine, agent?: Agent):
   const { profileId } = Schema.decodeUnknownSync(SavedProfileId)(fs.readFileSync(path.join(m.configDir, "profiles.json"), "utf8")).profiles.e2e
   const found = await eventually(`profile ${profileId} to be online`, async () => {
     const { profiles } = await mcp.call(Profiles, "list_cli_profiles", { projectId: serve.credentials.projectId })
-    return profiles.filter((p) => p.profileId === profileId && p.online)
+    return profiles.filter((p) => p.profileId === profileId && p.isOnline)
   }, (online) => online.length === 1, 30_000, () => agent?.proc.describe() ?? "")
   const [profile] = found
   if (profile === undefined) throw new Error(`profile ${profileId} is not online`)

@@ -119,7 +119,7 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
   }
 
   const isOnline = async (b: Backend, profileId: string) =>
-    (await b.mcp.call(Profiles, "list_cli_profiles", { projectId: b.serve.credentials.projectId })).profiles.some((p) => p.profileId === profileId && p.online)
+    (await b.mcp.call(Profiles, "list_cli_profiles", { projectId: b.serve.credentials.projectId })).profiles.some((p) => p.profileId === profileId && p.isOnline)
 
   /** Signals the agent, then measures how long until the backend shows its profile offline. */
   const offlineAfter = async (b: Backend, agent: Agent, profileId: string, signal: NodeJS.Signals) => {

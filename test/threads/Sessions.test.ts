@@ -73,7 +73,7 @@ describe("CLI sessions", () => {
           name: "laptop",
           hostname: "laptop.local",
           appVersion: "0.1.0",
-          online: true
+          isOnline: true
         })
         expect(registered.profile.availableClis.map((c) => c.type)).toEqual(["claude", "codex", "opencode"])
         const paths = [...registered.profile.paths].sort((a, b) => a.path.localeCompare(b.path))
@@ -86,7 +86,7 @@ describe("CLI sessions", () => {
 
         const [listed] = yield* listProfiles(key, project.id)
         expect(listed?.profileId).toBe(registered.profile.profileId)
-        expect(listed?.online).toBe(true)
+        expect(listed?.isOnline).toBe(true)
         expect(new Set(listed?.paths.map((p) => p.pathId))).toEqual(new Set(paths.map((p) => p.pathId)))
       }))
 
@@ -176,7 +176,7 @@ describe("CLI sessions", () => {
         yield* cli.client.agent.disconnect({ payload: { sessionId: cli.sessionId } })
         expect(yield* threadRecord(thread.threadId)).toMatchObject({ claimedBySessionId: null, processingState: "pending" })
         expect(yield* getThread(key, thread.threadId)).toMatchObject({ status: "pending", targetOnline: false })
-        expect((yield* listProfiles(key, project.id))[0]?.online).toBe(false)
+        expect((yield* listProfiles(key, project.id))[0]?.isOnline).toBe(false)
         for (const error of [
           yield* Effect.flip(cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } })),
           yield* Effect.flip(cli.client.agent.claim({ payload: { sessionId: cli.sessionId } }))
@@ -375,7 +375,7 @@ describe("CLI sessions", () => {
 
         expect(yield* threadRecord(thread.threadId)).toMatchObject({ claimedBySessionId: cli.sessionId, claimEpoch: claim.epoch })
         expect((yield* getThread(key, thread.threadId)).targetOnline).toBe(true)
-        expect((yield* listProfiles(key, project.id))[0]?.online).toBe(true)
+        expect((yield* listProfiles(key, project.id))[0]?.isOnline).toBe(true)
       }))
   })
 })

@@ -529,7 +529,7 @@ describe("create_thread", () => {
       Effect.gen(function* () {
         const owner = yield* ownerWithCli("create-offline")
         yield* disconnect(owner.cli)
-        expect(only(yield* listProfiles(owner.key, {}, owner.scope), "profiles").online).toBe(false)
+        expect(only(yield* listProfiles(owner.key, {}, owner.scope), "profiles").isOnline).toBe(false)
         const thread = yield* threadOn(owner.key, owner.cli)
         expect(thread).toMatchObject({ status: "pending", hasPendingUserMessages: true, targetOnline: false })
         const spawned = yield* spawn(owner.key, thread.threadId)

@@ -44,7 +44,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
   layer(TestServer(noRateLimit))((it) => {
     // ---- list_cli_profiles -----------------------------------------------------------------
 
-    it.effect("list_cli_profiles lists only the caller's own profiles in the project, with paths, runtimes and online state", () =>
+    it.effect("list_cli_profiles lists only the caller's own profiles in the project, with paths, runtimes and isOnline", () =>
       Effect.gen(function* () {
         const owner = yield* ownerWithCli("profiles-own")
         const desktop = yield* registerMachine(owner.key, owner.project.id, { name: "desktop", path: "/work/desktop" })
@@ -62,7 +62,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
           name: "laptop",
           hostname: "laptop.local",
           appVersion: "0.1.0",
-          online: true,
+          isOnline: true,
           paths: [{
             pathId: owner.cli.pathId,
             path: "/home/dev/project",
@@ -82,12 +82,12 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
         expect(theirs.map((p) => p.profileId)).toEqual([mate.cli.profileId])
       }))
 
-    it.effect("list_cli_profiles: an offline profile is still listed, with online false", () =>
+    it.effect("list_cli_profiles: an offline profile is still listed, with isOnline false", () =>
       Effect.gen(function* () {
         const owner = yield* ownerWithCli("profiles-offline")
         yield* disconnect(owner.cli)
         const profile = only(yield* listProfiles(owner.key, {}, owner.scope), "profiles")
-        expect(profile).toMatchObject({ profileId: owner.cli.profileId, online: false })
+        expect(profile).toMatchObject({ profileId: owner.cli.profileId, isOnline: false })
         expect(profile.paths.map((p) => p.pathId)).toEqual([owner.cli.pathId])
       }))
 

@@ -111,7 +111,7 @@ export const onlineTarget = async (backend: Backend, m: Machine, agent: Agent): 
   const { profileId } = Schema.decodeUnknownSync(SavedProfileId)(fs.readFileSync(file, "utf8")).profiles.e2e
   const [profile] = await eventually("the profile to be online", async () => {
     const { profiles } = await backend.mcp.call(Profiles, "list_cli_profiles", { projectId: backend.serve.credentials.projectId })
-    return profiles.filter((p) => p.profileId === profileId && p.online)
+    return profiles.filter((p) => p.profileId === profileId && p.isOnline)
   }, (online) => online.length === 1, 60_000, () => agent.proc.describe())
   const pathId = profile?.paths.find((p) => p.path === m.checkout)?.pathId
   if (profile === undefined || pathId === undefined) throw new Error("the machine's checkout is not registered")

@@ -82,7 +82,7 @@ export const CliPath = Schema.Struct({
 export const CliProfile = Schema.Struct({
   profileId: Schema.String,
   name: Schema.String,
-  online: Schema.Boolean,
+  isOnline: Schema.Boolean,
   paths: Schema.Array(CliPath)
 })
 export const Profiles = Schema.Struct({ profiles: Schema.Array(CliProfile) })
