@@ -80,7 +80,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     const client = mcp
     const projectId = serve.credentials.projectId
     const [profile] = await eventually("the machine to be online", async () =>
-      (await client.call(Profiles, "list_cli_profiles", { projectId })).profiles.filter((p) => p.online), (online) => online.length === 1, 30_000, () => agent.proc.describe())
+      (await client.call(Profiles, "list_cli_profiles", { projectId })).profiles.filter((p) => p.isOnline), (online) => online.length === 1, 30_000, () => agent.proc.describe())
     const pathId = profile?.paths.find((p) => p.kind === "checkout" && p.path === checkout)?.pathId
     if (profile === undefined || pathId === undefined) throw new Error("the machine's checkout is not registered")
     threadId = (await mcp.call(Thread, "create_thread", { title: TITLE, content: PROMPT, profileId: profile.profileId, pathId, cliType: "claude" })).threadId

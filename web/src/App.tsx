@@ -6,6 +6,7 @@ import { MachinesPage } from "./pages/Machines"
 import { NewThreadPage } from "./pages/NewThread"
 import { ThreadsPage } from "./pages/Threads"
 import { WaitingPage } from "./pages/Waiting"
+import { useWaitingCount } from "./waitingCount"
 import { followLink, machinesPath, navigate, newThreadPath, projectOf, threadsPath, useRoute, waitingPath } from "./router"
 
 export const App = () => {
@@ -14,6 +15,7 @@ export const App = () => {
   const [signedOut, setSignedOut] = useState(false)
   const current = projectOf(route)
   const firstProject = projects._tag === "Ready" ? projects.value.projects[0]?.projectId : undefined
+  const waiting = useWaitingCount(current)
 
   useEffect(() => {
     if (route.page === "home" && firstProject !== undefined) navigate(threadsPath(firstProject), { replace: true })
@@ -50,7 +52,9 @@ export const App = () => {
         {current !== undefined ? (
           <nav className="sections" aria-label="Sections">
             <a href={threadsPath(current)} onClick={followLink} aria-current={route.page === "threads" || route.page === "thread" ? "page" : undefined}>Threads</a>
-            <a href={waitingPath(current)} onClick={followLink} aria-current={route.page === "waiting" ? "page" : undefined}>Waiting on you</a>
+            <a href={waitingPath(current)} onClick={followLink} aria-current={route.page === "waiting" ? "page" : undefined}>
+              Waiting on you{waiting > 0 ? <span className="count" aria-label={`${waiting} waiting`}>{waiting}</span> : null}
+            </a>
             <a href={machinesPath(current)} onClick={followLink} aria-current={route.page === "machines" ? "page" : undefined}>Machines</a>
             <a href={newThreadPath(current)} onClick={followLink} aria-current={route.page === "newThread" ? "page" : undefined}>New thread</a>
           </nav>

@@ -55,7 +55,8 @@ export const isSignedOut = (error: ToolError): boolean => error._tag === "McpReq
  * JSON), on `reload()`, and every `pollMs` while the tab is visible. A newer answer replaces an
  * older one; a call still on its way when the arguments change is cancelled. With `keepPrevious`,
  * the last answer stays shown (`refreshing`) while changed arguments load, so a filter toggle does
- * not blank the page and what the person opened in it stays open.
+ * not blank the page and what the person opened in it stays open. A refresh that fails keeps the
+ * last answer: a lost connection or a restarting server does not tear the page down.
  */
 export const useTool = <N extends ToolName>(
   name: N,
@@ -79,10 +80,14 @@ export const useTool = <N extends ToolName>(
     callTool(name, args, abort.signal).then(
       (result) => {
         if (abort.signal.aborted) return
-        setState({
-          key,
-          loaded: result._tag === "Right" ? { _tag: "Ready", value: result.right, refreshing: false } : { _tag: "Failed", error: result.left }
-        })
+        // A failed refresh keeps what was shown (a stream or a form under it stays up), unless the
+        // session ended: then the page must say so.
+        setState((previous) =>
+          result._tag === "Right"
+            ? { key, loaded: { _tag: "Ready", value: result.right, refreshing: false } }
+            : previous.key === key && previous.loaded._tag === "Ready" && !isSignedOut(result.left)
+            ? { key, loaded: { ...previous.loaded, refreshing: false } }
+            : { key, loaded: { _tag: "Failed", error: result.left } })
       },
       () => undefined
     )

@@ -1,7 +1,8 @@
 import { Either, Schema } from "effect"
-import { applyEvent, type Composition, emptyComposition } from "../../catalog/events/compose.js"
+import { applyEvent, type ComposedMessage, type Composition, emptyComposition, toMessage } from "../../catalog/events/compose.js"
 import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 import { useEffect, useState } from "react"
+import { flushSync } from "react-dom"
 
 /** One `event: event` frame of a thread's event stream (catalog/bridge/AgentApi.ts). */
 const EventFrame = Schema.parseJson(Schema.Struct({ id: Schema.String, messageId: Schema.String, seq: Schema.Number, event: NormalizedEvent }))
@@ -10,36 +11,132 @@ const decodeFrame = Schema.decodeUnknownEither(EventFrame)
 export interface ThreadEvents {
   /** Each assistant message's composition so far, in the order the stream first named them. */
   readonly messages: ReadonlyMap<string, Composition>
+  /** The same messages composed (`toMessage`); a message no event changed keeps its object. */
+  readonly composed: ReadonlyMap<string, ComposedMessage>
   readonly connected: boolean
+}
+
+const none: ThreadEvents = { messages: new Map(), composed: new Map(), connected: false }
+
+// A composition is immutable, so its composed message can be kept beside it: re-composing only
+// the messages an event touched keeps a flush proportional to what changed, not to the thread.
+const composedCache = new WeakMap<Composition, ComposedMessage>()
+
+/** `toMessage`, once per composition. */
+export const composedOf = (composition: Composition): ComposedMessage => {
+  const cached = composedCache.get(composition)
+  if (cached !== undefined) return cached
+  const composed = toMessage(composition)
+  composedCache.set(composition, composed)
+  return composed
+}
+
+/** How long after the server closed the stream with an error a new one is opened. */
+const REOPEN_MS = 2_000
+
+/** A cursor is a decimal integer id; the stream sends them in increasing order. */
+const cursorOf = (id: string): bigint | undefined => (/^\d{1,19}$/.test(id) ? BigInt(id) : undefined)
+
+/**
+ * The fold outside React: frames are decoded and applied as they arrive, and React sees the result
+ * once per animation frame. The stream bootstraps a thread with every stored event at once (20,000
+ * for a long run), and one state update per event would render the page that many times.
+ */
+const makeFold = () => {
+  const messages = new Map<string, Composition>()
+  let last: bigint = -1n
+  let changed = false
+  return {
+    /** Applies one frame's data; false when it was not an event frame this build can read or was seen before. */
+    apply: (data: unknown): boolean => {
+      const frame = decodeFrame(data)
+      // An event of a kind this build does not know is skipped rather than breaking the page.
+      if (Either.isLeft(frame)) return false
+      const { id, messageId, event } = frame.right
+      // After a reconnection the server resumes after `Last-Event-ID`; an id at or before the last
+      // one applied (a server that replays more than asked) would otherwise be applied twice.
+      const cursor = cursorOf(id)
+      if (cursor !== undefined) {
+        if (cursor <= last) return false
+        last = cursor
+      }
+      messages.set(messageId, applyEvent(messages.get(messageId) ?? emptyComposition, event))
+      changed = true
+      return true
+    },
+    /** The id of the last event applied, to resume after; undefined before the first. */
+    lastId: (): string | undefined => (last < 0n ? undefined : last.toString()),
+    /** The messages as of now, when anything changed since the last call. */
+    take: (): ReadonlyMap<string, Composition> | undefined => {
+      if (!changed) return undefined
+      changed = false
+      return new Map(messages)
+    }
+  }
 }
 
 /**
  * The thread's event stream, folded per message by the catalog's composer as events arrive.
  * `EventSource` sends the session cookie (same origin) and, on reconnecting, `Last-Event-ID`, so the
- * server resumes after the last event applied and none is applied twice.
+ * server resumes after the last event received and none is applied twice.
  */
 export const useThreadEvents = (threadId: string): ThreadEvents => {
-  const [state, setState] = useState<ThreadEvents & { readonly threadId: string }>({ threadId, messages: new Map(), connected: false })
+  const [state, setState] = useState<ThreadEvents & { readonly threadId: string }>({ threadId, ...none })
 
   useEffect(() => {
-    setState({ threadId, messages: new Map(), connected: false })
-    const source = new EventSource(`/api/threads/${encodeURIComponent(threadId)}/events`)
-    const onEvent = (message: MessageEvent<unknown>) => {
-      const frame = decodeFrame(message.data)
-      // An event of a kind this build does not know is skipped rather than breaking the page.
-      if (Either.isLeft(frame)) return
-      const { messageId, event } = frame.right
-      setState((previous) => {
-        const messages = new Map(previous.messages)
-        messages.set(messageId, applyEvent(previous.messages.get(messageId) ?? emptyComposition, event))
-        return { ...previous, messages }
-      })
+    setState({ threadId, ...none })
+    const fold = makeFold()
+    let frame: number | undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+
+    const flush = () => {
+      if (frame !== undefined) cancelAnimationFrame(frame)
+      if (timer !== undefined) clearTimeout(timer)
+      frame = undefined
+      timer = undefined
+      const messages = fold.take()
+      if (messages === undefined) return
+      const composed = new Map([...messages].map(([messageId, composition]) => [messageId, composedOf(composition)]))
+      // Committed before this frame paints: a streamed event shows in the frame after it arrived.
+      flushSync(() => setState((previous) => ({ ...previous, messages, composed })))
     }
-    source.addEventListener("event", onEvent)
-    source.onopen = () => setState((previous) => ({ ...previous, connected: true }))
-    source.onerror = () => setState((previous) => ({ ...previous, connected: false }))
-    return () => source.close()
+    // A hidden tab runs no animation frames: the timer flushes there (at the browser's pace).
+    const schedule = () => {
+      if (frame === undefined) frame = requestAnimationFrame(flush)
+      if (timer === undefined) timer = setTimeout(flush, 250)
+    }
+
+    // EventSource reconnects by itself after a network error, sending `Last-Event-ID`; an HTTP
+    // error (a restarting server's 502, a 429) closes it for good, so a new one is opened after a
+    // pause, resuming with `?after=` from the last event applied.
+    let source: EventSource | undefined
+    let reopen: ReturnType<typeof setTimeout> | undefined
+    const open = () => {
+      const after = fold.lastId()
+      const opened = new EventSource(`/api/threads/${encodeURIComponent(threadId)}/events${after === undefined ? "" : `?after=${after}`}`)
+      opened.addEventListener("event", (message: MessageEvent<unknown>) => {
+        if (fold.apply(message.data)) schedule()
+      })
+      opened.onopen = () => setState((previous) => ({ ...previous, connected: true }))
+      opened.onerror = () => {
+        setState((previous) => ({ ...previous, connected: false }))
+        if (opened.readyState === EventSource.CLOSED && reopen === undefined) {
+          reopen = setTimeout(() => {
+            reopen = undefined
+            open()
+          }, REOPEN_MS)
+        }
+      }
+      source = opened
+    }
+    open()
+    return () => {
+      source?.close()
+      if (reopen !== undefined) clearTimeout(reopen)
+      if (frame !== undefined) cancelAnimationFrame(frame)
+      if (timer !== undefined) clearTimeout(timer)
+    }
   }, [threadId])
 
-  return state.threadId === threadId ? state : { messages: new Map(), connected: false }
+  return state.threadId === threadId ? state : none
 }

@@ -1,87 +1,151 @@
-import { type ComposedMessage, type MessagePart } from "../../../catalog/events/compose.js"
-import type { ResultOf } from "../api"
+import { defaultRangeExtractor, type Range, useWindowVirtualizer } from "@tanstack/react-virtual"
+import { useCallback, useLayoutEffect, useMemo, useRef, useState } from "react"
+import type { ComposedMessage } from "../../../catalog/events/compose.js"
+import { type Disclosure, Part } from "./Part"
+import { estimateHeight, type Message, type Row, timelineRows } from "./rows"
+import { useStickToBottom } from "./useStickToBottom"
+import { TurnEnd, TurnHead } from "./Turn"
+import "./Timeline.css"
 
-export type Message = ResultOf<"list_thread_messages">["messages"][number]
+export type { Message } from "./rows"
 
-const toolStateLabel = { running: "Running", completed: "Done", error: "Failed" } as const
+const closed: Disclosure = { open: false, onToggle: () => undefined }
 
-const pretty = (json: string): string => {
-  try {
-    return JSON.stringify(JSON.parse(json), null, 2)
-  } catch {
-    return json
+const RowView = ({ row, disclosure }: { readonly row: Row; readonly disclosure: Disclosure }) => {
+  switch (row.kind) {
+    case "user":
+      return (
+        <>
+          {row.message.sentBy !== undefined ? <p className="hint">From {row.message.sentBy.title}</p> : null}
+          <div className="text">{row.message.text}</div>
+          {row.message.status === "pending" ? <p className="hint">Waiting for the agent</p> : null}
+        </>
+      )
+    case "turn":
+      return <TurnHead state={row.state} model={row.model} />
+    case "part":
+      return <Part part={row.part} disclosure={disclosure} />
+    case "fallback":
+      return <div className="text">{row.text}</div>
+    case "end":
+      return <TurnEnd state={row.state} session={row.session} contextWindow={row.contextWindow} errorMessage={row.errorMessage} />
   }
 }
 
-const Part = ({ part }: { readonly part: MessagePart }) => {
-  switch (part.type) {
-    case "text":
-      return <div className="text">{part.text}</div>
-    case "reasoning":
-      return (
-        <details className="reasoning">
-          <summary>Thinking</summary>
-          <div className="text">{part.text}</div>
-        </details>
-      )
-    case "tool":
-      return (
-        <details className={`tool tool-${part.state}`}>
-          <summary>
-            <span className="tool-name">{part.toolName}</span>
-            <span className={`badge tool-state-${part.state}`}>{toolStateLabel[part.state]}</span>
-          </summary>
-          <div className="tool-body">
-            <h3>Input</h3>
-            <pre>{pretty(part.inputJson)}</pre>
-            {part.outputJson !== undefined ? <><h3>Output</h3><pre>{pretty(part.outputJson)}</pre></> : null}
-            {part.errorMessage !== undefined ? <><h3>Error</h3><pre>{part.errorMessage}</pre></> : null}
-          </div>
-        </details>
-      )
-    case "notice":
-      return <p className="notice">{part.message}</p>
-    case "warning":
-      return <p className="notice warning">{part.message}</p>
-    case "compaction":
-      return <p className="notice">Context compacted{part.preTokens === undefined ? "" : ` (${part.preTokens} tokens before)`}</p>
+const rowClass = (row: Row): string => {
+  switch (row.kind) {
+    case "user":
+      return "row-user"
+    case "turn":
+      return "row-agent row-turn"
+    case "end":
+      return "row-agent row-end"
+    default:
+      return "row-agent"
   }
 }
 
-const AssistantMessage = ({ composed, fallback, status }: {
-  readonly composed: ComposedMessage | undefined
-  readonly fallback: string
-  readonly status: string | undefined
-}) => (
-  <li className="message assistant" aria-label="Agent">
-    {composed !== undefined && composed.parts.length > 0
-      ? composed.parts.map((part, i) => <Part key={i} part={part} />)
-      : <div className="text">{fallback}</div>}
-    {status === "streaming" || status === "pending" ? <p className="hint" role="status">Working…</p> : null}
-    {status === "failed" ? <p className="notice warning">This run failed.</p> : null}
-  </li>
-)
+const rowLabel = (row: Row): string | undefined =>
+  row.kind === "user" ? (row.message.sentBy === undefined ? "You" : `From ${row.message.sentBy.title}`) : undefined
 
-const UserMessage = ({ message }: { readonly message: Message }) => (
-  <li className="message user" aria-label={message.sentBy === undefined ? "You" : `From ${message.sentBy.title}`}>
-    {message.sentBy !== undefined ? <p className="hint">From {message.sentBy.title}</p> : null}
-    <div className="text">{message.text}</div>
-    {message.status === "pending" ? <p className="hint">Waiting for the agent</p> : null}
-  </li>
-)
-
-/** The conversation: the listed messages in order, then the turns the event stream named before the list caught up. */
+/**
+ * The conversation, virtualized: a thread can hold 20,000 events and one turn thousands of tool
+ * calls, so only the rows on screen (and a few beyond) are in the document, each measured once
+ * rendered. It follows new output while the reader is at the bottom, and stays put once they
+ * scroll up. The list keeps its name and native `details`, so it reads and works as a plain list.
+ */
 export const Timeline = ({ messages, composed, unseen }: {
   readonly messages: ReadonlyArray<Message>
   readonly composed: ReadonlyMap<string, ComposedMessage>
   readonly unseen: ReadonlyArray<string>
-}) => (
-  <ol className="conversation" aria-label="Conversation">
-    {messages.map((message) =>
-      message.role === "user"
-        ? <UserMessage key={message.messageId} message={message} />
-        : <AssistantMessage key={message.messageId} composed={composed.get(message.messageId)} fallback={message.text} status={message.status} />
-    )}
-    {unseen.map((messageId) => <AssistantMessage key={messageId} composed={composed.get(messageId)} fallback="" status="streaming" />)}
-  </ol>
-)
+}) => {
+  const rows = useMemo(() => timelineRows(messages, composed, unseen), [messages, composed, unseen])
+  const listRef = useRef<HTMLOListElement>(null)
+  const [scrollMargin, setScrollMargin] = useState(0)
+  const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set())
+  const focused = useRef<number | undefined>(undefined)
+  const stick = useStickToBottom()
+
+  const toggle = useCallback((key: string, isOpen: boolean) => {
+    setOpen((previous) => {
+      const next = new Set(previous)
+      if (isOpen) next.add(key)
+      else next.delete(key)
+      return next
+    })
+  }, [])
+
+  // The rows the reader is on stay rendered even when off screen: the focused one (so the keyboard
+  // does not lose its place), and at the bottom the last screenful, so that new output is in the
+  // document in the same commit that scrolls to it.
+  const rangeExtractor = useCallback((range: Range) => {
+    const indexes = new Set(defaultRangeExtractor(range))
+    if (focused.current !== undefined && focused.current < range.count) indexes.add(focused.current)
+    if (stick.stuck()) {
+      const screenful = range.endIndex - range.startIndex + 2 * range.overscan + 1
+      for (let index = Math.max(0, range.count - screenful); index < range.count; index++) indexes.add(index)
+    }
+    return [...indexes].sort((a, b) => a - b)
+  }, [stick])
+
+  const virtualizer = useWindowVirtualizer({
+    count: rows.length,
+    estimateSize: (index) => {
+      const row = rows[index]
+      return row === undefined ? 40 : estimateHeight(row)
+    },
+    getItemKey: (index) => rows[index]?.key ?? index,
+    overscan: 6,
+    scrollMargin,
+    rangeExtractor
+  })
+
+  // The list starts below the page's header, whose height changes as the thread loads.
+  useLayoutEffect(() => {
+    const list = listRef.current
+    if (list === null) return
+    const top = list.getBoundingClientRect().top + window.scrollY
+    if (Math.abs(top - scrollMargin) > 0.5) setScrollMargin(top)
+  })
+
+  const totalSize = virtualizer.getTotalSize()
+  useLayoutEffect(() => {
+    stick.follow()
+  }, [stick, totalSize, rows])
+
+  const items = virtualizer.getVirtualItems()
+  return (
+    <ol
+      ref={listRef}
+      className="conversation timeline"
+      aria-label="Conversation"
+      style={{ height: `${totalSize}px` }}
+      onFocus={(event) => {
+        const index = Number(event.target.closest("li")?.dataset["index"])
+        focused.current = Number.isInteger(index) ? index : undefined
+      }}
+    >
+      {items.map((item) => {
+        const row = rows[item.index]
+        if (row === undefined) return null
+        const disclosure: Disclosure = row.kind === "part" && (row.part.type === "tool" || row.part.type === "reasoning")
+          ? { open: open.has(row.key), onToggle: (isOpen) => toggle(row.key, isOpen) }
+          : closed
+        return (
+          <li
+            key={item.key}
+            ref={virtualizer.measureElement}
+            data-index={item.index}
+            className={`timeline-row ${rowClass(row)}`}
+            aria-label={rowLabel(row)}
+            aria-posinset={item.index + 1}
+            aria-setsize={rows.length}
+            style={{ transform: `translateY(${item.start - scrollMargin}px)` }}
+          >
+            <RowView row={row} disclosure={disclosure} />
+          </li>
+        )
+      })}
+    </ol>
+  )
+}

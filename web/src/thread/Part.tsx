@@ -1,0 +1,110 @@
+import { memo, type ReactNode } from "react"
+import type { MessagePart } from "../../../catalog/events/compose.js"
+
+const toolStateLabel = { running: "Running", completed: "Done", error: "Failed" } as const
+
+const pretty = (json: string): string => {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2)
+  } catch {
+    return json
+  }
+}
+
+const tokens = (count: number): string =>
+  count >= 1000 ? `${(count / 1000).toFixed(count >= 100_000 ? 0 : 1)}k` : String(Math.round(count))
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
+
+/**
+ * Whether a collapsible part is open is held by the timeline, not the `details` element: a row
+ * scrolled off screen is unmounted, and would come back closed.
+ */
+export interface Disclosure {
+  readonly open: boolean
+  readonly onToggle: (open: boolean) => void
+}
+
+const Collapsible = ({ className, disclosure, summary, children }: {
+  readonly className: string
+  readonly disclosure: Disclosure
+  readonly summary: ReactNode
+  readonly children: () => ReactNode
+}) => (
+  <details className={className} open={disclosure.open} onToggle={(event) => {
+    if (event.currentTarget.open !== disclosure.open) disclosure.onToggle(event.currentTarget.open)
+  }}>
+    <summary>{summary}</summary>
+    {/* A closed call's input and output are not rendered: a long run holds thousands of them. */}
+    {disclosure.open ? children() : null}
+  </details>
+)
+
+const PartView = ({ part, disclosure }: { readonly part: MessagePart; readonly disclosure: Disclosure }) => {
+  switch (part.type) {
+    case "text":
+      return <div className="text">{part.text}</div>
+    case "reasoning":
+      return (
+        <Collapsible className="reasoning" disclosure={disclosure} summary="Thinking">
+          {() => <div className="text">{part.text}</div>}
+        </Collapsible>
+      )
+    case "tool":
+      return (
+        <Collapsible
+          className={`tool tool-${part.state}`}
+          disclosure={disclosure}
+          summary={<>
+            <span className="tool-name">{part.toolName}</span>
+            <span className={`badge tool-state-${part.state}`}>{toolStateLabel[part.state]}</span>
+          </>}
+        >
+          {() => (
+            <div className="tool-body">
+              <h3>Input</h3>
+              <pre>{pretty(part.inputJson)}</pre>
+              {part.outputJson !== undefined ? <><h3>Output</h3><pre>{pretty(part.outputJson)}</pre></> : null}
+              {part.errorMessage !== undefined ? <><h3>Error</h3><pre>{part.errorMessage}</pre></> : null}
+            </div>
+          )}
+        </Collapsible>
+      )
+    case "notice":
+      return (
+        <p className="notice runtime-notice">
+          <span className="notice-mark" aria-hidden="true">↻</span>
+          {part.message}
+          {part.delayMs !== undefined ? ` · next try in ${seconds(part.delayMs)}` : null}
+        </p>
+      )
+    case "warning":
+      return (
+        <p className="notice warning">
+          <span className="notice-mark" aria-hidden="true">⚠</span>
+          <span className="visually-hidden">Warning: </span>
+          {part.message}
+        </p>
+      )
+    case "compaction":
+      return (
+        <p className="compaction">
+          <span>
+            Context compacted
+            {part.trigger === undefined ? "" : ` (${part.trigger})`}
+            {part.preTokens === undefined ? "" : ` · ${tokens(part.preTokens)} tokens before`}
+          </span>
+        </p>
+      )
+  }
+}
+
+/**
+ * One composed part. The composer hands back the same part object while it is unchanged, except
+ * text runs, which it joins anew: those compare by their text, so a flush re-renders only what changed.
+ */
+export const Part = memo(PartView, (before, after) =>
+  before.disclosure.open === after.disclosure.open &&
+  (before.part === after.part || (before.part.type === "text" && after.part.type === "text" && before.part.text === after.part.text)))
+
+export { seconds, tokens }

@@ -1,0 +1,63 @@
+import type { ContextWindow, SessionInfo } from "../../../catalog/events/compose.js"
+import { seconds, tokens } from "./Part"
+
+const stateLabel: Readonly<Record<string, string>> = {
+  pending: "Pending",
+  streaming: "Streaming",
+  completed: "Completed",
+  failed: "Failed"
+}
+
+const stateClass: Readonly<Record<string, string>> = {
+  pending: "status-pending",
+  streaming: "status-running",
+  completed: "status-idle",
+  failed: "status-failed"
+}
+
+/** The assistant turn's heading: who speaks and the message's state. */
+export const TurnHead = ({ state, model }: { readonly state: string; readonly model: string | undefined }) => (
+  <div className="turn-head">
+    <span className="turn-who">Agent</span>
+    <span className={`badge ${stateClass[state] ?? ""}`}>{stateLabel[state] ?? state}</span>
+    {model === undefined ? null : <span className="meta">{model}</span>}
+  </div>
+)
+
+const usd = (cost: number): string => `$${cost < 0.01 ? cost.toFixed(4) : cost.toFixed(2)}`
+
+/** How full the context window is: a meter when the runtime reported its size, the count alone otherwise. */
+const ContextMeter = ({ window }: { readonly window: ContextWindow }) => {
+  const { usedTokens, limitTokens } = window
+  if (limitTokens === undefined || limitTokens <= 0) return <span className="meta">{tokens(usedTokens)} tokens in context</span>
+  const percent = Math.round((100 * usedTokens) / limitTokens)
+  return (
+    <span className="meta context-window">
+      <meter min={0} max={limitTokens} value={Math.min(usedTokens, limitTokens)} high={limitTokens * 0.8} optimum={0}
+        aria-label="Context window used" />
+      <span>{tokens(usedTokens)} / {tokens(limitTokens)} tokens ({percent}%)</span>
+    </span>
+  )
+}
+
+/** The end of an assistant turn: still working, how it failed, and what the run cost. */
+export const TurnEnd = ({ state, session, contextWindow, errorMessage }: {
+  readonly state: string
+  readonly session: SessionInfo
+  readonly contextWindow: ContextWindow | undefined
+  readonly errorMessage: string | undefined
+}) => (
+  <div className="turn-end">
+    {state === "pending" ? <p className="hint">Waiting for the machine to start it…</p> : null}
+    {state === "streaming" ? <p className="hint working">Working…</p> : null}
+    {state === "failed"
+      ? <p className="notice warning">This run failed{errorMessage === undefined ? "." : `: ${errorMessage}`}</p>
+      : null}
+    <div className="row-meta">
+      {session.durationMs === undefined ? null : <span className="meta">{seconds(session.durationMs)}</span>}
+      {session.costUsd === undefined ? null : <span className="meta">{usd(session.costUsd)}</span>}
+      {session.numTurns === undefined ? null : <span className="meta">{session.numTurns} {session.numTurns === 1 ? "turn" : "turns"}</span>}
+      {contextWindow === undefined ? null : <ContextMeter window={contextWindow} />}
+    </div>
+  </div>
+)

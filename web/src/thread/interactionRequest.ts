@@ -1,0 +1,145 @@
+/**
+ * What a pending interaction asks, read from its `request` as each runtime files it
+ * (cli/agent/runtimes/*.ts): Claude `{tool, input, description?, blockedPath?}` (AskUserQuestion
+ * adds `questions`), Codex `{tool: "command" | "fileChange", ...params}` or
+ * `{tool: "request_user_input", questions}`, OpenCode `{tool, patterns, metadata}` or
+ * `{tool: "question", questions}`. The request is the runtime's own JSON, so nothing is assumed:
+ * a field of an unexpected type is left out and the rest is still shown.
+ */
+
+export interface QuestionOption {
+  readonly label: string
+  readonly description: string | undefined
+}
+
+export interface QuestionView {
+  /** The runtime's id for the question (Codex), else its position. */
+  readonly key: string
+  readonly header: string | undefined
+  readonly question: string
+  readonly options: ReadonlyArray<QuestionOption>
+  readonly multiple: boolean
+  /** Whether an answer of one's own words is accepted beside the options. */
+  readonly freeText: boolean
+}
+
+export type RequestView =
+  | {
+    readonly _tag: "Permission"
+    readonly tool: string
+    readonly description: string | undefined
+    readonly blockedPath: string | undefined
+    /** A shell command, shown whole. */
+    readonly command: string | undefined
+    readonly cwd: string | undefined
+    readonly patterns: ReadonlyArray<string>
+    /** Everything else the runtime sent, as pretty JSON ("" when there is nothing more). */
+    readonly details: string
+  }
+  | { readonly _tag: "Plan"; readonly tool: string; readonly plan: string }
+  | { readonly _tag: "Question"; readonly tool: string; readonly questions: ReadonlyArray<QuestionView> }
+
+type Json = Readonly<Record<string, unknown>>
+
+const asRecord = (value: unknown): Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : {}
+
+const asString = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined)
+
+/** Codex sends a command as a string or, in older protocols, as argv. */
+const asCommand = (value: unknown): string | undefined =>
+  Array.isArray(value) && value.every((part) => typeof part === "string") ? value.join(" ") : asString(value)
+
+const withoutKeys = (json: Json, keys: ReadonlyArray<string>): Json =>
+  Object.fromEntries(Object.entries(json).filter(([key, value]) => !keys.includes(key) && value !== undefined && value !== null))
+
+const prettyOrEmpty = (json: Json): string => (Object.keys(json).length === 0 ? "" : JSON.stringify(json, null, 2))
+
+const optionsOf = (value: unknown): ReadonlyArray<QuestionOption> =>
+  Array.isArray(value)
+    ? value.flatMap((option) => {
+      const label = asString(asRecord(option)["label"])
+      return label === undefined ? [] : [{ label, description: asString(asRecord(option)["description"]) }]
+    })
+    : []
+
+const questionsOf = (tool: string, value: unknown): ReadonlyArray<QuestionView> =>
+  (Array.isArray(value) ? value : []).flatMap((item, index) => {
+    const json = asRecord(item)
+    const question = asString(json["question"])
+    if (question === undefined) return []
+    const options = optionsOf(json["options"])
+    // Claude's AskUserQuestion always accepts "Other"; OpenCode unless `custom: false`; Codex with
+    // `isOther`, or when it offers no options at all.
+    const freeText = tool === "request_user_input"
+      ? json["isOther"] === true || options.length === 0
+      : json["custom"] !== false
+    return [{
+      key: asString(json["id"]) ?? String(index),
+      header: asString(json["header"]),
+      question,
+      options,
+      multiple: json["multiSelect"] === true || json["multiple"] === true,
+      freeText
+    }]
+  })
+
+/** Keys of a Codex approval that only route the reply. */
+const CODEX_ROUTING = ["tool", "threadId", "turnId", "itemId", "command", "cwd", "reason"]
+
+export const readRequest = (kind: "permission" | "question", request: unknown): RequestView => {
+  const json = asRecord(request)
+  const tool = asString(json["tool"]) ?? "a tool"
+  if (kind === "question") return { _tag: "Question", tool, questions: questionsOf(tool, json["questions"]) }
+  const input = asRecord(json["input"])
+  const plan = asString(input["plan"])
+  if (tool === "ExitPlanMode" && plan !== undefined) return { _tag: "Plan", tool, plan }
+  if (tool === "command" || tool === "fileChange") {
+    return {
+      _tag: "Permission",
+      tool: tool === "command" ? "Run a command" : "Change files",
+      description: asString(json["reason"]),
+      blockedPath: asString(json["grantRoot"]),
+      command: asCommand(json["command"]),
+      cwd: asString(json["cwd"]),
+      patterns: [],
+      details: prettyOrEmpty(withoutKeys(json, [...CODEX_ROUTING, "grantRoot"]))
+    }
+  }
+  if ("patterns" in json || "metadata" in json) {
+    const patterns = Array.isArray(json["patterns"]) ? json["patterns"].flatMap((p) => (typeof p === "string" ? [p] : [])) : []
+    return {
+      _tag: "Permission",
+      tool,
+      description: undefined,
+      blockedPath: undefined,
+      command: undefined,
+      cwd: undefined,
+      patterns,
+      details: prettyOrEmpty(asRecord(json["metadata"]))
+    }
+  }
+  const command = asCommand(input["command"])
+  return {
+    _tag: "Permission",
+    tool,
+    description: asString(json["description"]) ?? asString(input["description"]),
+    blockedPath: asString(json["blockedPath"]),
+    command,
+    cwd: undefined,
+    patterns: [],
+    details: prettyOrEmpty(command === undefined ? input : withoutKeys(input, ["command", "description"]))
+  }
+}
+
+/** The one-line summary of a request (a notification's body, a settled card's line). */
+export const summarize = (view: RequestView): string => {
+  switch (view._tag) {
+    case "Plan":
+      return "Approve a plan"
+    case "Question":
+      return view.questions[0]?.question ?? "A question"
+    case "Permission":
+      return view.command === undefined ? `Allow ${view.tool}` : `${view.tool}: ${view.command}`
+  }
+}

@@ -1,0 +1,93 @@
+import type { ComposedMessage, ContextWindow, MessagePart, SessionInfo } from "../../../catalog/events/compose.js"
+import type { ResultOf } from "../api"
+
+export type Message = ResultOf<"list_thread_messages">["messages"][number]
+
+
+/**
+ * One row of the virtualized conversation: a user message, or a piece of an assistant turn (its
+ * heading with the state, each composed part, the closing line with cost, duration and context).
+ * A turn of thousands of parts is thousands of rows, so only the ones on screen are rendered.
+ */
+export type Row =
+  | { readonly kind: "user"; readonly key: string; readonly message: Message }
+  | { readonly kind: "turn"; readonly key: string; readonly state: string; readonly model: string | undefined }
+  | { readonly kind: "part"; readonly key: string; readonly part: MessagePart }
+  | { readonly kind: "fallback"; readonly key: string; readonly text: string }
+  | {
+    readonly kind: "end"
+    readonly key: string
+    readonly state: string
+    readonly session: SessionInfo
+    readonly contextWindow: ContextWindow | undefined
+    readonly errorMessage: string | undefined
+  }
+
+/** A part's key: a tool call by its id (stable however the parts around it merge), anything else by position. */
+const partKey = (messageId: string, part: MessagePart, index: number): string =>
+  part.type === "tool" ? `${messageId}:tool:${part.toolCallId}` : `${messageId}:${index}`
+
+const hasMeta = (session: SessionInfo, contextWindow: ContextWindow | undefined): boolean =>
+  contextWindow !== undefined || session.costUsd !== undefined || session.durationMs !== undefined || session.numTurns !== undefined
+
+const assistantRows = (
+  rows: Array<Row>,
+  messageId: string,
+  composed: ComposedMessage | undefined,
+  listed: { readonly status: string; readonly text: string; readonly errorMessage?: string } | undefined
+) => {
+  // A turn the list does not hold yet is one the stream is writing.
+  const state = listed?.status ?? "streaming"
+  rows.push({ kind: "turn", key: `${messageId}:turn`, state, model: composed?.session.model })
+  if (composed !== undefined && composed.parts.length > 0) {
+    composed.parts.forEach((part, index) => rows.push({ kind: "part", key: partKey(messageId, part, index), part }))
+  } else if (listed !== undefined && listed.text !== "") {
+    // Events not (yet) received: the list's text stands in.
+    rows.push({ kind: "fallback", key: `${messageId}:text`, text: listed.text })
+  }
+  const session = composed?.session ?? {}
+  const contextWindow = composed?.contextWindow
+  const errorMessage = listed?.errorMessage
+  if (state !== "completed" || hasMeta(session, contextWindow) || errorMessage !== undefined) {
+    rows.push({ kind: "end", key: `${messageId}:end`, state, session, contextWindow, errorMessage })
+  }
+}
+
+/** The conversation's rows: the listed messages in order, then the turns the event stream named before the list caught up. */
+export const timelineRows = (
+  messages: ReadonlyArray<Message>,
+  composed: ReadonlyMap<string, ComposedMessage>,
+  unseen: ReadonlyArray<string>
+): ReadonlyArray<Row> => {
+  const rows: Array<Row> = []
+  for (const message of messages) {
+    if (message.role === "user") rows.push({ kind: "user", key: message.messageId, message })
+    else assistantRows(rows, message.messageId, composed.get(message.messageId), message)
+  }
+  for (const messageId of unseen) assistantRows(rows, messageId, composed.get(messageId), undefined)
+  return rows
+}
+
+/** A first guess at a row's height in pixels, until it is rendered and measured. */
+export const estimateHeight = (row: Row): number => {
+  switch (row.kind) {
+    case "user":
+      return 56 + 22 * Math.ceil(row.message.text.length / 70)
+    case "turn":
+      return 36
+    case "fallback":
+      return 16 + 22 * Math.ceil(row.text.length / 80)
+    case "end":
+      return 44
+    case "part":
+      switch (row.part.type) {
+        case "text":
+          return 16 + 22 * Math.max(1, Math.ceil(row.part.text.length / 80))
+        case "tool":
+        case "reasoning":
+          return 48
+        default:
+          return 34
+      }
+  }
+}
