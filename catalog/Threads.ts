@@ -36,6 +36,8 @@ export const OrdinaryThread = Schema.Struct({
     description: "pending (messages waiting), running (a CLI holds it), idle, failed (the last run failed; retryable)"
   }),
   isDone: Schema.Boolean,
+  isPinned: Schema.Boolean.annotations({ description: "Pinned by its owner (POST /api/threads/{threadId}/pin)" }),
+  isShared: Schema.Boolean.annotations({ description: "Shared with the project's members (POST /api/threads/{threadId}/share)" }),
   createdAt: Timestamp,
   lastActivityAt: Timestamp,
   associatedTaskId: Schema.NullOr(Schema.String),
@@ -64,6 +66,8 @@ export const ThreadContainer = Schema.Struct({
   kind: Schema.Literal("group", "workflow_run"),
   title: Schema.String,
   isDone: Schema.Boolean,
+  isPinned: Schema.Boolean,
+  isShared: Schema.Boolean,
   createdAt: Timestamp,
   lastActivityAt: Timestamp,
   childCount: Schema.Number,

@@ -29,6 +29,7 @@ import {
   secondProject,
   sendMessage,
   setLastActivity,
+  pin,
   share,
   softDelete,
   spawn,
@@ -105,6 +106,17 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     // ---- get_thread -------------------------------------------------------------------------
+
+    it.effect("get_thread says whether its owner pinned and shared the thread", () =>
+      Effect.gen(function* () {
+        const owner = yield* ownerWithCli("get-flags")
+        const created = yield* threadOn(owner.key, owner.cli)
+        expect(created).toMatchObject({ isPinned: false, isShared: false })
+        yield* pin(owner.cli, created.threadId)
+        expect(yield* getOrdinary(owner.key, created.threadId)).toMatchObject({ isPinned: true, isShared: false })
+        yield* share(owner.cli, created.threadId)
+        expect(yield* getOrdinary(owner.key, created.threadId)).toMatchObject({ isPinned: true, isShared: true })
+      }))
 
     it.effect("get_thread returns an ordinary thread's fields: target, queue state, targetOnline and lastHeartbeatAt", () =>
       Effect.gen(function* () {

@@ -7,30 +7,17 @@ import "./ThreadActions.css"
 
 type Outcome = { readonly _tag: "Done"; readonly message: string } | { readonly _tag: "Failed"; readonly message: string }
 
-/**
- * The Thread record says whether a thread is done but not whether it is pinned or shared
- * (catalog/Threads.ts), so those two are known only once set from this page; until then both
- * directions are offered.
- */
-type Flag = boolean | undefined
-
-const FlagButtons = ({ value, on, off, busy, onSet }: {
-  readonly value: Flag
+const FlagButton = ({ value, on, off, busy, onSet }: {
+  readonly value: boolean
   readonly on: string
   readonly off: string
   readonly busy: boolean
   readonly onSet: (value: boolean) => void
-}) =>
-  value === undefined ? (
-    <>
-      <button type="button" className="quiet" disabled={busy} onClick={() => onSet(true)}>{on}</button>
-      <button type="button" className="quiet" disabled={busy} onClick={() => onSet(false)}>{off}</button>
-    </>
-  ) : (
-    <button type="button" className="quiet" disabled={busy} onClick={() => onSet(!value)}>
-      {value ? off : on}
-    </button>
-  )
+}) => (
+  <button type="button" className="quiet" disabled={busy} onClick={() => onSet(!value)}>
+    {value ? off : on}
+  </button>
+)
 
 /**
  * What the owner does to a thread as a whole: retry a failed batch, start it fresh (a new runtime
@@ -39,15 +26,9 @@ const FlagButtons = ({ value, on, off, busy, onSet }: {
 export const ThreadActions = ({ thread, onChanged }: { readonly thread: Thread; readonly onChanged: () => void }) => {
   const [busy, setBusy] = useState(false)
   const [outcome, setOutcome] = useState<Outcome | undefined>(undefined)
-  const [pinned, setPinned] = useState<Flag>(undefined)
-  const [shared, setShared] = useState<Flag>(undefined)
   const threadId = thread.threadId
 
-  const run = <E extends RouteError>(
-    call: (routes: ThreadRoutes) => Effect.Effect<Thread, E>,
-    done: string,
-    after: () => void = () => undefined
-  ) => {
+  const run = <E extends RouteError>(call: (routes: ThreadRoutes) => Effect.Effect<Thread, E>, done: string) => {
     setBusy(true)
     setOutcome(undefined)
     void callThreadRoute(call).then((result) => {
@@ -56,7 +37,6 @@ export const ThreadActions = ({ thread, onChanged }: { readonly thread: Thread; 
         setOutcome({ _tag: "Failed", message: describeRouteError(result.left) })
         return
       }
-      after()
       setOutcome({ _tag: "Done", message: done })
       onChanged()
     })
@@ -79,23 +59,22 @@ export const ThreadActions = ({ thread, onChanged }: { readonly thread: Thread; 
         >
           {thread.isDone ? "Mark not done" : "Mark done"}
         </button>
-        <FlagButtons
-          value={pinned}
+        <FlagButton
+          value={thread.isPinned}
           on="Pin"
           off="Unpin"
           busy={busy}
-          onSet={(value) => run((routes) => routes.setPinned({ path: { threadId }, payload: { pinned: value } }), value ? "Pinned." : "Unpinned.", () => setPinned(value))}
+          onSet={(value) => run((routes) => routes.setPinned({ path: { threadId }, payload: { pinned: value } }), value ? "Pinned." : "Unpinned.")}
         />
-        <FlagButtons
-          value={shared}
+        <FlagButton
+          value={thread.isShared}
           on="Share"
           off="Unshare"
           busy={busy}
           onSet={(value) =>
             run(
               (routes) => routes.setShared({ path: { threadId }, payload: { shared: value } }),
-              value ? "Shared: your teammates in the project can read it." : "No longer shared.",
-              () => setShared(value)
+              value ? "Shared: your teammates in the project can read it." : "No longer shared."
             )}
         />
         {ordinary !== undefined ? (
