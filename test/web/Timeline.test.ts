@@ -119,6 +119,8 @@ const fakeMachine = async (serve: Serve, mcp: Mcp) => {
 const streamCutter = async (target: URL) => {
   const streams = new Set<net.Socket>()
   const sockets = new Set<net.Socket>()
+  /** Where each stream request (refused ones included) asked to resume from: its `Last-Event-ID` or `?after=`. */
+  const resumedFrom: Array<string | undefined> = []
   let refusing = false
   const isStream = (chunk: Buffer) => /^GET \/api\/threads\/[^ /]+\/events[ ?]/.test(chunk.toString("latin1", 0, 120))
   const server = net.createServer((client) => {
@@ -136,6 +138,8 @@ const streamCutter = async (target: URL) => {
     sockets.add(client)
     client.on("data", (chunk: Buffer) => {
       if (!isStream(chunk)) return
+      const head = chunk.toString("latin1")
+      resumedFrom.push(/^last-event-id: *(\S+)/im.exec(head)?.[1] ?? /^GET \S+[?&]after=(\d+)/.exec(head)?.[1])
       if (refusing) end()
       else streams.add(client)
     })
@@ -149,6 +153,7 @@ const streamCutter = async (target: URL) => {
   const port = typeof address === "object" && address !== null ? address.port : 0
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    resumedFrom,
     /** Cuts every open event stream, and refuses new ones until `restore`. */
     cut: () => {
       refusing = true
@@ -287,6 +292,27 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     await context.close()
   }, 120_000)
 
+  it("an agent's text is Markdown, and HTML or a script link in it stays inert", async () => {
+    const { machine } = backend()
+    const turn = await machine.startTurn("A formatted answer")
+    await turn.upload([init, text("**Done**: see [the docs](https://example.com/docs) and `npm test`.\n\n<img src=x onerror=\"window.pwned=1\"> [bad](javascript:window.pwned=2)"), result(false)])
+    await turn.complete()
+    const { page, context, errors } = await signedIn(DESKTOP)
+    const conversation = await openThread(page, turn.threadId)
+    await conversation.locator("strong", { hasText: "Done" }).waitFor()
+    const link = conversation.getByRole("link", { name: "the docs" })
+    expect(await link.getAttribute("href")).toBe("https://example.com/docs")
+    expect(await link.getAttribute("rel")).toBe("noopener noreferrer")
+    expect(await conversation.locator("code", { hasText: "npm test" }).count()).toBe(1)
+    // Raw HTML is shown as text, and a javascript: target is not made a link.
+    await conversation.getByText('<img src=x onerror="window.pwned=1">').waitFor()
+    expect(await conversation.locator("img").count()).toBe(0)
+    expect(await conversation.getByRole("link", { name: "bad" }).count()).toBe(0)
+    expect(await page.evaluate("window.pwned === undefined")).toBe(true)
+    expect(errors).toEqual([])
+    await context.close()
+  }, 60_000)
+
   it("a long run renders only the rows on screen, follows new output at the bottom, and stays put once the reader scrolls up", async () => {
     const { machine } = backend()
     const long = await machine.startTurn("A long run")
@@ -365,15 +391,6 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
 
     const cutter = await streamCutter(new URL(backend().serve.baseUrl))
     const { page, context, errors } = await signedIn(DESKTOP, cutter.baseUrl)
-    // Where each stream request resumes from: the `Last-Event-ID` the browser sends when it reconnects,
-    // or the `?after=` of a stream the page opened again after an HTTP error.
-    const streams: Array<Promise<string | undefined>> = []
-    page.on("request", (request) => {
-      const url = new URL(request.url())
-      if (url.pathname === `/api/threads/${turn.threadId}/events`) {
-        streams.push(request.allHeaders().then((headers) => headers["last-event-id"] ?? url.searchParams.get("after") ?? undefined))
-      }
-    })
     const conversation = await openThread(page, turn.threadId)
     await conversation.getByText("Line 40", { exact: false }).waitFor()
 
@@ -389,8 +406,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     // Consecutive text parts are one run, joined with a blank line: a gap or a repeat changes it.
     const shown = await eventually("every line", () => conversation.locator(".row-agent > .text").last().innerText(), (t) => t.endsWith("Line 160"), 30_000)
     expect(shown).toBe(expected)
-    // The first request read from the start; the one that resumed named the last event it had.
-    const lastEventIds = await Promise.all(streams)
+    // The first request read from the start; the one that resumed (the browser's `Last-Event-ID`, or
+    // the `?after=` of a stream the page opened again after an HTTP error) named the last event it had.
+    const lastEventIds = cutter.resumedFrom
     expect(lastEventIds.length).toBeGreaterThanOrEqual(2)
     expect(lastEventIds[0]).toBeUndefined()
     expect(lastEventIds.at(-1)).toMatch(/^\d+$/)

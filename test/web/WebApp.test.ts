@@ -171,7 +171,8 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     const conversation = page.getByRole("list", { name: "Conversation" })
     await conversation.getByText(PROMPT).waitFor()
     await conversation.getByText(ANSWER).waitFor()
-    await conversation.getByText("I will run `echo hi`.").waitFor()
+    // The agent's text is Markdown: its `echo hi` is code.
+    await conversation.locator("p", { hasText: "I will run" }).locator("code", { hasText: "echo hi" }).waitFor()
 
     // The tool call is collapsed to its name and state, and opens from the keyboard.
     const tool = conversation.locator("details.tool").first()

@@ -1,4 +1,4 @@
-import { type FormEvent, type KeyboardEvent, useId, useState } from "react"
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from "react"
 import type { CliType } from "../../../catalog/domain/CliType.js"
 import { callTool, describeError } from "../api"
 import "./Composer.css"
@@ -21,6 +21,8 @@ const problemOf = (content: string, runtimeCommand: boolean): string | undefined
  * "Runtime command" the runtime's own slash command. The message is queued: it shows as pending in
  * the conversation until the machine's CLI takes it.
  */
+const SENT_SHOWN_MS = 4_000
+
 export const Composer = ({ threadId, cliType, onSent }: {
   readonly threadId: string
   readonly cliType: CliType
@@ -31,6 +33,12 @@ export const Composer = ({ threadId, cliType, onSent }: {
   const [error, setError] = useState<string | undefined>(undefined)
   const [sending, setSending] = useState(false)
   const [sent, setSent] = useState(false)
+  // The acknowledgement goes after a moment: the message itself shows its state in the conversation.
+  useEffect(() => {
+    if (!sent) return
+    const timer = setTimeout(() => setSent(false), SENT_SHOWN_MS)
+    return () => clearTimeout(timer)
+  }, [sent])
   const fieldId = useId()
   const errorId = useId()
   const hintId = useId()
@@ -101,7 +109,7 @@ export const Composer = ({ threadId, cliType, onSent }: {
           />
           Runtime command
         </label>
-        {sent ? <span className="hint" role="status">Sent: pending until the agent takes it.</span> : null}
+        {sent ? <span className="hint" role="status">Sent: it waits in the conversation until the agent takes it.</span> : null}
         <button type="submit" disabled={sending}>{sending ? "Sending…" : "Send"}</button>
       </div>
     </form>

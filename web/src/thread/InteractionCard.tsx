@@ -119,7 +119,7 @@ const RequestBody = ({ view }: { readonly view: RequestView }) => {
           {view.description === undefined ? null : <p className="request-description">{view.description}</p>}
           {view.command === undefined ? null : <><h3>Command</h3><pre className="command">{view.command}</pre></>}
           {view.cwd === undefined ? null : <p className="hint">In <code>{view.cwd}</code></p>}
-          {view.blockedPath === undefined ? null : <p className="hint">Outside the checkout: <code>{view.blockedPath}</code></p>}
+          {view.blockedPath === undefined ? null : <p className="hint">Path: <code>{view.blockedPath}</code></p>}
           {view.patterns.length === 0 ? null : <><h3>On</h3><pre>{view.patterns.join("\n")}</pre></>}
           {view.details === "" ? null : <><h3>{view.command === undefined ? "Input" : "More input"}</h3><pre>{view.details}</pre></>}
         </>

@@ -1,5 +1,6 @@
 import { memo, type ReactNode } from "react"
 import type { MessagePart } from "../../../catalog/events/compose.js"
+import { Markdown } from "./Markdown"
 
 const toolStateLabel = { running: "Running", completed: "Done", error: "Failed" } as const
 
@@ -43,7 +44,7 @@ const Collapsible = ({ className, disclosure, summary, children }: {
 const PartView = ({ part, disclosure }: { readonly part: MessagePart; readonly disclosure: Disclosure }) => {
   switch (part.type) {
     case "text":
-      return <div className="text">{part.text}</div>
+      return <Markdown text={part.text} />
     case "reasoning":
       return (
         <Collapsible className="reasoning" disclosure={disclosure} summary="Thinking">
