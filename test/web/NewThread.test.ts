@@ -8,15 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { type Agent, agentEnv, gitRepo, Mcp, messagesOf, Profiles, replayBin, type Serve, startAgent, startServe, trellisOk } from "../e2e/support/Trellis.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-const SHOTS = path.join(repoRoot, "test-results", "web")
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "recorded", "claude", "claude-raw-resume.jsonl")
 const PROMPT = "Run echo hi and tell me what it printed"
 /** What the replayed run answers last, after its `Bash` tool call. */
@@ -76,31 +73,6 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the New t
     removeTempDirs()
   }, 30_000)
 
-  /** A fresh browser profile (no cookie) that records every script error. */
-  const openPage = async (viewport: { readonly width: number; readonly height: number }) => {
-    const context = await backend().browser.newContext({ viewport, deviceScaleFactor: viewport.width < 500 ? 2 : 1, bypassCSP: true })
-    const page = await context.newPage()
-    const errors: Array<string> = []
-    page.on("pageerror", (error) => errors.push(error.message))
-    page.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text())
-    })
-    return { context, page, errors }
-  }
-
-  const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
-
-  /** axe-core's serious and critical violations on the whole page, one line each. The contexts bypass the CSP that would refuse the script. */
-  const accessibilityProblems = async (page: Page) => {
-    await page.addScriptTag({ content: axeSource })
-    const found: unknown = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((result) =>
-      result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => v.id + ": " + v.nodes.map((node) => node.target.join(" ")).join(", ")))`)
-    return Schema.decodeUnknownSync(Schema.Array(Schema.String))(found)
-  }
-
-  const fitsWidth = async (page: Page) => (await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")) === true
-
   const pageUrl = (suffix: string) => `${backend().serve.baseUrl}/projects/${backend().projectId}/${suffix}`
 
   /** Keeps the screenshot of what the page showed when a step failed. */
@@ -117,7 +89,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the New t
     (await backend().mcp.call(ThreadList, "list_threads", { projectId: backend().projectId, includeDone: true, limit: 50 })).threads
 
   it("with no machine yet, the Machines page says how to connect one", async () => {
-    desktop = await openPage(DESKTOP)
+    desktop = await openPage(backend().browser, DESKTOP)
     const { page } = desktop
     const link = /Sign in: +(\S+) \(one use, 10 minutes\)\n/.exec(backend().serve.proc.stdout)?.[1]
     if (link === undefined) throw new Error("trellis serve printed no sign-in link")
@@ -303,7 +275,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the New t
   }, 120_000)
 
   it("phone 390×844: the form, its worktree fields and the Machines page fit the screen and pass axe", async () => {
-    const { page, context, errors } = await openPage(PHONE)
+    const { page, context, errors } = await openPage(backend().browser, PHONE)
     await page.goto(`${backend().serve.baseUrl}/`)
     await page.getByLabel("API key").fill(backend().serve.credentials.apiKey)
     await page.getByRole("button", { name: "Sign in" }).click()

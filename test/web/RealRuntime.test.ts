@@ -7,10 +7,8 @@
  * Screenshots land in test-results/web/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core"
 import { type Backend, type Machine, onlineTarget, realMachine, startBackend, startRealAgent } from "../e2e/support/RealRuntimes.js"
@@ -18,10 +16,8 @@ import { eventually, killEverything, removeTempDirs, repoRoot } from "../e2e/sup
 import type { Agent } from "../e2e/support/Trellis.js"
 import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
 import { runtimeBinaries } from "../support/runtimes/RuntimeBinaries.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-const SHOTS = path.join(repoRoot, "test-results", "web")
 const DESKTOP = { width: 1280, height: 800 }
 const PHONE = { width: 390, height: 844 }
 /** `realMachine` logs the machine in as `rt-<name>`. */
@@ -85,30 +81,6 @@ describe.skipIf(postgresPass || claudeCannotRunHere()).sequential("the web app s
     removeTempDirs()
   }, 30_000)
 
-  const openPage = async (viewport: { readonly width: number; readonly height: number }) => {
-    const context = await started().browser.newContext({ viewport, deviceScaleFactor: viewport.width < 500 ? 2 : 1, bypassCSP: true })
-    const page = await context.newPage()
-    const errors: Array<string> = []
-    page.on("pageerror", (error) => errors.push(error.message))
-    page.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text())
-    })
-    return { context, page, errors }
-  }
-
-  const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
-
-  /** axe-core's serious and critical violations on the whole page. The contexts bypass the CSP that would refuse the script. */
-  const accessibilityProblems = async (page: Page) => {
-    await page.addScriptTag({ content: axeSource })
-    const found: unknown = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((result) =>
-      result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => v.id + ": " + v.nodes.map((node) => node.target.join(" ")).join(", ")))`)
-    return Schema.decodeUnknownSync(Schema.Array(Schema.String))(found)
-  }
-
-  const fitsWidth = async (page: Page) => (await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")) === true
-
   /** Keeps the screenshot (and the agent's log) of what the page showed when a step failed. */
   const step = async <A>(page: Page, name: string, run: () => Promise<A>): Promise<A> => {
     try {
@@ -138,7 +110,7 @@ describe.skipIf(postgresPass || claudeCannotRunHere()).sequential("the web app s
 
   it("a thread started from the New thread page asks before Claude's Bash runs; allowed, the command runs in the checkout and the model's answer completes the turn", async () => {
     const { backend, machine } = started()
-    desktop = await openPage(DESKTOP)
+    desktop = await openPage(started().browser, DESKTOP)
     const { page } = desktop
     const link = /Sign in: +(\S+) \(one use, 10 minutes\)\n/.exec(backend.serve.proc.stdout)?.[1]
     if (link === undefined) throw new Error("trellis serve printed no sign-in link")

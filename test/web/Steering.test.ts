@@ -11,7 +11,6 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Route } from "playwright-core"
 import type { Interaction } from "../../catalog/domain/Interaction.js"
@@ -19,10 +18,8 @@ import { type AgentSessionId, ProjectId } from "../../catalog/domain/Ids.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { Mcp, messagesOf, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
 import { type BridgeClient, bridgeClient, claude, numbered, registerCli } from "../support/FakeCli.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, recordErrors, screenshot, SHOTS } from "./support/Browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-const SHOTS = path.join(repoRoot, "test-results", "web")
 const DESKTOP = { width: 1280, height: 800 }
 const PHONE = { width: 390, height: 844 }
 
@@ -178,30 +175,13 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
   const openPage = async (pathname: string, viewport = DESKTOP) => {
     const page = await (await context()).newPage()
     await page.setViewportSize(viewport)
-    const errors: Array<string> = []
-    page.on("pageerror", (error) => errors.push(error.message))
-    page.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text())
-    })
+    const errors = recordErrors(page)
     await page.goto(`${backend().serve.baseUrl}${pathname}`)
     return { page, errors }
   }
 
   const threadUrl = (threadId: string) => `/projects/${backend().serve.credentials.projectId}/threads/${threadId}`
   const waitingUrl = () => `/projects/${backend().serve.credentials.projectId}/waiting`
-
-  const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
-
-  /** axe-core's serious and critical violations on the whole page. */
-  const accessibilityProblems = async (page: Page) => {
-    await page.addScriptTag({ content: axeSource })
-    const found: unknown = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((result) =>
-      result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => v.id + ": " + v.nodes.map((node) => node.target.join(" ")).join(", ")))`)
-    return Schema.decodeUnknownSync(Schema.Array(Schema.String))(found)
-  }
-
-  const fitsWidth = async (page: Page) => (await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")) === true
 
   const card = (page: Page, heading: string): Locator => page.getByRole("region", { name: heading })
 

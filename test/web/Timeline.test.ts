@@ -9,18 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as net from "node:net"
-import { createRequire } from "node:module"
 import * as path from "node:path"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { type Browser, chromium, type Page } from "playwright-core"
 import { TrellisApi } from "../../catalog/bridge/AgentApi.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
 import { registerCli } from "../support/FakeCli.js"
+import { accessibilityProblems, CHROMIUM, openPage, screenshot, SHOTS } from "./support/Browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-const SHOTS = path.join(repoRoot, "test-results", "web")
 const DESKTOP = { width: 1280, height: 800 }
 const PHONE = { width: 390, height: 844 }
 
@@ -201,14 +198,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
 
   /** A signed-in browser profile (through the sign-in form) whose page fails the test on any script error. */
   const signedIn = async (viewport: { readonly width: number; readonly height: number }, baseUrl = backend().serve.baseUrl) => {
-    const { browser } = backend()
-    const context: BrowserContext = await browser.newContext({ viewport, deviceScaleFactor: 1, bypassCSP: true })
-    const page = await context.newPage()
-    const errors: Array<string> = []
-    page.on("pageerror", (error) => errors.push(error.message))
-    page.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text())
-    })
+    const { context, page, errors } = await openPage(backend().browser, viewport, { deviceScaleFactor: 1 })
     await page.goto(`${baseUrl}/`)
     await page.getByLabel("API key").fill(backend().serve.credentials.apiKey)
     await page.getByRole("button", { name: "Sign in" }).click()
@@ -223,17 +213,6 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     const conversation = page.getByRole("list", { name: "Conversation" })
     await conversation.waitFor()
     return conversation
-  }
-
-  const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) })
-
-  /** axe-core's serious and critical violations in the conversation (the page around it is WebApp.test.ts's). */
-  const accessibilityProblems = async (page: Page) => {
-    await page.addScriptTag({ content: axeSource })
-    const found: unknown = await page.evaluate(`axe.run({ include: [["ol.conversation"]] }, { resultTypes: ["violations"] }).then((result) =>
-      result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => v.id + ": " + v.nodes.map((node) => node.target.join(" ")).join(", ")))`)
-    return Schema.decodeUnknownSync(Schema.Array(Schema.String))(found)
   }
 
   /** Whether a row with this text is inside the viewport now (not merely in the document). */
@@ -270,8 +249,8 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     // The API retry, and the compaction as a marker between the parts before and after it.
     expect(await conversation.locator(".runtime-notice").innerText()).toMatch(/API overloaded_error \(529\), retry 2 of 10\s*· next try in 1\.2 s/)
     expect(await conversation.locator(".compaction").innerText()).toBe("Context compacted (auto) · 154k tokens before")
-    await screenshot(page, "timeline-completed")
-    expect(await accessibilityProblems(page)).toEqual([])
+    await screenshot(page, "timeline-completed", { fullPage: false })
+    expect(await accessibilityProblems(page, "ol.conversation")).toEqual([])
 
     const failedView = await openThread(page, failed.threadId)
     await failedView.getByText("This run failed: claude exited with code 1").waitFor()
@@ -357,7 +336,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     await firstCall.locator("summary").focus()
     await page.keyboard.press("Enter")
     await firstCall.getByText("cat file-1.ts").waitFor()
-    await screenshot(page, "timeline-long-top")
+    await screenshot(page, "timeline-long-top", { fullPage: false })
     await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight / 2)")
     await page.evaluate("new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
     await page.evaluate("window.scrollTo(0, 0)")
@@ -369,7 +348,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     await eventually("the bottom rows", () => onScreen(page, "li", "Step 1006:"), (visible) => visible, 10_000)
     await long.upload(steps(1_007, 2))
     await eventually("step 1008 on screen", () => onScreen(page, "li", "Step 1008:"), (visible) => visible, 10_000)
-    expect(await accessibilityProblems(page)).toEqual([])
+    expect(await accessibilityProblems(page, "ol.conversation")).toEqual([])
     expect(errors).toEqual([])
     await context.close()
 
@@ -378,7 +357,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     const phoneView = await openThread(phone.page, long.threadId)
     await phoneView.getByText("Step 1008:").waitFor()
     expect(await phone.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true)
-    await screenshot(phone.page, "timeline-long-phone")
+    await screenshot(phone.page, "timeline-long-phone", { fullPage: false })
     expect(phone.errors).toEqual([])
     await phone.context.close()
   }, 120_000)

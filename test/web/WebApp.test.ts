@@ -6,11 +6,9 @@
  * /usr/bin/chromium (`apt-get install chromium`; .ci/run does).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as path from "node:path"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { type Browser, chromium, type Page } from "playwright-core"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import {
   agentEnv,
@@ -25,10 +23,8 @@ import {
   Thread,
   trellisOk
 } from "../e2e/support/Trellis.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-const SHOTS = path.join(repoRoot, "test-results", "web")
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "recorded", "claude", "claude-raw-resume.jsonl")
 const TITLE = "Say hi through the shell"
 const PROMPT = "Run echo hi and tell me what it printed"
@@ -102,35 +98,6 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     removeTempDirs()
   }, 30_000)
 
-  /** A fresh browser profile (no cookie) whose page fails the test on any script error. */
-  const openPage = async (viewport: { readonly width: number; readonly height: number }) => {
-    const context: BrowserContext = await backend().browser.newContext({ viewport, deviceScaleFactor: viewport.width < 500 ? 2 : 1, bypassCSP: true })
-    const page = await context.newPage()
-    const errors: Array<string> = []
-    page.on("pageerror", (error) => errors.push(error.message))
-    page.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text())
-    })
-    return { context, page, errors }
-  }
-
-  const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
-
-  /**
-   * axe-core's serious and critical violations on the page as it is now, one line each. The page's
-   * content security policy would refuse the injected script, so the test contexts bypass it.
-   */
-  const accessibilityProblems = async (page: Page) => {
-    await page.addScriptTag({ content: axeSource })
-    const found: unknown = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((result) =>
-      result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => v.id + ": " + v.nodes.map((node) => node.target.join(" ")).join(", ")))`)
-    return Schema.decodeUnknownSync(Schema.Array(Schema.String))(found)
-  }
-
-  /** Nothing wider than the screen: no sideways scrolling on a phone. */
-  const fitsWidth = async (page: Page) => (await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")) === true
-
   const threadsPage = new RegExp(`/projects/[^/]+/threads$`)
 
   /** The Threads page lists the group and, in it, the thread with its status, runtime and machine; then the thread page shows the conversation. */
@@ -186,7 +153,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
   }
 
   it("desktop: the printed one-time link signs in, lists the thread created over MCP and opens its conversation", async () => {
-    const { page, context, errors } = await openPage(DESKTOP)
+    const { page, context, errors } = await openPage(backend().browser, DESKTOP)
     await page.goto(signInLink)
     await page.waitForURL(threadsPage)
     await browseThread(page, "desktop")
@@ -208,7 +175,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
   }, 120_000)
 
   it("phone 390×844: a wrong key is refused on the field, the right key signs in, and the pages fit the screen", async () => {
-    const { page, context, errors } = await openPage(PHONE)
+    const { page, context, errors } = await openPage(backend().browser, PHONE)
     await page.goto(`${backend().serve.baseUrl}/`)
     const field = page.getByLabel("API key")
     await field.fill("trellis_not_a_real_key")

@@ -1,0 +1,60 @@
+import { Schema } from "effect"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import type { Browser, Page } from "playwright-core"
+import { repoRoot } from "../../e2e/support/Processes.js"
+
+/**
+ * What every browser test shares: Debian's Chromium (Playwright never downloads one here), where
+ * screenshots go, and the page checks (script errors, axe-core, width).
+ */
+
+export const CHROMIUM = "/usr/bin/chromium"
+export const SHOTS = path.join(repoRoot, "test-results", "web")
+
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+export interface Viewport {
+  readonly width: number
+  readonly height: number
+}
+
+/** The page's script errors and console errors, as they happen. */
+export const recordErrors = (page: Page): Array<string> => {
+  const errors: Array<string> = []
+  page.on("pageerror", (error) => errors.push(error.message))
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text())
+  })
+  return errors
+}
+
+/**
+ * A fresh browser profile (no cookie) and its page, recording script errors. It bypasses the app's
+ * content security policy, which would refuse the injected axe-core script; phones get 2× pixels.
+ */
+export const openPage = async (browser: Browser, viewport: Viewport, options: { readonly deviceScaleFactor?: number } = {}) => {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: options.deviceScaleFactor ?? (viewport.width < 500 ? 2 : 1), bypassCSP: true })
+  const page = await context.newPage()
+  return { context, page, errors: recordErrors(page) }
+}
+
+export const screenshot = (page: Page, name: string, options: { readonly fullPage?: boolean } = {}) =>
+  page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: options.fullPage ?? true })
+
+/**
+ * axe-core's serious and critical violations, one line each, in the whole page or in `include`
+ * (a CSS selector).
+ */
+export const accessibilityProblems = async (page: Page, include?: string) => {
+  await page.addScriptTag({ content: axeSource })
+  const context = include === undefined ? "document" : `{ include: [[${JSON.stringify(include)}]] }`
+  const found: unknown = await page.evaluate(`axe.run(${context}, { resultTypes: ["violations"] }).then((result) =>
+    result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => v.id + ": " + v.nodes.map((node) => node.target.join(" ")).join(", ")))`)
+  return Schema.decodeUnknownSync(Schema.Array(Schema.String))(found)
+}
+
+/** Nothing wider than the screen: no sideways scrolling on a phone. */
+export const fitsWidth = async (page: Page) => (await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")) === true
