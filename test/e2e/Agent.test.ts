@@ -203,7 +203,7 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
   afterAll(async () => {
     await Promise.allSettled([mainMcp?.close(), shortMcp?.close()])
     await killEverything()
-    removeTempDirs()
+    await removeTempDirs()
   }, 30_000)
 
   it("happy path: a thread created over MCP is claimed, run in the checkout and answered; events stream; SIGTERM disconnects", async () => {

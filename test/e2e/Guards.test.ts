@@ -60,7 +60,7 @@ describe("trellis serve's guards in front of every route", () => {
 
   afterAll(async () => {
     await killEverything()
-    removeTempDirs()
+    await removeTempDirs()
   }, 30_000)
 
   it("100 clients without a key, each holding back the last byte of a 3.9 MB body, leave the server's memory flat", async () => {

@@ -49,7 +49,7 @@ describe.sequential("the installed package (npm pack, npm install --omit=dev)", 
 
   afterAll(async () => {
     await killEverything()
-    removeTempDirs()
+    await removeTempDirs()
   })
 
   it("ships the compiled code and no TypeScript source", () => {

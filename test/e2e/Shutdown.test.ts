@@ -82,7 +82,7 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
     await shared?.mcp.close()
     await killEverything()
     await mock?.close()
-    removeTempDirs()
+    await removeTempDirs()
   }, 30_000)
 
   /** A machine of its own running `cliType`, with a thread whose runtime is inside `sleep <seconds>`. */

@@ -70,7 +70,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the New t
     await browser?.close()
     await mcp?.close()
     await killEverything()
-    removeTempDirs()
+    await removeTempDirs()
   }, 30_000)
 
   const pageUrl = (suffix: string) => `${backend().serve.baseUrl}/projects/${backend().projectId}/${suffix}`

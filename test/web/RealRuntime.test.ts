@@ -78,7 +78,7 @@ describe.skipIf(postgresPass || claudeCannotRunHere()).sequential("the web app s
     await backend?.mcp.close()
     await killEverything()
     await mock?.close()
-    removeTempDirs()
+    await removeTempDirs()
   }, 30_000)
 
   /** Keeps the screenshot (and the agent's log) of what the page showed when a step failed. */

@@ -87,7 +87,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     await browser?.close()
     await mcp?.close()
     await killEverything()
-    removeTempDirs()
+    await removeTempDirs()
   }, 30_000)
 
   // ---- the fake CLI -------------------------------------------------------------------------

@@ -193,7 +193,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     await browser?.close()
     await mcp?.close()
     await killEverything()
-    removeTempDirs()
+    await removeTempDirs()
   }, 30_000)
 
   /** A signed-in browser profile (through the sign-in form) whose page fails the test on any script error. */

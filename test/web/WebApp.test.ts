@@ -95,7 +95,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     await browser?.close()
     await mcp?.close()
     await killEverything()
-    removeTempDirs()
+    await removeTempDirs()
   }, 30_000)
 
   const threadsPage = new RegExp(`/projects/[^/]+/threads$`)

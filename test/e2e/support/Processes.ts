@@ -253,10 +253,30 @@ export const tempDir = (prefix: string): string => {
   return dir
 }
 
-export const removeTempDirs = (): void => {
-  // A runtime's helper that was still writing as it was killed (OpenCode installs its plugins in
-  // its config dir) can add an entry while a directory is removed: retried, as rm -rf would be.
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
+/** Pids of processes whose HOME or working directory lies inside `dir`. */
+const livingIn = (dir: string): ReadonlyArray<number> =>
+  fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid).flatMap((pid) => {
+    try {
+      const home = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").find((pair) => pair.startsWith("HOME="))?.slice(5)
+      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`)
+      return [home, cwd].some((at) => at !== undefined && (at === dir || at.startsWith(`${dir}/`))) ? [Number(pid)] : []
+    } catch {
+      return []
+    }
+  })
+
+export const removeTempDirs = async (): Promise<void> => {
+  // A runtime's helper may outlive its runtime in a process group of its own (OpenCode installs its
+  // plugins into its config dir): anything still living in a directory is killed before it goes.
+  for (const dir of tempDirs) {
+    for (let round = 0; round < 20; round++) {
+      const living = livingIn(dir)
+      if (living.length === 0) break
+      living.forEach(killPid)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
+  }
   tempDirs.clear()
 }
 

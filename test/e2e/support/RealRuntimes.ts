@@ -234,7 +234,7 @@ export const realRuntimeSuite = (name: string, agentArgs: ReadonlyArray<string>)
     await backend?.mcp.close()
     await killEverything()
     await mock?.close()
-    removeTempDirs()
+    await removeTempDirs()
   }, 30_000)
 
   const answer = () => answerTo(need(backend), threadId, lastSent, need(agent))
