@@ -5,7 +5,8 @@ import { DefaultProject } from "../platform/auth/Principal.js"
 import type { BodyTooLarge, BodyUnreadable } from "../platform/http/Body.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import * as JsonRpc from "../platform/mcp/JsonRpc.js"
-import { isSupportedProtocolVersion, McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "./McpServer.js"
+import { McpServer } from "./McpServer.js"
+import { classify, type Era } from "./McpEra.js"
 import { CurrentToolAccess, requestedAccess } from "./ToolAccess.js"
 
 
@@ -36,6 +37,16 @@ const queryOf = (url: string): URLSearchParams => {
   return new URLSearchParams(query === -1 ? "" : url.slice(query + 1))
 }
 
+/**
+ * The HTTP status of a method's error: the 2025 revisions answer every JSON-RPC error with 200;
+ * 2026-07-28 makes an unknown method 404 and a missing client capability 400.
+ */
+const errorStatus = (era: Era, code: number): number =>
+  era._tag === "Legacy" ? 200
+    : code === JsonRpc.ErrorCode.MethodNotFound ? 404
+    : code === JsonRpc.ErrorCode.MissingRequiredClientCapability ? 400
+    : 200
+
 /** A defect: logged in full with a trace id; the caller gets only the trace id. */
 const internalError = (id: JsonRpc.JsonRpcId | null, cause: Cause.Cause<unknown>) => {
   const traceId = randomUUID()
@@ -62,12 +73,6 @@ export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
 
     const post = (request: McpHttpRequest, principal: Principal) =>
       Effect.gen(function* () {
-        const version = request.header("mcp-protocol-version")
-        if (version !== undefined && !isSupportedProtocolVersion(version)) {
-          return json(400, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest,
-            `Unsupported MCP-Protocol-Version: ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`))
-        }
-
         const body = yield* Effect.either(request.body(config.maxBodyBytes))
         if (Either.isLeft(body)) {
           return body.left._tag === "BodyTooLarge"
@@ -83,16 +88,22 @@ export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
         const incoming = message.right
         if (incoming._tag !== "Request") return accepted
 
+        const era = classify({ method: incoming.method, params: incoming.params, header: request.header })
+        if (Either.isLeft(era)) {
+          const { httpStatus, code, message: text, data } = era.left
+          return json(httpStatus, JsonRpc.failure(incoming.id, code, text, data))
+        }
+
         const query = queryOf(request.url)
         const access = requestedAccess(query, request.header("x-mcp-toolsets"), principal)
         if (Either.isLeft(access)) {
           return json(200, JsonRpc.failure(incoming.id, JsonRpc.ErrorCode.InvalidParams, `Invalid params: ${access.left}`))
         }
 
-        return yield* mcp.handle(incoming.method, incoming.params).pipe(
+        return yield* mcp.handle(incoming.method, incoming.params, era.right).pipe(
           Effect.match({
             onSuccess: (result) => json(200, JsonRpc.success(incoming.id, result)),
-            onFailure: (error) => json(200, JsonRpc.failure(incoming.id, error.code, error.message, error.data))
+            onFailure: (error) => json(errorStatus(era.right, error.code), JsonRpc.failure(incoming.id, error.code, error.message, error.data))
           }),
           // One context for the per-request values: each provide is a context copy.
           Effect.provide(Context.make(CurrentPrincipal, principal).pipe(

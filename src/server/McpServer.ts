@@ -1,33 +1,25 @@
-import { Data, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { LoadSkill } from "../../catalog/Skills.js"
 import * as Tool from "../../catalog/Tool.js"
 import type { CurrentPrincipal } from "../platform/auth/Principal.js"
 import type { ToolError } from "../../catalog/domain/Errors.js"
-import type { DefaultProject } from "../platform/auth/Principal.js"
+import { DefaultProject } from "../platform/auth/Principal.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
-import { VERSION } from "../../catalog/Version.js"
 import { ToolRunner } from "./ToolRunner.js"
 import { ErrorCode } from "../platform/mcp/JsonRpc.js"
+import { invalidParams, McpError } from "../platform/mcp/McpError.js"
 import { McpProjectContent } from "./McpProjectContent.js"
-import { CurrentToolAccess, refusal } from "./ToolAccess.js"
+import { CurrentToolAccess, refusal, type ToolAccess } from "./ToolAccess.js"
+import { type Era, isLegacyProtocolVersion, LATEST_LEGACY_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./McpEra.js"
+import { CALLER_LIST, type CacheHint, modernResult, SERVER_INFO, STATIC_LIST } from "./ModernResult.js"
 
-export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const
-export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
-/** What a client that sends no `MCP-Protocol-Version` header is assumed to speak (MCP transports spec). */
-export const DEFAULT_PROTOCOL_VERSION = "2025-03-26"
+const INSTRUCTIONS =
+  "Trellis tracks projects, Lists, tasks and agent threads. Call list_projects first; project-scoped tools take projectId unless the URL has ?project=<id>."
 
-export const isSupportedProtocolVersion = (version: string): boolean =>
-  SUPPORTED_PROTOCOL_VERSIONS.some((supported) => supported === version)
-
-
-/** A JSON-RPC error answer to a well-formed request. */
-export class McpError extends Data.TaggedError("McpError")<{
-  readonly code: number
-  readonly message: string
-  readonly data?: unknown
-}> {}
-
-const invalidParams = (message: string) => new McpError({ code: ErrorCode.InvalidParams, message: `Invalid params: ${message}` })
+/** Methods of the 2025 revisions that 2026-07-28 removed: there they are unknown. */
+const LEGACY_ONLY = new Set(["initialize", "ping"])
+/** Methods 2026-07-28 added. */
+const MODERN_ONLY = new Set(["server/discover"])
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -79,17 +71,24 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
     })
     const descriptors = described.map(({ descriptor }) => descriptor)
 
+    const capabilities = { tools: { listChanged: false }, prompts: { listChanged: false } }
+
     const initialize = (params: Record<string, unknown>) => {
       const requested = params["protocolVersion"]
       if (typeof requested !== "string") return Effect.fail(invalidParams("protocolVersion must be a string"))
       return Effect.succeed({
-        protocolVersion: isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION,
-        capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
-        serverInfo: { name: "trellis", title: "Trellis", version: VERSION },
-        instructions:
-          "Trellis tracks projects, Lists, tasks and agent threads. Call list_projects first; project-scoped tools take projectId unless the URL has ?project=<id>."
+        protocolVersion: isLegacyProtocolVersion(requested) ? requested : LATEST_LEGACY_PROTOCOL_VERSION,
+        capabilities,
+        serverInfo: SERVER_INFO,
+        instructions: INSTRUCTIONS
       })
     }
+
+    const discover = Effect.succeed({ supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS], capabilities, instructions: INSTRUCTIONS })
+
+    /** Whether a list is the same for every caller of the URL, or depends on the key or the project. */
+    const listHint = (access: ToolAccess, project: string | null): CacheHint =>
+      project === null && access.toolsets === null && access.readOnly === null ? STATIC_LIST : CALLER_LIST
 
     const listTools = (params: Record<string, unknown>) => Effect.flatMap(CurrentToolAccess, (access) => {
       const served = described.filter(({ tool }) => refusal(access, tool) === undefined).map(({ descriptor }) => descriptor)
@@ -145,15 +144,12 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
       })
     }
 
-    /** Answers one JSON-RPC request; fails with the JSON-RPC error to send instead. */
-    const handle = (
-      method: string,
-      rawParams: unknown
-    ): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject | CurrentToolAccess> => {
-      const params = isObject(rawParams) ? rawParams : {}
+    const dispatch = (method: string, params: Record<string, unknown>): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject | CurrentToolAccess> => {
       switch (method) {
         case "initialize":
           return initialize(params)
+        case "server/discover":
+          return discover
         case "ping":
           return Effect.succeed({})
         case "tools/list":
@@ -165,8 +161,28 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
         case "prompts/get":
           return getPrompt(params)
         default:
-          return Effect.fail(new McpError({ code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` }))
+          return Effect.fail(methodNotFound(method))
       }
+    }
+
+    const methodNotFound = (method: string) => new McpError({ code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` })
+
+    /** Which results a 2026-07-28 client may cache, and for whom. */
+    const cacheHint = (method: string) => Effect.gen(function* () {
+      if (method !== "tools/list" && method !== "prompts/list" && method !== "server/discover") return undefined
+      return listHint(yield* CurrentToolAccess, yield* DefaultProject)
+    })
+
+    /** Answers one JSON-RPC request in the revision `era` names; fails with the JSON-RPC error to send instead. */
+    const handle = (
+      method: string,
+      rawParams: unknown,
+      era: Era
+    ): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject | CurrentToolAccess> => {
+      const params = isObject(rawParams) ? rawParams : {}
+      if (era._tag === "Legacy") return MODERN_ONLY.has(method) ? Effect.fail(methodNotFound(method)) : dispatch(method, params)
+      if (LEGACY_ONLY.has(method)) return Effect.fail(methodNotFound(method))
+      return Effect.zipWith(dispatch(method, params), cacheHint(method), modernResult)
     }
 
     return { handle, descriptors } as const

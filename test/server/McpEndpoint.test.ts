@@ -181,12 +181,15 @@ describe.each<Transport>(["platform", "node"])("MCP endpoint (POST /api/mcp) on 
           expect(res.json).toMatchObject({ id: 3, error: { code: -32600 } })
         })))
 
-    it.effect("an unsupported MCP-Protocol-Version header is 400; a supported or absent one is accepted", () =>
+    it.effect("an unsupported MCP-Protocol-Version header is 400 with -32022 naming the supported and requested versions; a supported or absent one is accepted", () =>
       withKey((key) =>
         Effect.gen(function* () {
           const bad = yield* rpc(key, request("ping"), { headers: { "mcp-protocol-version": "2024-01-01" } })
           expect(bad.status).toBe(400)
-          expect(bad.json).toMatchObject({ error: { code: -32600, message: expect.stringContaining("2024-01-01") } })
+          expect(bad.json).toMatchObject({
+            id: 1,
+            error: { code: -32022, message: expect.stringContaining("2024-01-01"), data: { requested: "2024-01-01", supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"] } }
+          })
           expect((yield* rpc(key, request("ping"), { headers: { "mcp-protocol-version": "2025-06-18" } })).status).toBe(200)
           expect((yield* rpc(key, request("ping"))).status).toBe(200)
         })))

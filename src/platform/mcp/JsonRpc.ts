@@ -11,7 +11,13 @@ export const ErrorCode = {
   InvalidParams: -32602,
   InternalError: -32603,
   RateLimited: -32000,
-  Unauthorized: -32001
+  Unauthorized: -32001,
+  /** 2026-07-28: a standard header disagrees with the body, or is missing. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability the client did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the request names a protocol revision this server does not speak. */
+  UnsupportedProtocolVersion: -32022
 } as const
 
 export type Incoming =
