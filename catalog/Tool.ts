@@ -91,12 +91,29 @@ const toJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchemaObject => {
   return Object.keys(definitions).length === 0 ? root : { ...root, $defs: definitions }
 }
 
+/**
+ * Arguments a 2026-07-28 client also sends as `Mcp-Param-<header>` headers (SEP-2243), so a
+ * gateway can route or authorize a call by project without reading its body.
+ */
+export const headerArguments = (tool: Any): ReadonlyArray<{ readonly argument: string; readonly header: string }> =>
+  tool.project === "none" ? [] : [{ argument: "projectId", header: "Project" }]
+
+const isJsonObject = (value: unknown): value is JsonSchemaObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
 /** JSON Schema 2020-12 of a tool's arguments (always an object schema). */
-export const inputJsonSchema = (tool: Any): JsonSchemaObject =>
-  Object.keys(tool.input.fields).length === 0
-    // An empty Struct is TypeScript's `{}`, which JSON Schema generation widens to object-or-array.
-    ? { type: "object", properties: {}, additionalProperties: false }
-    : toJsonSchema(tool.input)
+export const inputJsonSchema = (tool: Any): JsonSchemaObject => {
+  // An empty Struct is TypeScript's `{}`, which JSON Schema generation widens to object-or-array.
+  if (Object.keys(tool.input.fields).length === 0) return { type: "object", properties: {}, additionalProperties: false }
+  const schema = toJsonSchema(tool.input)
+  const properties = schema["properties"]
+  if (!isJsonObject(properties)) return schema
+  const marked = headerArguments(tool).reduce<JsonSchemaObject>((acc, { argument, header }) => {
+    const property = acc[argument]
+    return isJsonObject(property) ? { ...acc, [argument]: { ...property, "x-mcp-header": header } } : acc
+  }, properties)
+  return { ...schema, properties: marked }
+}
 
 /** A struct, or a union of structs (a thread or a thread group): always a JSON object. */
 const isObjectSchema = (ast: SchemaAST.AST): boolean => {

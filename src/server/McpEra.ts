@@ -25,7 +25,12 @@ export const isLegacyProtocolVersion = (version: string): boolean =>
 
 export type Era =
   | { readonly _tag: "Legacy" }
-  | { readonly _tag: "Modern"; readonly clientCapabilities: Readonly<Record<string, unknown>> }
+  | {
+    readonly _tag: "Modern"
+    readonly clientCapabilities: Readonly<Record<string, unknown>>
+    /** The request's headers, for the `Mcp-Param-*` headers a tool's arguments declare. */
+    readonly header: (name: string) => string | undefined
+  }
 
 export const Legacy: Era = { _tag: "Legacy" }
 
@@ -50,7 +55,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** RFC 9110 field values are compared without the optional whitespace around them. */
 const headerOf = (request: EraRequest, name: string): string | undefined => request.header(name)?.trim()
 
-const mismatch = (header: string, body: string, why: string): Refusal => ({
+export const mismatch = (header: string, body: string, why: string): Refusal => ({
   httpStatus: 400,
   code: ErrorCode.HeaderMismatch,
   message: `Header mismatch: ${why}`,
@@ -105,6 +110,29 @@ export const decodeHeaderValue = (value: string): Either.Either<string, undefine
   } catch {
     return Either.left(undefined)
   }
+}
+
+/**
+ * SEP-2243: each argument a tool declares with `x-mcp-header` that the call gives a value must
+ * arrive in its `Mcp-Param-<header>` header too, with the same value.
+ */
+export const parameterHeaderProblem = (
+  declared: ReadonlyArray<{ readonly argument: string; readonly header: string }>,
+  args: Readonly<Record<string, unknown>>,
+  header: (name: string) => string | undefined
+): Refusal | undefined => {
+  for (const { argument, header: suffix } of declared) {
+    const value = args[argument]
+    if (value === undefined || value === null) continue
+    const body = typeof value === "string" ? value : JSON.stringify(value)
+    const name = `Mcp-Param-${suffix}`
+    const sent = header(name.toLowerCase())?.trim()
+    if (sent === undefined) return mismatch("(missing)", body, `${name} is required when ${argument} is given`)
+    const decoded = decodeHeaderValue(sent)
+    if (Either.isLeft(decoded)) return mismatch(sent, body, `${name} carries invalid Base64`)
+    if (decoded.right !== body) return mismatch(sent, body, `${name} is ${decoded.right} but ${argument} is ${body}`)
+  }
+  return undefined
 }
 
 /** SEP-2243's standard headers, required on every 2026-07-28 request and checked against the body. */
@@ -164,5 +192,5 @@ export const classify = (request: EraRequest): Either.Either<Era, Refusal> => {
   const headers = standardHeaderProblem(request)
   if (headers !== undefined) return Either.left(headers)
   const capabilities = meta[CLIENT_CAPABILITIES_KEY]
-  return Either.right({ _tag: "Modern", clientCapabilities: isObject(capabilities) ? capabilities : {} })
+  return Either.right({ _tag: "Modern", clientCapabilities: isObject(capabilities) ? capabilities : {}, header: request.header })
 }

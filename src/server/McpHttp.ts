@@ -39,12 +39,13 @@ const queryOf = (url: string): URLSearchParams => {
 
 /**
  * The HTTP status of a method's error: the 2025 revisions answer every JSON-RPC error with 200;
- * 2026-07-28 makes an unknown method 404 and a missing client capability 400.
+ * 2026-07-28 makes an unknown method 404, and a missing client capability or a tool argument
+ * missing from its `Mcp-Param-*` header 400.
  */
 const errorStatus = (era: Era, code: number): number =>
   era._tag === "Legacy" ? 200
     : code === JsonRpc.ErrorCode.MethodNotFound ? 404
-    : code === JsonRpc.ErrorCode.MissingRequiredClientCapability ? 400
+    : code === JsonRpc.ErrorCode.MissingRequiredClientCapability || code === JsonRpc.ErrorCode.HeaderMismatch ? 400
     : 200
 
 /** A defect: logged in full with a trace id; the caller gets only the trace id. */

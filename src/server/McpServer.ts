@@ -10,7 +10,7 @@ import { ErrorCode } from "../platform/mcp/JsonRpc.js"
 import { invalidParams, McpError } from "../platform/mcp/McpError.js"
 import { McpProjectContent } from "./McpProjectContent.js"
 import { CurrentToolAccess, refusal, type ToolAccess } from "./ToolAccess.js"
-import { type Era, isLegacyProtocolVersion, LATEST_LEGACY_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./McpEra.js"
+import { type Era, isLegacyProtocolVersion, parameterHeaderProblem, LATEST_LEGACY_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./McpEra.js"
 import { CALLER_LIST, type CacheHint, modernResult, SERVER_INFO, STATIC_LIST } from "./ModernResult.js"
 
 const INSTRUCTIONS =
@@ -123,12 +123,16 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
       }))
     }
 
-    const callTool = (params: Record<string, unknown>) => {
+    const callTool = (params: Record<string, unknown>, era: Era) => {
       const name = params["name"]
       const args = params["arguments"]
       if (typeof name !== "string") return Effect.fail(invalidParams("name must be a string"))
       if (args !== undefined && !isObject(args)) return Effect.fail(invalidParams("arguments must be an object"))
       const tool = runner.tools.find((candidate) => candidate.name === name)
+      const headers = era._tag === "Modern" && tool !== undefined
+        ? parameterHeaderProblem(Tool.headerArguments(tool), args ?? {}, era.header)
+        : undefined
+      if (headers !== undefined) return Effect.fail(new McpError({ code: headers.code, message: headers.message, data: headers.data }))
       return Effect.flatMap(CurrentToolAccess, (access) => {
         // A tool this connection is not served is as unknown to it as a misspelt one, but says why.
         const refused = tool === undefined ? undefined : refusal(access, tool)
@@ -144,7 +148,7 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
       })
     }
 
-    const dispatch = (method: string, params: Record<string, unknown>): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject | CurrentToolAccess> => {
+    const dispatch = (method: string, params: Record<string, unknown>, era: Era): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject | CurrentToolAccess> => {
       switch (method) {
         case "initialize":
           return initialize(params)
@@ -155,7 +159,7 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
         case "tools/list":
           return listTools(params)
         case "tools/call":
-          return callTool(params)
+          return callTool(params, era)
         case "prompts/list":
           return Effect.map(projectContent.listPrompts, (prompts) => ({ prompts }))
         case "prompts/get":
@@ -180,9 +184,9 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
       era: Era
     ): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject | CurrentToolAccess> => {
       const params = isObject(rawParams) ? rawParams : {}
-      if (era._tag === "Legacy") return MODERN_ONLY.has(method) ? Effect.fail(methodNotFound(method)) : dispatch(method, params)
+      if (era._tag === "Legacy") return MODERN_ONLY.has(method) ? Effect.fail(methodNotFound(method)) : dispatch(method, params, era)
       if (LEGACY_ONLY.has(method)) return Effect.fail(methodNotFound(method))
-      return Effect.zipWith(dispatch(method, params), cacheHint(method), modernResult)
+      return Effect.zipWith(dispatch(method, params, era), cacheHint(method), modernResult)
     }
 
     return { handle, descriptors } as const

@@ -134,6 +134,29 @@ describe.each<Transport>(["platform", "node"])("MCP 2026-07-28 beside the 2025 r
           expect(invalid.json).toMatchObject({ error: { code: -32020 } })
         })))
 
+    it.effect("a tool's projectId is declared x-mcp-header Project: given in the body, Mcp-Param-Project must carry it too", () =>
+      withKey(({ key, project }) =>
+        Effect.gen(function* () {
+          const listed = yield* modern(key, "tools/list")
+          const tools = (listed.json as { result: { tools: ReadonlyArray<{ name: string; inputSchema: { properties: Record<string, Record<string, unknown>> } }> } }).result.tools
+          expect(tools.find((tool) => tool.name === "list_task_labels")?.inputSchema.properties["projectId"]).toMatchObject({ "x-mcp-header": "Project" })
+          expect(tools.find((tool) => tool.name === "list_projects")?.inputSchema.properties["projectId"]).toBeUndefined()
+          const call = { name: "list_task_labels", arguments: { projectId: project.id } }
+          const missing = yield* modern(key, "tools/call", call)
+          expect(missing.status).toBe(400)
+          expect(missing.json).toMatchObject({ id: 7, error: { code: -32020, message: expect.stringContaining("Mcp-Param-Project") } })
+          const wrong = yield* modern(key, "tools/call", call, { headers: { "mcp-param-project": "proj_other" } })
+          expect(wrong.status).toBe(400)
+          for (const value of [project.id, ` ${project.id} `, `=?base64?${Buffer.from(project.id).toString("base64")}?=`]) {
+            const res = yield* modern(key, "tools/call", call, { headers: { "Mcp-Param-Project": value } })
+            expect(res.status).toBe(200)
+            expect(res.json).toMatchObject({ result: { structuredContent: { labels: expect.any(Array) } } })
+          }
+          // Without projectId in the body (the URL's project), no header is expected.
+          const fromUrl = yield* modern(key, "tools/call", { name: "list_task_labels", arguments: {} }, { path: `/api/mcp?project=${project.id}` })
+          expect(fromUrl.status).toBe(200)
+        })))
+
     it.effect("methods 2026-07-28 removed (initialize, ping, logging/setLevel) and unknown methods are 404 with -32601, echoing the id", () =>
       withKey(({ key }) =>
         Effect.gen(function* () {
