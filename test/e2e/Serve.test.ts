@@ -12,6 +12,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Catalog } from "../../catalog/index.js"
+import { runtimeBinaries } from "../support/runtimes/RuntimeBinaries.js"
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 const STEP_TIMEOUT = 90_000
@@ -382,6 +383,33 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
         error: { code: "invalid_argument", message: expect.stringContaining("bogus") }
       })
     })
+  }, STEP_TIMEOUT)
+
+  it("Claude Code's `claude mcp list` reports the server connected, with the key in its config (never on a command line)", async () => {
+    const claude = runtimeBinaries().claude
+    expect(claude, "the pinned Claude Code binary").toBeDefined()
+    const claudeHome = fs.mkdtempSync(path.join(os.tmpdir(), "trellis-claude-home-"))
+    try {
+      const url = `${current().mcpUrl}?project=${creds().projectId}`
+      fs.writeFileSync(path.join(claudeHome, ".claude.json"), JSON.stringify({
+        hasCompletedOnboarding: true,
+        mcpServers: { trellis: { type: "http", url, headers: { Authorization: `Bearer ${creds().apiKey}` } } }
+      }), { mode: 0o600 })
+      const listed = await new Promise<string>((resolve, reject) => {
+        const child = spawn(claude ?? "claude", ["mcp", "list"], {
+          cwd: claudeHome,
+          env: { PATH: process.env["PATH"] ?? "", HOME: claudeHome, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1" }
+        })
+        let output = ""
+        child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString() })
+        child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
+        child.on("error", reject)
+        child.on("exit", () => resolve(output))
+      })
+      expect(listed).toMatch(/trellis: .* \(HTTP\) - ✔ Connected/)
+    } finally {
+      fs.rmSync(claudeHome, { recursive: true, force: true })
+    }
   }, STEP_TIMEOUT)
 
   it("SIGTERM shuts serve down gracefully within 10 s and removes the lock file", async () => {
