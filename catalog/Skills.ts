@@ -21,7 +21,11 @@ const SkillPath = Schema.String.pipe(
   Schema.filter((path) => skillPathProblem(path) ?? true)
 ).annotations({ title: "Skill file path", description: `${SKILL_PATH_RULE}. SKILL.md is the Skill's main file.` })
 
-const SkillMd = Schema.String.annotations({ description: "SKILL.md, stored verbatim (frontmatter is not parsed); never blank" })
+const SkillMd = Schema.String.annotations({
+  description:
+    "SKILL.md, stored verbatim (frontmatter is not checked when saving); never blank. MCP clients are served it as a " +
+    "skill only when it begins with YAML frontmatter giving name (the Skill's name) and description"
+})
 
 const CAPS =
   `Caps: ${MAX_SKILL_FILES} files (SKILL.md included), ${MAX_SKILL_FILE_BYTES / 1024} KB per file, ` +
@@ -62,7 +66,13 @@ export const SkillSummary = Schema.Struct({
   name: Schema.String,
   description: Schema.NullOr(Schema.String).annotations({ description: "Author-written; untrusted content" }),
   category: Schema.NullOr(Schema.String),
-  version: Schema.Int.annotations({ description: "Starts at 1; one bump per save that changes something" })
+  version: Schema.Int.annotations({ description: "Starts at 1; one bump per save that changes something" }),
+  extensionProblem: Schema.NullOr(Schema.String).annotations({
+    description:
+      "Why MCP clients are not served this Skill through the MCP Skills extension (skills/list, resources/read), " +
+      "for example SKILL.md without YAML frontmatter whose name is the Skill's name and whose description is set; " +
+      "null when they are. May quote the frontmatter (author-written; untrusted content)"
+  })
 }).annotations({ identifier: "SkillSummary" })
 
 export const SkillFile = Schema.Struct({ path: Schema.String, content: Schema.String })

@@ -1,16 +1,12 @@
-import { Effect, Either, Option, Schema } from "effect"
-import { CurrentPrincipal, type ProjectAccess } from "../platform/auth/Principal.js"
-import { ProjectId } from "../../catalog/domain/Ids.js"
+import { Effect, Option } from "effect"
 import { untrustedLine } from "../../catalog/domain/Untrusted.js"
+import { connectionProject } from "../projects/ConnectionProject.js"
 import { Projects } from "../projects/Projects.js"
 import { Prompts } from "../prompts/Prompts.js"
 import { Skills } from "../skills/Skills.js"
-import { DefaultProject } from "../platform/auth/Principal.js"
 
 /** How many Skills the load_skill description names; the rest are found with list_skills. */
 export const MAX_SKILLS_IN_CATALOG = 50
-
-const decodeProjectId = Schema.decodeUnknownEither(ProjectId)
 
 /**
  * What the MCP server shows of the connection's project (`?project=`) beside the static tool
@@ -23,13 +19,7 @@ export class McpProjectContent extends Effect.Service<McpProjectContent>()("trel
     const prompts = yield* Prompts
     const skills = yield* Skills
 
-    const defaultProject: Effect.Effect<Option.Option<ProjectAccess>, never, CurrentPrincipal | DefaultProject> = Effect.gen(function* () {
-      const fallback = yield* DefaultProject
-      if (fallback === null) return Option.none()
-      const projectId = decodeProjectId(fallback)
-      if (Either.isLeft(projectId)) return Option.none()
-      return yield* projects.access(yield* CurrentPrincipal, projectId.right).pipe(Effect.option)
-    })
+    const defaultProject = connectionProject(projects)
 
     const projectPrompts = Effect.flatMap(defaultProject, Option.match({
       onNone: () => Effect.succeed([]),

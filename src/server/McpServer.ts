@@ -9,6 +9,7 @@ import { ToolRunner } from "./ToolRunner.js"
 import { ErrorCode } from "../platform/mcp/JsonRpc.js"
 import { invalidParams, McpError } from "../platform/mcp/McpError.js"
 import { McpProjectContent } from "./McpProjectContent.js"
+import { SKILLS_EXTENSION, SkillsExtension } from "../skills/SkillsExtension.js"
 import { CurrentToolAccess, refusal, type ToolAccess } from "./ToolAccess.js"
 import { type Era, isLegacyProtocolVersion, parameterHeaderProblem, LATEST_LEGACY_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./McpEra.js"
 import { CALLER_LIST, type CacheHint, modernResult, SERVER_INFO, STATIC_LIST } from "./ModernResult.js"
@@ -20,6 +21,13 @@ const INSTRUCTIONS =
 const LEGACY_ONLY = new Set(["initialize", "ping"])
 /** Methods 2026-07-28 added. */
 const MODERN_ONLY = new Set(["server/discover"])
+/** What a 2026-07-28 client may cache: lists, and reads of Skill files. */
+const CACHEABLE = new Set([
+  "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read",
+  "resources/directory/read", "skills/list", "skills/get"
+])
+
+const methodNotFound = (method: string) => new McpError({ code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` })
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -71,20 +79,35 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
     })
     const descriptors = described.map(({ descriptor }) => descriptor)
 
-    const capabilities = { tools: { listChanged: false }, prompts: { listChanged: false } }
+    const skillsExtension = yield* SkillsExtension
+
+    /** The Skills extension (and the resources it reads files with) is declared when ?project= names a reachable project. */
+    const capabilities = Effect.map(skillsExtension.served, (served) => ({
+      tools: { listChanged: false },
+      prompts: { listChanged: false },
+      ...(served ? { resources: { subscribe: false, listChanged: false }, extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } } : {})
+    }))
 
     const initialize = (params: Record<string, unknown>) => {
       const requested = params["protocolVersion"]
       if (typeof requested !== "string") return Effect.fail(invalidParams("protocolVersion must be a string"))
-      return Effect.succeed({
+      return Effect.map(capabilities, (declared) => ({
         protocolVersion: isLegacyProtocolVersion(requested) ? requested : LATEST_LEGACY_PROTOCOL_VERSION,
-        capabilities,
+        capabilities: declared,
         serverInfo: SERVER_INFO,
         instructions: INSTRUCTIONS
-      })
+      }))
     }
 
-    const discover = Effect.succeed({ supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS], capabilities, instructions: INSTRUCTIONS })
+    const discover = Effect.map(capabilities, (declared) => ({
+      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      capabilities: declared,
+      instructions: INSTRUCTIONS
+    }))
+
+    /** A method of the Skills extension: unknown to a connection it is not declared for. */
+    const whenSkillsServed = <A>(method: string, serve: Effect.Effect<A, McpError, CurrentPrincipal | DefaultProject>) =>
+      Effect.flatMap(skillsExtension.served, (served) => served ? serve : Effect.fail(methodNotFound(method)))
 
     /** Whether a list is the same for every caller of the URL, or depends on the key or the project. */
     const listHint = (access: ToolAccess, project: string | null): CacheHint =>
@@ -164,16 +187,27 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
           return Effect.map(projectContent.listPrompts, (prompts) => ({ prompts }))
         case "prompts/get":
           return getPrompt(params)
+        case "skills/list":
+          return whenSkillsServed(method, skillsExtension.list(params))
+        case "skills/get":
+          return whenSkillsServed(method, skillsExtension.get(params))
+        case "resources/list":
+          return whenSkillsServed(method, skillsExtension.listResources(params))
+        case "resources/templates/list":
+          return whenSkillsServed(method, skillsExtension.listResourceTemplates)
+        case "resources/read":
+          return whenSkillsServed(method, skillsExtension.read(params))
+        case "resources/directory/read":
+          return whenSkillsServed(method, skillsExtension.readDirectory(params))
         default:
           return Effect.fail(methodNotFound(method))
       }
     }
 
-    const methodNotFound = (method: string) => new McpError({ code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` })
-
     /** Which results a 2026-07-28 client may cache, and for whom. */
     const cacheHint = (method: string) => Effect.gen(function* () {
-      if (method !== "tools/list" && method !== "prompts/list" && method !== "server/discover") return undefined
+      if (!CACHEABLE.has(method)) return undefined
+      if (method !== "tools/list" && method !== "server/discover") return CALLER_LIST
       return listHint(yield* CurrentToolAccess, yield* DefaultProject)
     })
 
@@ -191,5 +225,5 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
 
     return { handle, descriptors } as const
   }),
-  dependencies: [ToolRunner.Default, McpProjectContent.Default]
+  dependencies: [ToolRunner.Default, McpProjectContent.Default, SkillsExtension.Default]
 }) {}

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { CreateSkill, DeleteSkill, GetSkill, ListSkills, LoadSkill, ReadSkillFile, UpdateSkill } from "../../catalog/Skills.js"
 import { CurrentPrincipal, CurrentProject } from "../platform/auth/Principal.js"
+import { extensionProblem } from "./SkillManifest.js"
 import { type SkillRecord, Skills } from "./Skills.js"
 import { makeScopeResolver } from "../projects/ScopeResolver.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
@@ -11,7 +12,8 @@ const summary = (skill: SkillRecord) => ({
   name: skill.name,
   description: skill.description,
   category: skill.category,
-  version: skill.version
+  version: skill.version,
+  extensionProblem: extensionProblem(skill)
 })
 
 // Skills take projectId in organization scope too, to derive the organization (SPEC).

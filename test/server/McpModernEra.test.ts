@@ -193,6 +193,25 @@ describe.each<Transport>(["platform", "node"])("MCP 2026-07-28 beside the 2025 r
           expect(after.json).toMatchObject({ result: { prompts: [{ name: "review" }] } })
         })))
 
+    it.effect("the Skills extension and resources are declared only with a ?project= the key reaches; without, their methods are unknown", () =>
+      withKey(({ key, project }) =>
+        Effect.gen(function* () {
+          const withProject = yield* modern(key, "server/discover", {}, { path: `/api/mcp?project=${project.id}` })
+          expect(withProject.json).toMatchObject({
+            result: { capabilities: { resources: {}, extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } } }, cacheScope: "private" }
+          })
+          const listed = yield* modern(key, "skills/list", {}, { path: `/api/mcp?project=${project.id}` })
+          expect(listed.json).toMatchObject({ result: { skills: [], resultType: "complete", cacheScope: "private" } })
+          const bare = yield* modern(key, "server/discover")
+          expect(bare.json).toMatchObject({ result: { cacheScope: "public" } })
+          expect((bare.json as { result: { capabilities: Record<string, unknown> } }).result.capabilities).toEqual({ tools: { listChanged: false }, prompts: { listChanged: false } })
+          for (const method of ["skills/list", "resources/list"]) {
+            const res = yield* modern(key, method)
+            expect(res.status).toBe(404)
+            expect(res.json).toMatchObject({ error: { code: -32601 } })
+          }
+        })))
+
     it.effect("the 2025 revisions are served as before: initialize works, results carry no 2026 fields, server/discover is unknown", () =>
       withKey(({ key }) =>
         Effect.gen(function* () {

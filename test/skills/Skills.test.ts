@@ -14,6 +14,7 @@ interface SkillSummary {
   readonly description: string | null
   readonly category: string | null
   readonly version: number
+  readonly extensionProblem: string | null
 }
 interface SkillDetails extends SkillSummary {
   readonly skillMd: string
@@ -53,7 +54,15 @@ describe("Skill tools", () => {
         const scope = scopedTo(project.id)
         const id = yield* createSkill(key, { name: "deploy", description: "Ships it", category: "ops" }, scope)
         expect(id).toMatch(/^skill_[0-9a-f]{32}$/)
-        const summary = { skillId: id, scope: "project", name: "deploy", description: "Ships it", category: "ops", version: 1 }
+        const summary = {
+          skillId: id,
+          scope: "project",
+          name: "deploy",
+          description: "Ships it",
+          category: "ops",
+          version: 1,
+          extensionProblem: null
+        }
         expect(yield* skillsOf(key, {}, scope)).toEqual([summary])
         expect(yield* getSkill(key, id)).toEqual({ ...summary, skillMd: SKILL_MD, files: [] })
         const padded = yield* createSkill(key, { name: "padded", content: "\n\n  body with trailing space  \n\n" }, scope)
