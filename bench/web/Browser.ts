@@ -58,19 +58,19 @@ export const firstRender = async (signedIn: Page, url: string, lastText: string,
 
 /**
  * The floor of first render: a bare `EventSource` in a page of the same origin without the app
- * (a 404 document), reading the thread's stream until `events` frames have come, each `JSON.parse`d.
- * Milliseconds from opening the stream.
+ * (a 404 document), reading the thread's stream as the page does (batched) until `events` events
+ * have come, each frame `JSON.parse`d. Milliseconds from opening the stream.
  */
 export const rawStreamRead = async (page: Page, baseUrl: string, threadId: string, events: number, timeoutMs: number): Promise<number> => {
   await page.goto(`${baseUrl}/api/web-bench-blank`)
   return numberOf(await page.evaluate(`new Promise((resolve, reject) => {
     const started = performance.now()
-    const source = new EventSource(${JSON.stringify(`/api/threads/${threadId}/events`)})
+    const source = new EventSource(${JSON.stringify(`/api/threads/${threadId}/events?batch=1`)})
     let count = 0
-    const timer = setTimeout(() => { source.close(); reject(new Error("only " + count + " frames")) }, ${timeoutMs})
-    source.addEventListener("event", (message) => {
-      JSON.parse(message.data)
-      if (++count === ${events}) { clearTimeout(timer); source.close(); resolve(performance.now() - started) }
+    const timer = setTimeout(() => { source.close(); reject(new Error("only " + count + " events")) }, ${timeoutMs})
+    source.addEventListener("events", (message) => {
+      count += JSON.parse(message.data).length
+      if (count >= ${events}) { clearTimeout(timer); source.close(); resolve(performance.now() - started) }
     })
   })`), "the raw stream read")
 }
@@ -138,10 +138,12 @@ export const watchProbes = async (page: Page, threadId: string): Promise<void> =
       if (fresh.length > 0) requestAnimationFrame(() => { const painted = now(); for (const n of fresh) window.__probes.painted[n] = painted })
     }
     new MutationObserver(scan).observe(list, { childList: true, subtree: true, characterData: true })
-    const source = new EventSource(${JSON.stringify(`/api/threads/${threadId}/events`)})
-    source.addEventListener("event", (message) => {
-      const match = /Probe (\\d+)\\b/.exec(message.data)
-      if (match !== null && window.__probes.arrived[match[1]] === undefined) window.__probes.arrived[match[1]] = now()
+    const source = new EventSource(${JSON.stringify(`/api/threads/${threadId}/events?batch=1`)})
+    source.addEventListener("events", (message) => {
+      const at = now()
+      for (const match of message.data.matchAll(/Probe (\\d+)\\b/g)) {
+        if (window.__probes.arrived[match[1]] === undefined) window.__probes.arrived[match[1]] = at
+      }
     })
     window.__closeProbeStream = () => source.close()
   })()`)

@@ -257,6 +257,9 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
       .setUrlParams(Schema.Struct({
         after: Schema.optional(Schema.String).annotations({
           description: "Resume after this event id (the SSE `Last-Event-ID` header does the same)"
+        }),
+        batch: Schema.optional(Schema.Literal("1")).annotations({
+          description: "Send `events` frames, one per read of up to 5,000 events (data: an array of what `event` frames carry; id: the last one's), instead of one `event` frame per event"
         })
       }))
       .addSuccess(EventStream)

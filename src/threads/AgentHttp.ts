@@ -151,7 +151,7 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
       .handleRaw("events", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
           const after = parseCursor(urlParams.after ?? request.headers["last-event-id"])
-          const stream = yield* streams.threadEvents(yield* CurrentPrincipal, path.threadId, after)
+          const stream = yield* streams.threadEvents(yield* CurrentPrincipal, path.threadId, after, urlParams.batch === "1")
           return sseResponse(stream)
         }))
       .handle("retry", ({ path }) =>

@@ -149,6 +149,7 @@ describe.skipIf(postgresPass || claudeCannotRunHere()).sequential("the web app s
     await asked.getByRole("button", { name: "Allow" }).click()
     await step(page, "real-allowed", async () => {
       await asked.getByText("Allowed", { exact: true }).waitFor()
+      await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
       await conversation(page).getByText("Tool finished. Output was: ran-in-the-checkout").waitFor({ timeout: 60_000 })
       await settled(page)
     })
@@ -174,6 +175,9 @@ describe.skipIf(postgresPass || claudeCannotRunHere()).sequential("the web app s
       await asked.getByText("Denied", { exact: true }).waitFor()
     })
     await step(page, "real-denied", async () => {
+      // Answering scrolled the page up to the request; the timeline renders only the rows on screen,
+      // so the reader goes back down to the conversation's end to follow the turn (as a person does).
+      await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
       await conversation(page).getByText(`Tool finished. Output was: ${DENIAL}`).waitFor({ timeout: 60_000 })
       await settled(page)
     })
