@@ -415,6 +415,42 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     await page.close()
   }, 90_000)
 
+  it("a run that finishes or fails while the person is away from the tab is a browser notification (once allowed) and counts in the tab title until they are back", async () => {
+    const doneId = await createThread("Finish me")
+    const done = await startRun(doneId)
+    const failingId = await createThread("Fail me")
+    const failing = await startRun(failingId)
+    const page = await (await context()).newPage()
+    const errors = recordErrors(page)
+    // The browser's side, made observable: notifications allowed and recorded, and whether the tab
+    // is in front switched by the test (a headless tab is always in front).
+    await page.addInitScript(`(() => {
+      window.__notes = []
+      window.__away = false
+      window.Notification = class { static permission = "granted"; constructor(title, options) { window.__notes.push({ title, body: options.body }) } }
+      document.hasFocus = () => !window.__away
+    })()`)
+    await page.goto(`${backend().serve.baseUrl}/projects/${backend().serve.credentials.projectId}/threads`)
+    await withShot(page, "steer-outcomes", async () => {
+      await page.getByRole("link", { name: "Finish me" }).waitFor()
+      // Let the page read both threads running before they end.
+      await eventually("both threads to show running", () => page.getByText("Running", { exact: true }).count(), (count) => count >= 2, 10_000)
+      await page.evaluate("window.__away = true")
+      await finishRun(done)
+      await finishRun(failing, "the runtime crashed")
+      const notes = await eventually("two notifications", () => page.evaluate("window.__notes"), (found) => Array.isArray(found) && found.length === 2, 15_000)
+      expect(notes).toEqual(expect.arrayContaining([
+        { title: "Finished: Finish me", body: "The agent finished its turn." },
+        { title: "Failed: Fail me", body: "The agent's run failed: open the thread to retry it." }
+      ]))
+      await eventually("the tab title to count both", () => page.title(), (title) => title === "(2) Trellis", 10_000)
+      await page.evaluate("window.__away = false; window.dispatchEvent(new Event('focus'))")
+      await eventually("the tab title to clear", () => page.title(), (title) => title === "Trellis", 10_000)
+    })
+    expect(errors).toEqual([])
+    await page.close()
+  }, 90_000)
+
   it("phone 390×844: Waiting on you lists every pending request, a group member's too, and answers one in place without sideways scrolling", async () => {
     const soloId = await createThread("Deploy the docs")
     const solo = await startRun(soloId)

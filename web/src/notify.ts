@@ -7,7 +7,7 @@ import { createElement, useEffect, useRef, useState } from "react"
 
 const BASE_TITLE = "Trellis"
 
-/** "(2) Trellis" while requests wait; the plain title again when none do or the page goes. */
+/** "(2) Trellis" while something needs the person; the plain title again when nothing does or the page goes. */
 export const useTabTitleCount = (count: number) => {
   useEffect(() => {
     document.title = count > 0 ? `(${count}) ${BASE_TITLE}` : BASE_TITLE
@@ -24,6 +24,19 @@ export interface Alert {
 }
 
 const supported = (): boolean => typeof window !== "undefined" && "Notification" in window
+
+/** Whether the person is looking at this tab: in front and focused. */
+export const inFront = (): boolean => document.visibilityState === "visible" && document.hasFocus()
+
+/**
+ * A browser notification, once the person allowed them, and only while the tab is not in front:
+ * in front, the page itself shows what happened.
+ */
+export const showNotification = (alert: Alert): void => {
+  if (!supported() || Notification.permission !== "granted" || inFront()) return
+  const notification = new Notification(alert.title, { body: alert.body, tag: alert.id })
+  notification.onclick = () => window.focus()
+}
 
 /**
  * A notification for each alert not seen before; the ones present at the first read are the
@@ -42,10 +55,7 @@ export const useNotifyNew = (alerts: ReadonlyArray<Alert>, ready: boolean) => {
     for (const alert of alerts) {
       if (known.has(alert.id)) continue
       known.add(alert.id)
-      if (supported() && Notification.permission === "granted" && (document.visibilityState !== "visible" || !document.hasFocus())) {
-        const notification = new Notification(alert.title, { body: alert.body, tag: alert.id })
-        notification.onclick = () => window.focus()
-      }
+      showNotification(alert)
     }
   }, [alerts, ready])
 }

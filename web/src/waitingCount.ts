@@ -1,32 +1,43 @@
 import { Either } from "effect"
-import { useEffect, useMemo, useState } from "react"
-import { useNotifyNew, useTabTitleCount } from "./notify"
+import { useEffect, useMemo, useRef, useState } from "react"
+import { inFront, showNotification, useNotifyNew, useTabTitleCount } from "./notify"
 import { readRequest, summarize } from "./thread/interactionRequest"
-import { loadWaiting } from "./thread/waitingInteractions"
+import { loadAttention } from "./thread/waitingInteractions"
+import { outcomes, type Statuses } from "./threadOutcomes"
 import { onSettled } from "./waitingSignal"
 
-/** How often every page looks for new requests while the tab is visible. */
+/**
+ * How often every page looks for new requests and finished runs. It goes on while the tab is
+ * hidden (the browser slows it down there), since that is when a notification is worth most.
+ */
 const POLL_MS = 5_000
 
 /**
- * On every page of a project: how many requests wait on the person (in the tab title and the
- * navigation), and a browser notification for each new one once they allowed notifications.
+ * On every page of a project: how many requests wait on the person (in the navigation), a browser
+ * notification for each new one and for each thread that finishes or fails, once they allowed
+ * notifications, and in the tab title the waiting requests plus the runs that ended while they
+ * were away from the tab.
  */
 export const useWaitingCount = (projectId: string | undefined): number => {
   const [state, setState] = useState<{ readonly projectId: string | undefined; readonly alerts: ReadonlyArray<{ id: string; title: string; body: string }> } | undefined>(undefined)
+  const [ended, setEnded] = useState(0)
+  const statuses = useRef<Statuses>(new Map())
 
   useEffect(() => {
     if (projectId === undefined) return
     const abort = new AbortController()
-    let first = true
+    statuses.current = new Map()
+    setEnded(0)
     const read = () => {
-      if (!first && document.visibilityState !== "visible") return
-      first = false
-      void loadWaiting(projectId, abort.signal).then((found) => {
+      void loadAttention(projectId, abort.signal).then((found) => {
         if (abort.signal.aborted || Either.isLeft(found)) return
+        const { alerts, now } = outcomes(statuses.current, found.right.threads)
+        statuses.current = now
+        for (const alert of alerts) showNotification(alert)
+        if (alerts.length > 0 && !inFront()) setEnded((count) => count + alerts.length)
         setState({
           projectId,
-          alerts: found.right.map(({ interaction, context }) => ({
+          alerts: found.right.waiting.map(({ interaction, context }) => ({
             id: interaction.interactionId,
             title: `Waiting on you: ${context.thread.title}`,
             body: summarize(readRequest(interaction.kind, interaction.request))
@@ -34,18 +45,26 @@ export const useWaitingCount = (projectId: string | undefined): number => {
         })
       }, () => undefined)
     }
+    // Back at the tab, the runs that ended meanwhile are seen.
+    const seen = () => {
+      if (inFront()) setEnded(0)
+    }
     read()
     const timer = setInterval(read, POLL_MS)
     const unsubscribe = onSettled(read)
+    window.addEventListener("focus", seen)
+    document.addEventListener("visibilitychange", seen)
     return () => {
       abort.abort()
       clearInterval(timer)
       unsubscribe()
+      window.removeEventListener("focus", seen)
+      document.removeEventListener("visibilitychange", seen)
     }
   }, [projectId])
 
   const alerts = useMemo(() => state !== undefined && state.projectId === projectId ? state.alerts : [], [state, projectId])
-  useTabTitleCount(alerts.length)
+  useTabTitleCount(alerts.length + ended)
   useNotifyNew(alerts, state?.projectId === projectId)
   return alerts.length
 }

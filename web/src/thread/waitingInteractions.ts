@@ -18,7 +18,17 @@ const PAGE = 50
  * `hasPendingInteraction`, and the members that do of each group or workflow run whose aggregate
  * status is `needs_attention`; then each one's pending requests.
  */
-export const loadWaiting = async (projectId: string, signal: AbortSignal): Promise<Either.Either<ReadonlyArray<Entry<Origin>>, string>> => {
+export const loadWaiting = (projectId: string, signal: AbortSignal): Promise<Either.Either<ReadonlyArray<Entry<Origin>>, string>> =>
+  loadAttention(projectId, signal).then(Either.map(({ waiting }) => waiting))
+
+/** What may need the person: the project's most recently active threads, and the requests waiting on them. */
+export interface Attention {
+  readonly threads: ReadonlyArray<OrdinaryThread | ThreadContainer>
+  readonly waiting: ReadonlyArray<Entry<Origin>>
+}
+
+/** `loadWaiting`, with the threads it read on the way (their statuses tell what finished or failed). */
+export const loadAttention = async (projectId: string, signal: AbortSignal): Promise<Either.Either<Attention, string>> => {
   const listed = await callTool("list_threads", { projectId, limit: PAGE }, signal)
   if (Either.isLeft(listed)) return Either.left(describeError(listed.left))
   const origins: Array<Origin> = []
@@ -45,5 +55,8 @@ export const loadWaiting = async (projectId: string, signal: AbortSignal): Promi
     if (Either.isLeft(found)) return Either.left(found.left)
     entries.push(...found.right)
   }
-  return Either.right(entries.sort((a, b) => a.interaction.createdAt.localeCompare(b.interaction.createdAt)))
+  return Either.right({
+    threads: listed.right.threads,
+    waiting: entries.sort((a, b) => a.interaction.createdAt.localeCompare(b.interaction.createdAt))
+  })
 }
