@@ -20,6 +20,7 @@ import { runInProcess } from "./InProcess.js"
 import { findServerPid } from "./Cpu.js"
 import { report } from "./Report.js"
 import { runServerPhase, type Settings } from "./ServerPhase.js"
+import { makeCleanups, progress, runBenchmark } from "../BenchmarkRun.js"
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 
@@ -48,17 +49,7 @@ const readSettings = () => {
   }
 }
 
-const progress = (line: string): void => {
-  process.stderr.write(`${line}\n`)
-}
-
-/** Things to undo at the end, newest first; also run on SIGINT/SIGTERM. */
-const cleanups: Array<() => Promise<void>> = []
-const cleanUp = async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch((error: unknown) => progress(`cleanup failed: ${error instanceof Error ? error.message : String(error)}`))
-  }
-}
+const cleanups = makeCleanups()
 
 const describeDatabase = (serverUrl: string | undefined, name: string | undefined): string => {
   if (serverUrl === undefined) return "the embedded database (PGlite, in the server process)"
@@ -106,17 +97,4 @@ const main = async (): Promise<void> => {
   }, settings, serverResults, inProcess)}\n`)
 }
 
-for (const [signal, exitCode] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
-  process.once(signal, () => {
-    void cleanUp().finally(() => process.exit(exitCode))
-  })
-}
-
-try {
-  await main()
-} catch (error) {
-  process.stderr.write(`benchmark failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
-  process.exitCode = 1
-} finally {
-  await cleanUp()
-}
+await runBenchmark(main, cleanups)

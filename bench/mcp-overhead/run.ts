@@ -9,6 +9,7 @@ import { measure, type LoadSettings, type Measurement } from "./Load.js"
 import { report } from "./Report.js"
 import { endpoint, requestHeaders, verify, type ServerName, type Target } from "./Request.js"
 import { startTrellis } from "./Trellis.js"
+import { makeCleanups, runBenchmark } from "../BenchmarkRun.js"
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 const ANNOUNCE_TIMEOUT_MS = 30_000
@@ -26,10 +27,7 @@ const readSettings = () => ({
 })
 
 /** Things to stop at the end, newest first; also run on SIGINT/SIGTERM. */
-const cleanups: Array<() => Promise<void>> = []
-const cleanUp = async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-}
+const cleanups = makeCleanups()
 
 /** Starts FloorServer.ts or SdkServer.ts as a child process and returns its target. */
 const startBenchServer = async (
@@ -78,17 +76,4 @@ const main = async (): Promise<void> => {
   process.stdout.write(`${report(rounds, settings.load, settings.rounds)}\n`)
 }
 
-for (const [signal, exitCode] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
-  process.once(signal, () => {
-    void cleanUp().finally(() => process.exit(exitCode))
-  })
-}
-
-try {
-  await main()
-} catch (error) {
-  process.stderr.write(`benchmark failed: ${error instanceof Error ? error.message : String(error)}\n`)
-  process.exitCode = 1
-} finally {
-  await cleanUp()
-}
+await runBenchmark(main, cleanups)

@@ -21,6 +21,7 @@ import { seed } from "./Seed.js"
 import { readCredentials, startServer, targetOf } from "./Server.js"
 import { measureTool } from "./ToolLoad.js"
 import { rotationRefs, toolCalls, TOOL_NAMES, type ToolName, type Workload } from "./Workload.js"
+import { makeCleanups, progress, runBenchmark } from "../BenchmarkRun.js"
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 
@@ -40,17 +41,7 @@ const readSettings = () => ({
   keep: process.env["BENCH_KEEP"] === "1"
 })
 
-const progress = (line: string): void => {
-  process.stderr.write(`${line}\n`)
-}
-
-/** Things to undo at the end, newest first; also run on SIGINT/SIGTERM. */
-const cleanups: Array<() => Promise<void>> = []
-const cleanUp = async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch((error: unknown) => progress(`cleanup failed: ${error instanceof Error ? error.message : String(error)}`))
-  }
-}
+const cleanups = makeCleanups()
 
 /** The task IDs a tool's result holds, in the shape the in-process reference uses. */
 const idsOf = async (target: McpTarget, workload: Workload, tool: ToolName): Promise<ReadonlyArray<string>> => {
@@ -171,17 +162,4 @@ const main = async (): Promise<void> => {
   })}\n`)
 }
 
-for (const [signal, exitCode] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
-  process.once(signal, () => {
-    void cleanUp().finally(() => process.exit(exitCode))
-  })
-}
-
-try {
-  await main()
-} catch (error) {
-  process.stderr.write(`benchmark failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
-  process.exitCode = 1
-} finally {
-  await cleanUp()
-}
+await runBenchmark(main, cleanups)

@@ -18,6 +18,7 @@ import { readCredentials, startServer, targetOf } from "../task-tools/Server.js"
 import { firstRender, idleFrames, launch, probeTimes, rawStreamRead, scrollFrames, signedInPage, threadUrl, watchProbes } from "./Browser.js"
 import { report, type Results } from "./Report.js"
 import { benchCli, lastLineText, longRun, text } from "./Seed.js"
+import { makeCleanups, progress, runBenchmark } from "../BenchmarkRun.js"
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 const BUILT = join(REPO_ROOT, "dist", "web")
@@ -33,16 +34,7 @@ const settings = {
 }
 const LOAD_TIMEOUT_MS = 120_000
 
-const progress = (line: string): void => {
-  process.stderr.write(`${line}\n`)
-}
-
-const cleanups: Array<() => Promise<void>> = []
-const cleanUp = async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch((error: unknown) => progress(`cleanup failed: ${error instanceof Error ? error.message : String(error)}`))
-  }
-}
+const cleanups = makeCleanups()
 
 /** What a first visit loads: the shell's module script and what it preloads, gzipped as the server sends them. */
 const initialJavaScript = async () => {
@@ -141,17 +133,4 @@ const main = async (): Promise<void> => {
   process.stdout.write(`${report(results, cpus().length)}\n`)
 }
 
-for (const [signal, exitCode] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
-  process.once(signal, () => {
-    void cleanUp().finally(() => process.exit(exitCode))
-  })
-}
-
-try {
-  await main()
-} catch (error) {
-  process.stderr.write(`benchmark failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
-  process.exitCode = 1
-} finally {
-  await cleanUp()
-}
+await runBenchmark(main, cleanups)
