@@ -7,7 +7,8 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { Thread } from "../Threads.js"
+import { Thread, ThreadMessage } from "../Threads.js"
+import { MessagePage, MessagePageParams } from "./MessagePage.js"
 import { CurrentPrincipal } from "../domain/Principal.js"
 import { AvailableCli, CliProfile } from "../domain/CliProfile.js"
 import { CliType, RuntimeTransport } from "../domain/CliType.js"
@@ -263,6 +264,17 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
         })
       }))
       .addSuccess(EventStream)
+  )
+  .add(
+    HttpApiEndpoint.get("messages")`/${threadIdParam}/messages`
+      .setUrlParams(MessagePageParams)
+      .addSuccess(MessagePage)
+      .annotate(OpenApi.Description, "A page of the thread's messages, with a cursor to the next; an unreadable thread is 404, a group or workflow run 400")
+  )
+  .add(
+    HttpApiEndpoint.get("message")`/${threadIdParam}/messages/${HttpApiSchema.param("messageId", Schema.String)}`
+      .addSuccess(ThreadMessage)
+      .annotate(OpenApi.Description, "One message with its whole text, never truncated")
   )
   .add(HttpApiEndpoint.post("retry")`/${threadIdParam}/retry`.addSuccess(Thread).addError(Conflict, { status: 409 }))
   .add(

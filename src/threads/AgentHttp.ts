@@ -154,6 +154,10 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
           const stream = yield* streams.threadEvents(yield* CurrentPrincipal, path.threadId, after, urlParams.batch === "1")
           return sseResponse(stream)
         }))
+      .handle("messages", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => threads.messagePage(principal, path.threadId, urlParams)))
+      .handle("message", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => threads.wholeMessage(principal, path.threadId, path.messageId)))
       .handle("retry", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => threads.retry(principal, path.threadId)).pipe(Effect.map(threadView)))
       .handle("startFresh", ({ path }) =>

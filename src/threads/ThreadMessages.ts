@@ -33,6 +33,29 @@ const slashCommandRule = "runtimeCommand: content must be the whole slash comman
 export const requireSlashCommand = (input: { readonly content: string; readonly runtimeCommand: boolean }) =>
   input.runtimeCommand && !input.content.startsWith("/") ? new InvalidArgument({ message: slashCommandRule }) : Effect.void
 
+/**
+ * Each row with the text a reader sees: a user message capped as the tool caps it, an assistant's
+ * stored text, or (still streaming) what its text events have composed so far.
+ */
+export const withTexts = (sql: SqlClient.SqlClient, rows: ReadonlyArray<MessageRow>) =>
+  Effect.forEach(rows, (row) => {
+    if (row.role === "user") return Effect.succeed({ row, ...capText(row.content) })
+    if (row.text !== null) return Effect.succeed({ row, text: row.text, truncated: row.truncated })
+    return Effect.map(assistantText(sql, row.id), (derived) => ({ row, text: derived.text, truncated: derived.truncated === true }))
+  })
+
+/** A message as the tool and the client routes show it. */
+export const messageView = ({ row, text, truncated }: { readonly row: MessageRow; readonly text: string; readonly truncated: boolean }) => ({
+  messageId: row.id,
+  role: row.role,
+  status: row.status,
+  createdAt: row.createdAt.toISOString(),
+  text,
+  ...(truncated ? { truncated: true as const } : {}),
+  ...(row.sentByThreadId === null ? {} : { sentBy: { threadId: row.sentByThreadId, title: row.sentByTitle ?? "" } }),
+  ...(row.errorMessage === null ? {} : { errorMessage: row.errorMessage })
+})
+
 /** A thread's conversation: reading its latest messages, sending one, and retrying a failed run. */
 export class ThreadMessages extends Effect.Service<ThreadMessages>()("trellis/ThreadMessages", {
   effect: Effect.gen(function* () {
@@ -62,20 +85,7 @@ export class ThreadMessages extends Effect.Service<ThreadMessages>()("trellis/Th
         })
       }
       const latest = yield* latestMessages({ threadId, limit }).pipe(Effect.orDie)
-      const messages = []
-      for (const row of [...latest].reverse()) {
-        if (row.role === "user") {
-          const capped = capText(row.content)
-          messages.push({ row, text: capped.text, truncated: capped.truncated })
-        } else if (row.text !== null) {
-          messages.push({ row, text: row.text, truncated: row.truncated })
-        } else {
-          // Still streaming: the text is what has arrived so far.
-          const derived = yield* assistantText(sql, row.id)
-          messages.push({ row, text: derived.text, truncated: derived.truncated === true })
-        }
-      }
-      return messages
+      return yield* withTexts(sql, [...latest].reverse())
     })
 
     const queueMessage = SqlSchema.findOne({

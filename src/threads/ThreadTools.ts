@@ -14,7 +14,7 @@ import { CliType } from "../../catalog/domain/CliType.js"
 import { InvalidArgument } from "../../catalog/domain/Errors.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../projects/Projects.js"
-import type { MessageRow } from "./ThreadMessages.js"
+import { messageView } from "./ThreadMessages.js"
 import type { ThreadRow } from "./ThreadRows.js"
 import { Threads } from "./Threads.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
@@ -69,17 +69,6 @@ export const threadView = (row: ThreadRow): Thread =>
       aggregateStatus: row.aggregateStatus ?? "idle",
       originThreadId: row.originThreadId
     }
-
-const messageView = ({ row, text, truncated }: { readonly row: MessageRow; readonly text: string; readonly truncated: boolean }) => ({
-  messageId: row.id,
-  role: row.role,
-  status: row.status,
-  createdAt: row.createdAt.toISOString(),
-  text,
-  ...(truncated ? { truncated: true as const } : {}),
-  ...(row.sentByThreadId === null ? {} : { sentBy: { threadId: row.sentByThreadId, title: row.sentByTitle ?? "" } }),
-  ...(row.errorMessage === null ? {} : { errorMessage: row.errorMessage })
-})
 
 const projectIdFromUrl = Schema.decodeUnknownEither(ProjectId)
 

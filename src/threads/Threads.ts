@@ -3,6 +3,7 @@ import { ThreadControls } from "./ThreadControls.js"
 import { ThreadCreation } from "./ThreadCreation.js"
 import { ThreadGroups } from "./ThreadGroups.js"
 import { ThreadListing } from "./ThreadListing.js"
+import { MessagePages } from "./MessagePages.js"
 import { ThreadMessages } from "./ThreadMessages.js"
 import { ThreadRows } from "./ThreadRows.js"
 
@@ -20,12 +21,15 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
     const groups = yield* ThreadGroups
     const messages = yield* ThreadMessages
     const controls = yield* ThreadControls
+    const pages = yield* MessagePages
 
     return {
       get: rows.get,
       listProject: listing.listProject,
       listMembers: listing.listMembers,
       listMessages: messages.listMessages,
+      messagePage: pages.page,
+      wholeMessage: pages.message,
       create: creation.create,
       send: messages.send,
       retry: messages.retry,
@@ -43,6 +47,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
     ThreadCreation.Default,
     ThreadGroups.Default,
     ThreadMessages.Default,
+    MessagePages.Default,
     ThreadControls.Default
   ]
 }) {}
