@@ -4,6 +4,7 @@ import { Duration, Effect, Option, Redacted, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { SESSION_COOKIE } from "../../../catalog/bridge/AgentApi.js"
 import { ApiKeyId } from "../../../catalog/domain/Ids.js"
+import { SignInLinkReason } from "../../../catalog/domain/SignIn.js"
 import { ApiKeys, decodePrincipals, principalColumns, Unauthorized } from "./ApiKeys.js"
 import type { Principal } from "./Principal.js"
 
@@ -18,6 +19,20 @@ const newToken = () => randomBytes(32).toString("base64url")
 
 const decodeExpiry = Schema.decodeUnknown(Schema.Array(Schema.Struct({ expiresAt: Schema.DateFromSelf })))
 const decodeKeyIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ apiKeyId: ApiKeyId })))
+const decodeLinkStates = Schema.decodeUnknown(Schema.Array(Schema.Struct({ used: Schema.Boolean, expired: Schema.Boolean, revoked: Schema.Boolean })))
+
+/** A one-time sign-in link that opened nothing, and why: the browser is sent to the app's sign-in page with the reason. */
+export class SignInLinkRefused extends Schema.TaggedError<SignInLinkRefused>()("SignInLinkRefused", {
+  reason: SignInLinkReason,
+  message: Schema.String
+}) {}
+
+const refusalMessage: Record<SignInLinkReason, string> = {
+  used: "This sign-in link was already used: a link opens one session, once",
+  expired: `This sign-in link has expired: a link lasts ${Duration.toMinutes(LINK_TTL)} minutes`,
+  revoked: "The API key of this sign-in link was revoked",
+  unknown: "This is not a sign-in link of this server"
+}
 
 /** The `Set-Cookie` value that opens (or, with `null`, ends) the session in the browser. */
 export const sessionCookie = (token: string | null, options: { readonly secure: boolean }): string =>
@@ -81,7 +96,7 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
       yield* sql`UPDATE web_sessions SET ended_at = now() WHERE token_sha256 = ${sha256(token)} AND ended_at IS NULL`.pipe(Effect.orDie)
     })
 
-    /** A one-time sign-in link's token for a key: it opens one session, once, within LINK_TTL. */
+    /** A one-time sign-in link's token for a key: it opens one session, once, within LINK_TTL (`trellis serve`'s banner, `trellis admin signin-link`). */
     const issueLink = Effect.fn("WebSessions.issueLink")(function* (apiKeyId: ApiKeyId) {
       const token = newToken()
       yield* sql`INSERT INTO sign_in_links (token_sha256, api_key_id, expires_at)
@@ -89,17 +104,26 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
       return token
     })
 
-    /** Uses a sign-in link: the one UPDATE that marks it used is what makes a second use fail. */
+    /**
+     * Uses a sign-in link: the one UPDATE that marks it used is what makes a second use fail. A used
+     * link's digest stays, so a second use is told apart from an expired or unknown link.
+     */
     const redeemLink = Effect.fn("WebSessions.redeemLink")(function* (token: string) {
+      const digest = sha256(token)
       const rows = yield* sql`
         UPDATE sign_in_links l SET used_at = now()
         FROM api_keys k
-        WHERE l.token_sha256 = ${sha256(token)} AND l.used_at IS NULL AND l.expires_at > now()
+        WHERE l.token_sha256 = ${digest} AND l.used_at IS NULL AND l.expires_at > now()
           AND k.id = l.api_key_id AND k.revoked_at IS NULL
         RETURNING l.api_key_id AS "apiKeyId"`.pipe(Effect.flatMap(decodeKeyIds), Effect.orDie)
       const row = rows[0]
       if (row === undefined) {
-        return yield* new Unauthorized({ message: "This sign-in link has expired or was already used: restart `trellis serve` for a new one, or sign in with an API key" })
+        const [state] = yield* sql`
+          SELECT l.used_at IS NOT NULL AS used, l.expires_at <= now() AS expired, k.revoked_at IS NOT NULL AS revoked
+          FROM sign_in_links l JOIN api_keys k ON k.id = l.api_key_id
+          WHERE l.token_sha256 = ${digest}`.pipe(Effect.flatMap(decodeLinkStates), Effect.orDie)
+        const reason: SignInLinkReason = state === undefined ? "unknown" : state.used ? "used" : state.expired ? "expired" : state.revoked ? "revoked" : "unknown"
+        return yield* new SignInLinkRefused({ reason, message: refusalMessage[reason] })
       }
       return yield* open(row.apiKeyId)
     })

@@ -3,17 +3,17 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { ApiKeys } from "../../../src/platform/auth/ApiKeys.js"
-import { SESSION_COOKIE, WebSessions } from "../../../src/platform/auth/WebSessions.js"
+import { SESSION_COOKIE } from "../../../src/platform/auth/WebSessions.js"
 import { Projects } from "../../../src/projects/Projects.js"
 import { createKey, rawRequest, seedOwner, TestServer } from "../../support/TestServer.js"
 
-/** Issue 18, "Signing in": a browser holds a session cookie, never the API key. */
+/** Issue 18, "Signing in": a browser holds a session cookie, never the API key. One-time links: SignInLinks.test.ts. */
 
 const listProjects = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_projects", arguments: {} } })
 const SAME_ORIGIN = "http://127.0.0.1"
 
-/** Moves a user's sessions or links past their end, as the database's clock would. */
-const expireAll = (table: "web_sessions" | "sign_in_links", slug: string) =>
+/** Moves a user's sessions past their end, as the database's clock would. */
+const expireAll = (table: "web_sessions", slug: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE ${sql(table)} SET expires_at = now() - interval '1 second' WHERE api_key_id IN (
       SELECT k.id FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = ${`owner@${slug}.test`})`)
@@ -147,37 +147,6 @@ describe("browser sessions", () => {
         const wrong = yield* signIn("trellis_not_a_real_key")
         expect(wrong.status).toBe(401)
         expect(wrong.headers["set-cookie"]).toBeUndefined()
-      }))
-
-    it.effect("a one-time sign-in link opens one session, once, and sends the browser to the app", () =>
-      Effect.gen(function* () {
-        const { principal } = yield* seedOwner("web-link")
-        const link = yield* (yield* WebSessions).issueLink(principal.apiKeyId)
-        const first = yield* rawRequest({ method: "GET", path: `/signin?token=${link}` })
-        expect(first.status).toBe(303)
-        expect(first.headers["location"]).toBe("/")
-        const { token } = cookieOf(first.headers)
-        expect((yield* rawRequest({ body: listProjects, headers: asSession(token) })).status).toBe(200)
-        const again = yield* getPage(`/signin?token=${link}`)
-        expect(again.status).toBe(401)
-        expect(again.headers["content-type"]).toContain("text/html")
-        expect(yield* again.text).toContain("already used")
-        expect(again.headers["set-cookie"]).toBeUndefined()
-      }))
-
-    it.effect("a sign-in link lasts 10 minutes; once expired it opens nothing", () =>
-      Effect.gen(function* () {
-        const { principal } = yield* seedOwner("web-link-expiry")
-        const sessions = yield* WebSessions
-        const link = yield* sessions.issueLink(principal.apiKeyId)
-        const sql = yield* SqlClient.SqlClient
-        const [row] = yield* sql<{ readonly lifetime: number }>`
-          SELECT extract(epoch FROM expires_at - now())::float8 AS lifetime FROM sign_in_links WHERE api_key_id = ${principal.apiKeyId}`
-        expect(row?.lifetime).toBeGreaterThan(9 * 60)
-        expect(row?.lifetime).toBeLessThanOrEqual(10 * 60)
-        yield* expireAll("sign_in_links", "web-link-expiry")
-        const error = yield* Effect.flip(sessions.redeemLink(link))
-        expect(error.message).toContain("expired")
       }))
   })
 })
