@@ -13,6 +13,7 @@ import { Organizations } from "../src/orgs/Organizations.js"
 import { Projects } from "../src/projects/Projects.js"
 import { Users } from "../src/orgs/Users.js"
 import { databaseOptions } from "./Environment.js"
+import { signinLink } from "./SignInLink.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON"))
 
@@ -220,13 +221,14 @@ const eventsRenormalize = Command.make("renormalize", {
   }))).pipe(Command.withDescription("Recompute stored normalized events from raw chunks after a normalizer upgrade"))
 
 export const admin = Command.make("admin").pipe(
-  Command.withDescription("Manage organizations, users, projects, memberships and API keys"),
+  Command.withDescription("Manage organizations, users, projects, memberships and API keys; print a sign-in link"),
   Command.withSubcommands([
     Command.make("org").pipe(Command.withSubcommands([orgCreate])),
     Command.make("user").pipe(Command.withSubcommands([userCreate])),
     Command.make("project").pipe(Command.withSubcommands([projectCreate])),
     Command.make("member").pipe(Command.withSubcommands([memberAdd])),
     Command.make("key").pipe(Command.withSubcommands([keyCreate, keyRevoke, keyList])),
-    Command.make("events").pipe(Command.withSubcommands([eventsRenormalize]))
+    Command.make("events").pipe(Command.withSubcommands([eventsRenormalize])),
+    signinLink
   ])
 )

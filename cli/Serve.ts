@@ -1,5 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { Config, type ConfigError, Console, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Config, type ConfigError, Console, Duration, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Database from "../src/platform/sql/Database.js"
@@ -11,6 +11,7 @@ import { ApiKeys } from "../src/platform/auth/ApiKeys.js"
 import { LINK_TTL, WebSessions } from "../src/platform/auth/WebSessions.js"
 import { type BridgeTimings, bridgeRateLimitConfig, defaults, isLoopbackHost, rateLimitConfig } from "../src/platform/TrellisConfig.js"
 import { credentialsPath, databaseOptions } from "./Environment.js"
+import { storedCredentials } from "./SignInLink.js"
 
 const host = Options.text("host").pipe(
   Options.withDescription("Address to bind (TRELLIS_HOST)"),
@@ -56,16 +57,6 @@ const writeCredentials = (file: string, credentials: object) =>
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
     fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600 })
   })
-
-const StoredKey = Schema.parseJson(Schema.Struct({ apiKey: Schema.String }))
-
-/** The API key of the credentials file (written at first start), if it is there and readable. */
-const storedApiKey = (file: string) =>
-  Effect.try(() => fs.readFileSync(file, "utf8")).pipe(
-    Effect.flatMap(Schema.decodeUnknown(StoredKey)),
-    Effect.map((stored) => stored.apiKey),
-    Effect.option
-  )
 
 /**
  * A one-time sign-in link for the owner of the local credentials: none when there is no such file
@@ -130,7 +121,7 @@ export const serve = Command.make("serve", { host, port }, (options) =>
       const baseUrl = urlFor(address.port)
       const link = yield* signInLink(
         baseUrl,
-        Option.isSome(created) ? Option.some(created.value.apiKey) : yield* storedApiKey(file)
+        Option.isSome(created) ? Option.some(created.value.apiKey) : Option.map(yield* storedCredentials(file), (stored) => stored.apiKey)
       )
 
       yield* Console.log(`Trellis is running.`)
