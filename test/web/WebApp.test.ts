@@ -166,10 +166,11 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     // The reload's list_projects was refused (401) once the cookie was gone, which the console reports.
     expect(errors.filter((error) => !error.includes("401"))).toEqual([])
 
-    // The link was for one use: a second browser gets the refusal page, not a session.
+    // The link was for one use: a second browser lands on the sign-in page saying so, without a session.
     const again = await backend().browser.newPage()
-    const refused = await again.goto(signInLink)
-    expect(refused?.status()).toBe(401)
+    await again.goto(signInLink)
+    await again.waitForURL(/\/sign-in\?reason=used$/)
+    await again.getByRole("heading", { name: "This sign-in link was already used" }).waitFor()
     await again.close()
     await context.close()
   }, 120_000)

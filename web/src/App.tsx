@@ -1,4 +1,6 @@
-import { useEffect, useState } from "react"
+import { Option, Schema } from "effect"
+import { useEffect } from "react"
+import { returnPath, SIGN_IN_PAGE, SignInLinkReason, signInPagePath } from "../../catalog/domain/SignIn.js"
 import { describeError, isSignedOut, signOut, useTool } from "./api"
 import { SignInPage } from "./pages/SignIn"
 import { ThreadPage } from "./pages/Thread"
@@ -7,12 +9,28 @@ import { NewThreadPage } from "./pages/NewThread"
 import { ThreadsPage } from "./pages/Threads"
 import { WaitingPage } from "./pages/Waiting"
 import { useWaitingCount } from "./waitingCount"
-import { followLink, machinesPath, navigate, newThreadPath, projectOf, threadsPath, useRoute, waitingPath } from "./router"
+import { followLink, machinesPath, navigate, newThreadPath, projectOf, type Route, threadsPath, useRoute, waitingPath } from "./router"
 
 export const App = () => {
   const route = useRoute()
+  return route.page === "signIn" ? <SignIn /> : <SignedIn route={route} />
+}
+
+/**
+ * `/sign-in?reason=…&next=…`: where a refused one-time link lands (the reason) and where the app
+ * goes when it finds itself signed out (the page asked for, returned to once signed in).
+ */
+const SignIn = () => {
+  const query = new URLSearchParams(window.location.search)
+  const reason = Option.getOrUndefined(Schema.decodeUnknownOption(SignInLinkReason)(query.get("reason")))
+  const next = returnPath(query.get("next")) ?? "/"
+  // A full load after signing in: every view is read again as the new session sees it.
+  return <SignInPage reason={reason} onSignedIn={() => window.location.assign(next)} />
+}
+
+const SignedIn = ({ route }: { readonly route: Route }) => {
   const [projects] = useTool("list_projects", {})
-  const [signedOut, setSignedOut] = useState(false)
+  const signedOut = projects._tag === "Failed" && isSignedOut(projects.error)
   const current = projectOf(route)
   const firstProject = projects._tag === "Ready" ? projects.value.projects[0]?.projectId : undefined
   const waiting = useWaitingCount(current)
@@ -20,11 +38,12 @@ export const App = () => {
   useEffect(() => {
     if (route.page === "home" && firstProject !== undefined) navigate(threadsPath(firstProject), { replace: true })
   }, [route.page, firstProject])
+  useEffect(() => {
+    const asked = window.location.pathname + window.location.search
+    if (signedOut) navigate(signInPagePath({ next: asked === "/" ? undefined : asked }), { replace: true })
+  }, [signedOut])
 
-  if (signedOut || (projects._tag === "Failed" && isSignedOut(projects.error))) {
-    // A full load after signing in: every view is read again as the new session sees it.
-    return <SignInPage onSignedIn={() => window.location.assign("/")} />
-  }
+  if (signedOut) return null
   if (projects._tag === "Loading") return <p className="page-status" role="status">Loading…</p>
   if (projects._tag === "Failed") {
     return <p className="page-status" role="alert">Cannot load your projects: {describeError(projects.error)}</p>
@@ -63,7 +82,7 @@ export const App = () => {
           type="button"
           className="quiet"
           onClick={() => {
-            void signOut().then(() => setSignedOut(true))
+            void signOut().then(() => navigate(SIGN_IN_PAGE))
           }}
         >
           Sign out

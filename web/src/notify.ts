@@ -5,17 +5,8 @@ import { createElement, useEffect, useRef, useState } from "react"
  * once they allowed it with the button (never asked on load), a browser notification per new request.
  */
 
-const BASE_TITLE = "Trellis"
-
-/** "(2) Trellis" while something needs the person; the plain title again when nothing does or the page goes. */
-export const useTabTitleCount = (count: number) => {
-  useEffect(() => {
-    document.title = count > 0 ? `(${count}) ${BASE_TITLE}` : BASE_TITLE
-    return () => {
-      document.title = BASE_TITLE
-    }
-  }, [count])
-}
+/** The count in the tab title; the title's other part, the page's name, is tabTitle.ts's too. */
+export { useTabTitleCount } from "./tabTitle"
 
 export interface Alert {
   readonly id: string

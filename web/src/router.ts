@@ -1,8 +1,10 @@
 import { type MouseEvent, useEffect, useState } from "react"
+import { SIGN_IN_PAGE } from "../../catalog/domain/SignIn.js"
 
 /** The app's pages; the server answers every one of these paths with the same shell. */
 export type Route =
   | { readonly page: "home" }
+  | { readonly page: "signIn" }
   | { readonly page: "threads"; readonly projectId: string }
   | { readonly page: "thread"; readonly projectId: string; readonly threadId: string }
   | { readonly page: "newThread"; readonly projectId: string }
@@ -24,6 +26,7 @@ export const projectOf = (route: Route): string | undefined => "projectId" in ro
 export const parseRoute = (pathname: string): Route => {
   const parts = pathname.split("/").filter((part) => part !== "").map(decodeURIComponent)
   if (parts.length === 0) return { page: "home" }
+  if (pathname === SIGN_IN_PAGE) return { page: "signIn" }
   const [first, projectId, section, threadId] = parts
   if (first !== "projects" || projectId === undefined) return { page: "unknown" }
   if (parts.length === 3) {

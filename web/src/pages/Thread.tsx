@@ -3,6 +3,7 @@ import { MAX_MESSAGES_WINDOW } from "../../../catalog/domain/Thread.js"
 import { describeError, useTool } from "../api"
 import { useThreadEvents } from "../events"
 import { followLink, threadsPath } from "../router"
+import { usePageTitle } from "../tabTitle"
 import { ago, runtimeOf, StatusBadge } from "./format"
 import { ThreadList } from "./Threads"
 import { Timeline } from "../thread/Timeline"
@@ -46,6 +47,7 @@ const Conversation = ({ threadId, cliType }: { readonly threadId: string; readon
 /** One thread: its header and its conversation as the composer builds it from the event stream. */
 export const ThreadPage = ({ projectId, threadId }: { readonly projectId: string; readonly threadId: string }) => {
   const [thread, reloadThread] = useTool("get_thread", { threadId }, { pollMs: THREAD_POLL_MS })
+  usePageTitle(thread._tag === "Ready" ? thread.value.title : undefined)
   return (
     <article aria-labelledby="thread-title">
       <a className="back" href={threadsPath(projectId)} onClick={followLink}>← Threads</a>

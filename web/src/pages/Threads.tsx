@@ -1,7 +1,8 @@
 import { useState } from "react"
 import { describeError, useTool } from "../api"
-import { followLink, threadPath } from "../router"
-import { ago, type OrdinaryThread, runtimeOf, StatusBadge, type ThreadContainer } from "./format"
+import { followLink, machinesPath, newThreadPath, threadPath } from "../router"
+import "./Threads.css"
+import { ago, type OrdinaryThread, runtimeOf, StatusBadge, ThreadStatus, type ThreadContainer } from "./format"
 
 /** How often the list is read again while the tab is visible: activity moves threads up. */
 const POLL_MS = 5_000
@@ -12,7 +13,7 @@ const ThreadRow = ({ projectId, thread }: { readonly projectId: string; readonly
       {thread.title}
     </a>
     <div className="row-meta">
-      <StatusBadge status={thread.status} />
+      <ThreadStatus thread={thread} />
       {thread.hasPendingInteraction ? <span className="badge attention">Waiting for you</span> : null}
       {thread.isDone ? <span className="badge done">Done</span> : null}
       <span className="meta" title="Runtime">{runtimeOf(thread)}</span>
@@ -66,6 +67,18 @@ export const ThreadList = ({ projectId, threads, label }: {
   </ul>
 )
 
+/** Where a first thread comes from: the form, on a machine that serves the project. */
+const NoThreads = ({ projectId, includeDone }: { readonly projectId: string; readonly includeDone: boolean }) => (
+  <section className="empty-threads" aria-labelledby="no-threads-title">
+    <h2 id="no-threads-title">No threads{includeDone ? "" : " in progress"} in this project</h2>
+    <p>A thread is an agent at work on one of your machines. Start one from New thread; a machine shows under Machines once its <code>trellis agent</code> connects.</p>
+    <div className="empty-actions">
+      <a className="button-link" href={newThreadPath(projectId)} onClick={followLink}>New thread</a>
+      <a className="button-link quiet" href={machinesPath(projectId)} onClick={followLink}>Machines</a>
+    </div>
+  </section>
+)
+
 /** The person's threads in the project, most recent activity first (the order `list_threads` gives). */
 export const ThreadsPage = ({ projectId }: { readonly projectId: string }) => {
   const [includeDone, setIncludeDone] = useState(false)
@@ -83,10 +96,8 @@ export const ThreadsPage = ({ projectId }: { readonly projectId: string }) => {
       </div>
       {threads._tag === "Loading" ? <p className="page-status" role="status">Loading threads…</p> : null}
       {threads._tag === "Failed" ? <p className="page-status" role="alert">Cannot load the threads: {describeError(threads.error)}</p> : null}
-      {threads._tag === "Ready" && threads.value.threads.length === 0
-        ? <p className="page-status">No threads{includeDone ? "" : " in progress"} in this project. Agents start them over MCP (<code>create_thread</code>).</p>
-        : null}
-      {threads._tag === "Ready" ? <ThreadList projectId={projectId} threads={threads.value.threads} label="Threads" /> : null}
+      {threads._tag === "Ready" && threads.value.threads.length === 0 ? <NoThreads projectId={projectId} includeDone={includeDone} /> : null}
+      {threads._tag === "Ready" && threads.value.threads.length > 0 ? <ThreadList projectId={projectId} threads={threads.value.threads} label="Threads" /> : null}
     </section>
   )
 }
