@@ -67,7 +67,11 @@ export const ToolOutputEvent = Schema.Struct({
 export const ToolErrorEvent = Schema.Struct({
   kind: Schema.Literal("tool-error"),
   toolCallId: req(Schema.String, "The id of the call that failed."),
-  message: req(Schema.String, "The error as the runtime reported it (a denial, a failed command's output).")
+  message: req(Schema.String, "The error as the runtime reported it (a denial, a failed command's output)."),
+  denied: opt(
+    Schema.Literal(true),
+    "Present when the call was refused its permission (the person's Deny through the bridge) rather than run and failed. A denied `tool-error` for a call that already ended keeps that call's message."
+  )
 }).annotations({ identifier: "tool-error", description: "A tool result marked as an error." })
 
 export const MetadataEvent = Schema.Struct({

@@ -1,4 +1,4 @@
-import { HashMap, Option, Order, RedBlackTree } from "effect"
+import { HashMap, Option, Order, RedBlackTree, Schema } from "effect"
 import { unbundle } from "./Bundles.js"
 import type { ContextWindowEvent, NormalizedEvent } from "./NormalizedEvent.js"
 
@@ -26,6 +26,8 @@ export interface ToolPart {
   readonly state: "running" | "completed" | "error"
   readonly outputJson?: string
   readonly errorMessage?: string
+  /** The call was refused its permission (an `error` that is the person's answer, not a failure). */
+  readonly denied?: true
 }
 
 export interface NoticePart {
@@ -55,6 +57,8 @@ export interface SessionInfo {
   readonly costUsd?: number
   readonly durationMs?: number
   readonly numTurns?: number
+  /** The runtime said the turn failed (`metadata.otherJson` `{turnStatus: "failed", error}`), whatever the run's exit said. */
+  readonly turnFailed?: { readonly error?: string }
 }
 
 /** The latest `context-window` event, without its `kind`. */
@@ -189,7 +193,7 @@ const applyFull = (state: Composition, kind: TextKind, text: string, itemId: str
 
 type ToolResult =
   | { readonly state: "completed"; readonly outputJson: string }
-  | { readonly state: "error"; readonly errorMessage: string }
+  | { readonly state: "error"; readonly errorMessage: string; readonly denied?: true }
 
 const toolAt = (state: Composition, toolCallId: string): { readonly index: number; readonly part: ToolPart } | undefined => {
   const index = Option.getOrUndefined(HashMap.get(state.byToolCallId, toolCallId))
@@ -219,6 +223,16 @@ const applyToolResult = (state: Composition, toolCallId: string, result: ToolRes
   return existing === undefined ? pushTool(state, part) : setAt(state, existing.index, { part })
 }
 
+/**
+ * A refusal. Claude says which calls were refused only in its closing `result`, after each call's
+ * error (the refusal's message): that error's message stands, and the call is marked denied.
+ */
+const applyDenial = (state: Composition, toolCallId: string, message: string): Composition => {
+  const existing = toolAt(state, toolCallId)?.part
+  const errorMessage = existing?.state === "error" && existing.errorMessage !== undefined ? existing.errorMessage : message
+  return applyToolResult(state, toolCallId, { state: "error", errorMessage, denied: true })
+}
+
 // ---------------------------------------------------------------------------------------------
 // The fold
 // ---------------------------------------------------------------------------------------------
@@ -229,8 +243,20 @@ const mergeSession = (session: SessionInfo, event: Extract<NormalizedEvent, { ki
   ...(event.model !== undefined ? { model: event.model } : {}),
   ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
   ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
-  ...(event.numTurns !== undefined ? { numTurns: event.numTurns } : {})
+  ...(event.numTurns !== undefined ? { numTurns: event.numTurns } : {}),
+  ...turnFailure(event.otherJson)
 })
+
+const TurnStatus = Schema.parseJson(Schema.Struct({ turnStatus: Schema.String, error: Schema.optional(Schema.NullOr(Schema.String)) }))
+const decodeTurnStatus = Schema.decodeUnknownOption(TurnStatus)
+
+const turnFailure = (otherJson: string | undefined): { readonly turnFailed?: { readonly error?: string } } => {
+  if (otherJson === undefined) return {}
+  const decoded = decodeTurnStatus(otherJson)
+  if (decoded._tag === "None" || decoded.value.turnStatus !== "failed") return {}
+  const error = decoded.value.error
+  return { turnFailed: typeof error === "string" && error !== "" ? { error } : {} }
+}
 
 const contextWindowOf = (event: typeof ContextWindowEvent.Type): ContextWindow => ({
   usedTokens: event.usedTokens,
@@ -255,7 +281,9 @@ const applyOne = (state: Composition, event: NormalizedEvent): Composition => {
     case "tool-output":
       return applyToolResult(state, event.toolCallId, { state: "completed", outputJson: event.outputJson })
     case "tool-error":
-      return applyToolResult(state, event.toolCallId, { state: "error", errorMessage: event.message })
+      return event.denied === true
+        ? applyDenial(state, event.toolCallId, event.message)
+        : applyToolResult(state, event.toolCallId, { state: "error", errorMessage: event.message })
     case "runtime-notice":
       return push(state, {
         part: {

@@ -455,7 +455,7 @@ describe("compose: rules", () => {
       expect(compose({ kind: "text", text: "hi" })).not.toHaveProperty("contextWindow")
     }))
 
-  it.effect("rule 6: metadata merges its defined fields into the session, later values win; otherJson is ignored", () =>
+  it.effect("rule 6: metadata merges its defined fields into the session, later values win; otherJson is ignored but a failed turnStatus", () =>
     Effect.sync(() => {
       const message = compose(
         { kind: "metadata", sessionId: "s1", model: "m1" },
@@ -465,7 +465,49 @@ describe("compose: rules", () => {
       )
       expect(message.session).toEqual({ sessionId: "s1", model: "m2", costUsd: 0.75, durationMs: 100, numTurns: 3 })
       expect(message.parts).toEqual([])
-      expect(compose({ kind: "metadata", otherJson: "{\"turnStatus\":\"failed\"}" }).session).toEqual({})
+      expect(compose({ kind: "metadata", otherJson: "{\"turnStatus\":\"completed\"}" }).session).toEqual({})
+    }))
+
+  it.effect("rule 6: a turnStatus of failed marks the turn failed, with its error when it has one", () =>
+    Effect.sync(() => {
+      expect(compose({ kind: "metadata", otherJson: "{\"turnStatus\":\"failed\"}" }).session).toEqual({ turnFailed: {} })
+      expect(compose({ kind: "metadata", otherJson: "{\"turnStatus\":\"failed\",\"error\":null}" }).session).toEqual({ turnFailed: {} })
+      expect(compose(
+        { kind: "metadata", sessionId: "s1" },
+        { kind: "metadata", otherJson: "{\"turnStatus\":\"failed\",\"error\":\"Compaction failed: not enough messages\"}" }
+      ).session).toEqual({ sessionId: "s1", turnFailed: { error: "Compaction failed: not enough messages" } })
+      expect(compose({ kind: "metadata", otherJson: "not json" }).session).toEqual({})
+    }))
+
+  it.effect("rule 3: a denied tool-error marks the call denied; one after the call's own error keeps that error's message", () =>
+    Effect.sync(() => {
+      const codex = compose(
+        { kind: "tool-input", toolCallId: "c1", toolName: "commandExecution", inputJson: "{}" },
+        { kind: "tool-error", toolCallId: "c1", message: "Command declined", denied: true }
+      )
+      expect(codex.parts).toEqual([{ type: "tool", toolCallId: "c1", toolName: "commandExecution", inputJson: "{}", state: "error", errorMessage: "Command declined", denied: true }])
+      // Claude: the refusal's message is the tool result; its closing result names the refused calls.
+      const claude = compose(
+        { kind: "tool-input", toolCallId: "t1", toolName: "Bash", inputJson: "{}" },
+        { kind: "tool-error", toolCallId: "t1", message: "Write it under docs/ instead" },
+        { kind: "text", text: "Understood." },
+        { kind: "tool-error", toolCallId: "t1", message: "Denied", denied: true }
+      )
+      expect(claude.parts[0]).toEqual({ type: "tool", toolCallId: "t1", toolName: "Bash", inputJson: "{}", state: "error", errorMessage: "Write it under docs/ instead", denied: true })
+      // A plain error is not a denial.
+      expect(compose(
+        { kind: "tool-input", toolCallId: "t2", toolName: "Bash", inputJson: "{}" },
+        { kind: "tool-error", toolCallId: "t2", message: "Exit code 2" }
+      ).parts[0]).not.toHaveProperty("denied")
+    }))
+
+  it.effect("rule 3: the recorded denials compose to denied calls: Claude's stdio Deny and OpenCode's rejected permission", () =>
+    Effect.sync(() => {
+      const claude = composeFixture("claude-raw-stdio-deny").parts.filter((part) => part.type === "tool")
+      expect(claude).toEqual([expect.objectContaining({ toolName: "Bash", state: "error", errorMessage: "User denied via bridge", denied: true })])
+      const opencode = composeFixture("opencode-serve-raw-deny-resume").parts.filter((part) => part.type === "tool")
+      expect(opencode).toContainEqual(expect.objectContaining({ state: "error", denied: true }))
+      expect(composeFixture("claude-raw-tool-allowed").parts.filter((part) => part.type === "tool" && part.denied === true)).toEqual([])
     }))
 
   it.effect("rule 7: consecutive text parts are merged with a blank line, empty texts add no separator", () =>

@@ -35,8 +35,10 @@ const only = <K extends Event["kind"]>(events: ReadonlyArray<Event>, kind: K) =>
 
 const expectToolsPaired = (events: ReadonlyArray<Event>) => {
   const inputs = only(events, "tool-input")
+  // The result's denial marks name calls already answered: they pair nothing.
   const results = events.filter(
-    (e): e is Extract<Event, { kind: "tool-output" | "tool-error" }> => e.kind === "tool-output" || e.kind === "tool-error"
+    (e): e is Extract<Event, { kind: "tool-output" | "tool-error" }> =>
+      e.kind === "tool-output" || (e.kind === "tool-error" && !(e.denied === true && e.message === "Denied"))
   )
   expect(results.map((r) => r.toolCallId).sort()).toEqual(inputs.map((i) => i.toolCallId).sort())
   for (const input of inputs) {
@@ -59,9 +61,10 @@ const fixtures: ReadonlyArray<readonly [string, ReadonlyArray<Event["kind"]>]> =
   ["compact", ["runtime-notice", "runtime-notice", "metadata", "context-compaction", "runtime-notice", "metadata", "context-window"]],
   ["resume", ["metadata", "reasoning", "text", "tool-input", "tool-output", "text", "metadata", "context-window"]],
   ["tool-allowed", ["metadata", "reasoning", "text", "tool-input", "tool-output", "text", "metadata", "context-window"]],
-  ["tool-denied", ["metadata", "reasoning", "text", "tool-input", "tool-error", "text", "metadata", "context-window"]],
+  // A run's closing result names the calls refused their permission: each is a denied tool-error.
+  ["tool-denied", ["metadata", "reasoning", "text", "tool-input", "tool-error", "text", "metadata", "context-window", "tool-error"]],
   ["stdio-askuser", ["runtime-notice", "metadata", "tool-input", "runtime-notice", "tool-output", "text", "metadata", "context-window"]],
-  ["stdio-deny", ["runtime-notice", "metadata", "reasoning", "text", "tool-input", "runtime-notice", "tool-error", "text", "metadata", "context-window"]],
+  ["stdio-deny", ["runtime-notice", "metadata", "reasoning", "text", "tool-input", "runtime-notice", "tool-error", "text", "metadata", "context-window", "tool-error"]],
   ["stdio-permission", ["runtime-notice", "metadata", "reasoning", "text", "tool-input", "runtime-notice", "tool-output", "text", "metadata", "context-window"]],
   ["stdio-plan", ["runtime-notice", "metadata", "tool-input", "runtime-notice", "metadata", "tool-output", "text", "metadata", "context-window"]],
   [

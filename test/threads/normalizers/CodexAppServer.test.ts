@@ -259,7 +259,7 @@ describe("Codex app-server normalizer: runtime rules", () => {
       expect(chunk("turn/start", { id: 3, error: { code: -32600, message: "bad turn" } })).toEqual({ kind: "warning", message: "turn/start failed: bad turn" })
       expect(chunk("initialize", { id: 1, result: {} })).toMatchObject({ kind: "unknown", reason: "ignored" })
       const declined = { method: "item/completed", params: { item: { id: "c1", type: "commandExecution", status: "declined", aggregatedOutput: null } } }
-      expect(chunk("item/completed", declined)).toEqual({ kind: "tool-error", toolCallId: "c1", message: "Command declined" })
+      expect(chunk("item/completed", declined)).toEqual({ kind: "tool-error", toolCallId: "c1", message: "Command declined", denied: true })
       const nonZero = { method: "item/completed", params: { item: { id: "c2", type: "commandExecution", status: "completed", exitCode: 1, aggregatedOutput: "" } } }
       expect(chunk("item/completed", nonZero)).toEqual({ kind: "tool-error", toolCallId: "c2", message: "Command completed with exit code 1" })
       expect(chunk("item/fileChange/requestApproval", { id: 9, method: "item/fileChange/requestApproval", params: {} })).toEqual({

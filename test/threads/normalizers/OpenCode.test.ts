@@ -184,7 +184,7 @@ describe("OpenCode normalizer: runtime rules", () => {
       expect(JSON.parse(output[0]?.outputJson ?? "null")).toEqual({ output: getStr(tool[0]?.part, "state", "output"), exitCode: 2 })
     }))
 
-  it.effect("a rejected permission is a tool-error with the rejection message", () =>
+  it.effect("a rejected permission is a denied tool-error with the rejection message", () =>
     Effect.sync(() => {
       for (const name of ["opencode-serve-raw-deny-resume", "opencode-run-raw-tool-ask"]) {
         const t = run(name)
@@ -192,7 +192,7 @@ describe("OpenCode normalizer: runtime rules", () => {
         expect(failed).toHaveLength(1)
         const message = getStr(failed[0]?.part, "state", "error")
         expect(message).toMatch(/^The user rejected permission/)
-        expect(only(t.events, "tool-error")).toEqual([{ kind: "tool-error", toolCallId: getStr(failed[0]?.part, "callID"), message }])
+        expect(only(t.events, "tool-error")).toEqual([{ kind: "tool-error", toolCallId: getStr(failed[0]?.part, "callID"), message, denied: true }])
         expect(only(t.events, "tool-output")).toEqual([])
       }
       expect(only(run("opencode-serve-raw-deny-resume").events, "tool-error")[0]?.message).toMatch(/feedback: denied by bridge$/)

@@ -77,6 +77,11 @@ const system = (line: Json): ReadonlyArray<Json> | "ignored" => {
       const status = str(line["status"])
       if (status === "compacting") return [{ kind: "runtime-notice", message: "Compacting context" }]
       const compactResult = str(line["compact_result"])
+      if (compactResult === "failed") {
+        // The run still ends in a successful `result`: the failure is the turn's, said here.
+        const error = str(line["compact_error"]) ?? "Compaction failed"
+        return [{ kind: "runtime-notice", message: `Compaction failed${error === "Compaction failed" ? "" : `: ${error}`}` }, { kind: "metadata", otherJson: stringify({ turnStatus: "failed", error }) }]
+      }
       if (compactResult !== undefined) return [{ kind: "runtime-notice", message: `Compaction ${compactResult}` }]
       // `requesting` precedes every API request (partial-message mode): no information for a reader.
       return "ignored"
@@ -184,6 +189,11 @@ const result = (line: Json): ReadonlyArray<Json> => {
       return w === undefined ? [] : [w]
     })
     events.push(usageWindow(line["usage"], windows.length === 0 ? undefined : Math.max(...windows)))
+  }
+  // The calls refused their permission: their errors came earlier as plain tool results.
+  for (const refused of Array.isArray(line["permission_denials"]) ? line["permission_denials"] : []) {
+    const toolCallId = isObject(refused) ? str(refused["tool_use_id"]) : undefined
+    if (toolCallId !== undefined) events.push({ kind: "tool-error", toolCallId, message: "Denied", denied: true })
   }
   // `subtype` may say "success" while `is_error` is true (e.g. HTTP 400): key off is_error.
   if (line["is_error"] === true) {

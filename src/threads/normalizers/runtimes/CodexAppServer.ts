@@ -136,6 +136,7 @@ const itemStarted = (item: Json): LineResult => {
 
 /** `declined` is a command or change the user refused; `failed` ran and failed. */
 const refused = (item: Json): boolean => item["status"] === "failed" || item["status"] === "declined"
+const denial = (item: Json): { readonly denied?: true } => (item["status"] === "declined" ? { denied: true } : {})
 
 const itemCompleted = (item: Json): LineResult => {
   const id = str(item["id"])
@@ -154,19 +155,19 @@ const itemCompleted = (item: Json): LineResult => {
       const exitCode = num(item["exitCode"])
       if (refused(item) || (exitCode !== undefined && exitCode !== 0)) {
         const status = str(item["status"]) ?? "failed"
-        return [{ kind: "tool-error", toolCallId: id, message: output || `Command ${status}${exitCode === undefined ? "" : ` with exit code ${exitCode}`}` }]
+        return [{ kind: "tool-error", toolCallId: id, message: output || `Command ${status}${exitCode === undefined ? "" : ` with exit code ${exitCode}`}`, ...denial(item) }]
       }
       return [{ kind: "tool-output", toolCallId: id, outputJson: stringify(defined({ output: output ?? "", exitCode, durationMs: num(item["durationMs"]) })) }]
     }
     case "fileChange":
       return refused(item)
-        ? [{ kind: "tool-error", toolCallId: id, message: `File change ${str(item["status"])}` }]
+        ? [{ kind: "tool-error", toolCallId: id, message: `File change ${str(item["status"])}`, ...denial(item) }]
         : [{ kind: "tool-output", toolCallId: id, outputJson: stringify({ changes: item["changes"] }) }]
     case "mcpToolCall":
     case "dynamicToolCall": {
       const error = str(obj(item["error"])["message"])
       return refused(item) || error !== undefined
-        ? [{ kind: "tool-error", toolCallId: id, message: error ?? `Tool call ${str(item["status"])}` }]
+        ? [{ kind: "tool-error", toolCallId: id, message: error ?? `Tool call ${str(item["status"])}`, ...denial(item) }]
         : [{ kind: "tool-output", toolCallId: id, outputJson: stringify(item["result"] ?? item["contentItems"] ?? null) }]
     }
     case "webSearch":

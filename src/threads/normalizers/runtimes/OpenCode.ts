@@ -179,7 +179,11 @@ const toolPart = (part: Json, transport: "server" | "run"): LineResult => {
 }
 
 const toolResult = (toolCallId: string | undefined, state: Json): Json => {
-  if (state["status"] === "error") return { kind: "tool-error", toolCallId, message: str(state["error"]) ?? "Tool failed" }
+  if (state["status"] === "error") {
+    const message = str(state["error"]) ?? "Tool failed"
+    // OpenCode's RejectedError: the permission was refused (with the person's feedback, if any).
+    return { kind: "tool-error", toolCallId, message, ...(message.startsWith("The user rejected permission") ? { denied: true } : {}) }
+  }
   const output = str(state["output"]) ?? ""
   const exitCode = num(obj(state["metadata"])["exit"])
   return { kind: "tool-output", toolCallId, outputJson: stringify(exitCode === undefined ? output : { output, exitCode }) }
