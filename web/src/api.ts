@@ -1,4 +1,3 @@
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, type Either, type Schema } from "effect"
@@ -8,10 +7,12 @@ import * as McpClient from "../../catalog/McpClient.js"
 import { ListProjects } from "../../catalog/Projects.js"
 import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "../../catalog/Threads.js"
 import { useCallback, useEffect, useState } from "react"
+import { PageHttpClient } from "./backoff"
 
 /**
- * The data layer: every read is a catalog tool over the typed MCP client, signed by the session
- * cookie (same origin, so `fetch` sends it; the page never holds a key). The client knows only the
+ * The data layer: every read is a catalog tool over the typed MCP client, or a thread route, signed
+ * by the session cookie (same origin, so `fetch` sends it; the page never holds a key), and each
+ * waits out a 429's `Retry-After` (./backoff.ts). The client knows only the
  * tools the app calls, so the bundle leaves out the rest of the catalog (web/vite.config.ts).
  */
 const tools = {
@@ -39,7 +40,7 @@ export const callTool = <N extends ToolName>(
   signal?: AbortSignal
 ): Promise<Either.Either<ResultOf<N>, ToolError>> =>
   Effect.runPromise(
-    client.call(name, args).pipe(Effect.either, Effect.provide(FetchHttpClient.layer)),
+    client.call(name, args).pipe(Effect.either, Effect.provide(PageHttpClient)),
     signal === undefined ? undefined : { signal }
   )
 
@@ -108,12 +109,13 @@ export const useTool = <N extends ToolName>(
 }
 
 /**
- * The thread routes beside MCP (catalog/bridge/AgentApi.ts' `threads` group: retry, start fresh,
- * done, pin, share, interactions), typed from the same contract the server implements.
+ * The thread routes beside MCP (catalog/bridge/AgentApi.ts' `threads` group: the conversation's
+ * pages, retry, start fresh, done, pin, share, interactions), typed from the same contract the
+ * server implements.
  */
 const threadRoutes = Effect.flatMap(HttpClient.HttpClient, (httpClient) =>
   HttpApiClient.group(TrellisApi, { group: "threads", httpClient, baseUrl: window.location.origin })).pipe(
-  Effect.provide(FetchHttpClient.layer)
+  Effect.provide(PageHttpClient)
 )
 
 export type ThreadRoutes = Effect.Effect.Success<typeof threadRoutes>

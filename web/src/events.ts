@@ -3,6 +3,7 @@ import { applyEvent, type ComposedMessage, type Composition, emptyComposition, t
 import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 import { useEffect, useState } from "react"
 import { flushSync } from "react-dom"
+import { pauseLeft } from "./backoff"
 
 /** One event of a thread's event stream (catalog/bridge/AgentApi.ts); an `events` frame carries an array of them. */
 const StreamedEvent = Schema.Struct({ id: Schema.String, messageId: Schema.String, seq: Schema.Number, event: NormalizedEvent })
@@ -34,8 +35,12 @@ export const composedOf = (composition: Composition): ComposedMessage => {
   return composed
 }
 
-/** How long after the server closed the stream with an error a new one is opened. */
+/**
+ * How long after the server closed the stream with an error a new one is opened: 2 s, doubling
+ * while it keeps failing (up to 10 s), and never before a 429's `Retry-After` has passed.
+ */
 const REOPEN_MS = 2_000
+const MAX_REOPEN_MS = 10_000
 
 /** A cursor is a decimal integer id; the stream sends them in increasing order. */
 const cursorOf = (id: string): bigint | undefined => (/^\d{1,19}$/.test(id) ? BigInt(id) : undefined)
@@ -113,6 +118,7 @@ export const useThreadEvents = (threadId: string): ThreadEvents => {
     // pause, resuming with `?after=` from the last event applied.
     let source: EventSource | undefined
     let reopen: ReturnType<typeof setTimeout> | undefined
+    let failures = 0
     const open = () => {
       const after = fold.lastId()
       // Batched: a long thread's backlog comes as a few dozen frames of up to 500 events, not one frame each.
@@ -124,14 +130,19 @@ export const useThreadEvents = (threadId: string): ThreadEvents => {
         for (const event of events.right) applied = fold.apply(event) || applied
         if (applied) schedule()
       })
-      opened.onopen = () => setState((previous) => ({ ...previous, connected: true }))
+      opened.onopen = () => {
+        failures = 0
+        setState((previous) => ({ ...previous, connected: true }))
+      }
       opened.onerror = () => {
         setState((previous) => ({ ...previous, connected: false }))
         if (opened.readyState === EventSource.CLOSED && reopen === undefined) {
+          const delay = Math.max(pauseLeft(), Math.min(MAX_REOPEN_MS, REOPEN_MS * 2 ** failures))
+          failures += 1
           reopen = setTimeout(() => {
             reopen = undefined
             open()
-          }, REOPEN_MS)
+          }, delay)
         }
       }
       source = opened

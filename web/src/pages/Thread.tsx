@@ -1,5 +1,4 @@
-import { useEffect, useState } from "react"
-import { MAX_MESSAGES_WINDOW } from "../../../catalog/domain/Thread.js"
+import { useEffect, useMemo, useRef } from "react"
 import { describeError, useTool } from "../api"
 import { useThreadEvents } from "../events"
 import { followLink, threadsPath } from "../router"
@@ -7,6 +6,10 @@ import { usePageTitle } from "../tabTitle"
 import { ago, runtimeOf, StatusBadge } from "./format"
 import { ThreadList } from "./Threads"
 import { Timeline } from "../thread/Timeline"
+import { Earlier } from "../thread/Earlier"
+import { type Message, newTurns } from "../thread/rows"
+import { useConversation } from "../thread/useConversation"
+import { WholeTextsContext } from "../thread/UserText"
 import { Composer } from "../thread/Composer"
 import { ThreadActions } from "../thread/ThreadActions"
 import { ThreadInteractions } from "../thread/ThreadInteractions"
@@ -14,33 +17,54 @@ import type { CliType } from "../../../catalog/domain/CliType.js"
 
 /** How often the thread's record is read: its `hasPendingInteraction` is what brings a new request to the page. */
 const THREAD_POLL_MS = 3_000
-/** While a message waits for the agent or a turn streams, the list is read often enough to see it taken. */
-const BUSY_POLL_MS = 2_000
 
-const Conversation = ({ threadId, cliType }: { readonly threadId: string; readonly cliType: CliType }) => {
-  const [busy, setBusy] = useState(false)
-  const [messages, reload] = useTool("list_thread_messages", { threadId, limit: MAX_MESSAGES_WINDOW }, { pollMs: busy ? BUSY_POLL_MS : 10_000 })
+const noMessages: ReadonlyArray<Message> = []
+
+/**
+ * The messages come in pages from the client route (newest first, older ones as the reader
+ * scrolls up) and the turns from the event stream. The newest end is read again only when
+ * something changed: the stream names a turn the page does not hold, the thread's record moved
+ * on (`activity`: its status and last activity, which the page reads anyway), or a message was
+ * sent. Nothing is polled, so an idle tab reads only its event stream.
+ */
+const Conversation = ({ threadId, cliType, activity }: {
+  readonly threadId: string
+  readonly cliType: CliType
+  readonly activity: string
+}) => {
+  const { state, refresh, loadEarlier } = useConversation(threadId)
   const events = useThreadEvents(threadId)
   const composed = events.composed
-  const known = messages._tag === "Ready" ? messages.value.messages : []
-  const unseen = [...composed.keys()].filter((messageId) => !known.some((message) => message.messageId === messageId))
-  // Events of a message the list does not hold yet mean a new turn: read the list again, once per
-  // newly seen message (the count is what changes), not on every event.
-  const ready = messages._tag === "Ready" && !messages.refreshing
+  const known = state._tag === "Ready" ? state.messages : noMessages
+  const hasEarlier = state._tag === "Ready" && state.hasEarlier
+  const unseen = useMemo(() => newTurns(known, composed, hasEarlier), [known, composed, hasEarlier])
+  // A turn the stream names and the page does not hold: read the newest end once for it.
+  const asked = useRef(new Set<string>())
+  const ready = state._tag === "Ready"
   useEffect(() => {
-    if (ready && unseen.length > 0) reload()
-  }, [unseen.length, ready, reload])
-  const waiting = known.some((message) => message.status === "pending" || message.status === "streaming")
-  useEffect(() => setBusy(waiting), [waiting])
+    if (!ready) return
+    const fresh = unseen.filter((messageId) => !asked.current.has(messageId))
+    if (fresh.length === 0) return
+    for (const messageId of fresh) asked.current.add(messageId)
+    void refresh()
+  }, [unseen, ready, refresh])
+  const seenActivity = useRef(activity)
+  useEffect(() => {
+    if (seenActivity.current === activity) return
+    seenActivity.current = activity
+    if (ready) void refresh()
+  }, [activity, ready, refresh])
+  const wholeTexts = useMemo(() => ({ threadId, texts: new Map<string, string>() }), [threadId])
 
-  if (messages._tag === "Loading") return <p className="page-status" role="status">Loading the conversation…</p>
-  if (messages._tag === "Failed") return <p className="page-status" role="alert">Cannot load the conversation: {describeError(messages.error)}</p>
+  if (state._tag === "Loading") return <p className="page-status" role="status">Loading the conversation…</p>
+  if (state._tag === "Failed") return <p className="page-status" role="alert">Cannot load the conversation: {state.message}</p>
   return (
-    <>
+    <WholeTextsContext.Provider value={wholeTexts}>
       <p className="hint live" role="status">{events.connected ? "Live" : "Reconnecting…"}</p>
+      <Earlier hasEarlier={state.hasEarlier} loading={state.loadingEarlier} error={state.earlierError} onLoad={() => void loadEarlier()} count={known.length} />
       <Timeline messages={known} composed={composed} unseen={unseen} />
-      <Composer threadId={threadId} cliType={cliType} onSent={reload} />
-    </>
+      <Composer threadId={threadId} cliType={cliType} onSent={() => void refresh()} />
+    </WholeTextsContext.Provider>
   )
 }
 
@@ -82,7 +106,12 @@ export const ThreadPage = ({ projectId, threadId }: { readonly projectId: string
                 threadId={threadId}
                 changed={`${thread.value.hasPendingInteraction}:${thread.value.lastActivityAt}`}
               />
-              <Conversation key={threadId} threadId={threadId} cliType={thread.value.target.cliType} />
+              <Conversation
+                key={threadId}
+                threadId={threadId}
+                cliType={thread.value.target.cliType}
+                activity={`${thread.value.status}:${thread.value.lastActivityAt}`}
+              />
             </>
           ) : (
             <>

@@ -2,6 +2,7 @@ import { defaultRangeExtractor, type Range, useWindowVirtualizer } from "@tansta
 import { useCallback, useLayoutEffect, useMemo, useRef, useState } from "react"
 import type { ComposedMessage } from "../../../catalog/events/compose.js"
 import { type Disclosure, Part } from "./Part"
+import { UserText } from "./UserText"
 import { estimateHeight, type Message, type Row, timelineRows } from "./rows"
 import { useStickToBottom } from "./useStickToBottom"
 import { TurnEnd, TurnHead } from "./Turn"
@@ -17,7 +18,7 @@ const RowView = ({ row, disclosure }: { readonly row: Row; readonly disclosure: 
       return (
         <>
           {row.message.sentBy !== undefined ? <p className="hint">From {row.message.sentBy.title}</p> : null}
-          <div className="text">{row.message.text}</div>
+          <UserText message={row.message} />
           {row.message.status === "pending" ? <p className="hint">Waiting for the agent</p> : null}
         </>
       )

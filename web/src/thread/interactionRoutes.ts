@@ -1,10 +1,10 @@
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Either } from "effect"
 import { TrellisApi } from "../../../catalog/bridge/AgentApi.js"
 import type { Interaction } from "../../../catalog/domain/Interaction.js"
 import { callThreadRoute } from "../api"
+import { PageHttpClient } from "../backoff"
 
 /** What a failed thread route says to the person: its own message, else what kind of failure it was. */
 export type RouteError = { readonly _tag: string; readonly message?: string }
@@ -32,7 +32,7 @@ export const answerInteraction = (interactionId: string, payload: { readonly den
  */
 const agentRoutes = Effect.flatMap(HttpClient.HttpClient, (httpClient) =>
   HttpApiClient.group(TrellisApi, { group: "agent", httpClient, baseUrl: window.location.origin })).pipe(
-  Effect.provide(FetchHttpClient.layer)
+  Effect.provide(PageHttpClient)
 )
 
 export const lookUpInteraction = (interactionId: string): Promise<Either.Either<Interaction, string>> =>

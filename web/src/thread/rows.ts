@@ -1,7 +1,8 @@
 import type { ComposedMessage, ContextWindow, MessagePart, SessionInfo } from "../../../catalog/events/compose.js"
-import type { ResultOf } from "../api"
+import type { ThreadMessage } from "../../../catalog/Threads.js"
 
-export type Message = ResultOf<"list_thread_messages">["messages"][number]
+/** A message as the conversation's pages give it (`GET /api/threads/:id/messages`). */
+export type Message = typeof ThreadMessage.Type
 
 
 /**
@@ -66,6 +67,28 @@ export const timelineRows = (
   }
   for (const messageId of unseen) assistantRows(rows, messageId, composed.get(messageId), undefined)
   return rows
+}
+
+/**
+ * The turns the event stream names that come after every message the page holds: a turn started
+ * since the newest page was read. The stream names messages in the order their first event came
+ * (`composed` keeps that order), and it bootstraps the whole thread, older pages' turns included:
+ * those are not new, only not loaded yet, and never shown at the bottom. With no held turn to
+ * place them by, a stream message counts as new only when the whole thread is held.
+ */
+export const newTurns = (
+  messages: ReadonlyArray<Message>,
+  composed: ReadonlyMap<string, ComposedMessage>,
+  hasEarlier: boolean
+): ReadonlyArray<string> => {
+  const held = new Set(messages.map((message) => message.messageId))
+  const order = [...composed.keys()]
+  let lastHeld = -1
+  order.forEach((messageId, index) => {
+    if (held.has(messageId)) lastHeld = index
+  })
+  if (lastHeld === -1 && hasEarlier) return []
+  return order.slice(lastHeld + 1).filter((messageId) => !held.has(messageId))
 }
 
 /** A first guess at a row's height in pixels, until it is rendered and measured. */
