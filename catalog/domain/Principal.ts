@@ -10,6 +10,12 @@ export interface Principal {
   readonly apiKeyId: ApiKeyId
   readonly projectIds: ReadonlyArray<ProjectId> | null
   readonly readOnly: boolean
+  /**
+   * The browser session the request is signed by (its stored SHA-256 digest), absent for a request
+   * with the key itself: a session has a rate budget of its own, so one page cannot spend the
+   * budget of the key's other clients.
+   */
+  readonly webSessionId?: string
 }
 
 /** The caller of a request, provided by the key check of every route (the bridge API's middleware names it). */

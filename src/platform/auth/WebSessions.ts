@@ -80,14 +80,15 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
     /** The principal of a live session: its key's, while neither the session nor the key has ended. */
     const authenticate = (token: string): Effect.Effect<Principal, Unauthorized> =>
       Effect.gen(function* () {
+        const digest = sha256(token)
         const rows = yield* sql`
           SELECT ${principalColumns(sql)}
           FROM web_sessions s JOIN api_keys k ON k.id = s.api_key_id
-          WHERE s.token_sha256 = ${sha256(token)} AND s.ended_at IS NULL AND s.expires_at > now()
+          WHERE s.token_sha256 = ${digest} AND s.ended_at IS NULL AND s.expires_at > now()
             AND k.revoked_at IS NULL`.pipe(Effect.flatMap(decodePrincipals), Effect.orDie)
         return yield* Option.match(Option.fromNullable(rows[0]), {
           onNone: () => Effect.fail(new Unauthorized({ message: "The session has ended or expired: sign in again" })),
-          onSome: Effect.succeed
+          onSome: (principal) => Effect.succeed({ ...principal, webSessionId: digest })
         })
       })
 
