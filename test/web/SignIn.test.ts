@@ -152,11 +152,11 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("signing i
       await page.getByRole("button", { name: "Sign in" }).click()
       await page.waitForURL((url) => url.pathname === asked)
       await page.getByRole("heading", { name: TITLE, level: 1 }).waitFor()
-      await page.waitForFunction((title) => document.title === title, `${TITLE} · Trellis`)
+      await page.waitForFunction(`document.title === ${JSON.stringify(`${TITLE} · Trellis`)}`)
       await screenshot(page, `signin-returned-${name}`)
       // Leaving the thread gives the tab its plain title back.
       await page.getByRole("link", { name: "← Threads" }).click()
-      await page.waitForFunction(() => document.title === "Trellis")
+      await page.waitForFunction(`document.title === "Trellis"`)
       // The signed-out page's list_projects was refused (401), which the console reports.
       expect(errors.filter((error) => !error.includes("401"))).toEqual([])
       await context.close()
