@@ -31,6 +31,15 @@ const replaceSpawnFrom = (threadId: string) => {
  * server decides everything else, its refusals shown on the field they name. A created thread
  * opens on its own page.
  */
+const TitleHint = ({ length }: { readonly length: number }) => (
+  <>
+    Empty: taken from the first message.{" "}
+    <span className={length > MAX_TITLE_LENGTH ? "over-limit" : undefined}>
+      {length} / {MAX_TITLE_LENGTH} characters{length > MAX_TITLE_LENGTH ? `: ${length - MAX_TITLE_LENGTH} too many` : ""}
+    </span>
+  </>
+)
+
 export const NewThreadForm = ({ projectId, profiles, agents, spawnFrom }: {
   readonly projectId: string
   readonly profiles: ReadonlyArray<CliProfile>
@@ -100,9 +109,11 @@ export const NewThreadForm = ({ projectId, profiles, agents, spawnFrom }: {
           <textarea {...control} rows={6} value={draft.content} onChange={(event) => change({ content: event.currentTarget.value }, ["content"])} />
         )}
       </Field>
-      <Field name="title" label="Title (optional)" error={errors.fields.get("title")} hint="Empty: taken from the first message.">
+      {/* No maxLength: the browser would cut a pasted title silently. The count says how long it
+          is, and create_thread refuses a longer one on this field. */}
+      <Field name="title" label="Title (optional)" error={errors.fields.get("title")} hint={<TitleHint length={draft.title.length} />}>
         {(control) => (
-          <input {...control} type="text" maxLength={MAX_TITLE_LENGTH} value={draft.title} onChange={(event) => change({ title: event.currentTarget.value }, ["title"])} />
+          <input {...control} type="text" value={draft.title} onChange={(event) => change({ title: event.currentTarget.value }, ["title"])} />
         )}
       </Field>
       <TargetFields draft={draft} target={target} profiles={profiles} errors={errors} change={change} />

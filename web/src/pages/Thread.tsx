@@ -1,9 +1,9 @@
-import { useEffect, useMemo, useRef } from "react"
+import { type ReactNode, useEffect, useMemo, useRef } from "react"
 import { describeError, useTool } from "../api"
 import { useThreadEvents } from "../events"
 import { followLink, threadsPath } from "../router"
 import { usePageTitle } from "../tabTitle"
-import { ago, runtimeOf, StatusBadge } from "./format"
+import { ago, runtimeOf, StatusBadge, ThreadStatus } from "./format"
 import { ThreadList } from "./Threads"
 import { Timeline } from "../thread/Timeline"
 import { Earlier } from "../thread/Earlier"
@@ -26,10 +26,13 @@ const noMessages: ReadonlyArray<Message> = []
  * something changed: the stream names a turn the page does not hold, the thread's record moved
  * on (`activity`: its status and last activity, which the page reads anyway), or a message was
  * sent. Nothing is polled, so an idle tab reads only its event stream.
+ * `requests` (the waiting cards) go between the conversation and the composer, where the call that asks stands.
  */
-const Conversation = ({ threadId, cliType, activity }: {
+const Conversation = ({ threadId, cliType, waitingOnYou, requests, activity }: {
   readonly threadId: string
   readonly cliType: CliType
+  readonly waitingOnYou: boolean
+  readonly requests: ReactNode
   readonly activity: string
 }) => {
   const { state, refresh, loadEarlier } = useConversation(threadId)
@@ -57,12 +60,13 @@ const Conversation = ({ threadId, cliType, activity }: {
   const wholeTexts = useMemo(() => ({ threadId, texts: new Map<string, string>() }), [threadId])
 
   if (state._tag === "Loading") return <p className="page-status" role="status">Loading the conversation…</p>
-  if (state._tag === "Failed") return <p className="page-status" role="alert">Cannot load the conversation: {state.message}</p>
+  if (state._tag === "Failed") return <><p className="page-status" role="alert">Cannot load the conversation: {state.message}</p>{requests}</>
   return (
     <WholeTextsContext.Provider value={wholeTexts}>
       <p className="hint live" role="status">{events.connected ? "Live" : "Reconnecting…"}</p>
       <Earlier hasEarlier={state.hasEarlier} loading={state.loadingEarlier} error={state.earlierError} onLoad={() => void loadEarlier()} count={known.length} />
-      <Timeline messages={known} composed={composed} unseen={unseen} />
+      <Timeline messages={known} composed={composed} unseen={unseen} waitingOnYou={waitingOnYou} />
+      {requests}
       <Composer threadId={threadId} cliType={cliType} onSent={() => void refresh()} />
     </WholeTextsContext.Provider>
   )
@@ -83,7 +87,7 @@ export const ThreadPage = ({ projectId, threadId }: { readonly projectId: string
             <h1 id="thread-title">{thread.value.title}</h1>
             {thread.value.kind === "thread" ? (
               <div className="row-meta">
-                <StatusBadge status={thread.value.status} />
+                <ThreadStatus thread={thread.value} />
                 {thread.value.hasPendingInteraction ? <span className="badge attention">Waiting for you</span> : null}
                 <span className="meta">{runtimeOf(thread.value)}</span>
                 <span className="meta">{thread.value.target.profileName}{thread.value.target.path === null ? "" : `: ${thread.value.target.path}`}</span>
@@ -101,16 +105,17 @@ export const ThreadPage = ({ projectId, threadId }: { readonly projectId: string
           </header>
           {thread.value.kind === "thread" ? (
             <>
-              <ThreadInteractions
-                key={threadId}
-                threadId={threadId}
-                changed={`${thread.value.hasPendingInteraction}:${thread.value.lastActivityAt}`}
-              />
               <Conversation
                 key={threadId}
                 threadId={threadId}
                 cliType={thread.value.target.cliType}
+                waitingOnYou={thread.value.hasPendingInteraction}
                 activity={`${thread.value.status}:${thread.value.lastActivityAt}`}
+                requests={<ThreadInteractions
+                  key={threadId}
+                  threadId={threadId}
+                  changed={`${thread.value.hasPendingInteraction}:${thread.value.lastActivityAt}`}
+                />}
               />
             </>
           ) : (

@@ -2,7 +2,7 @@ import { useState } from "react"
 import { describeError, useTool } from "../api"
 import { followLink, machinesPath, newThreadPath, threadPath } from "../router"
 import "./Threads.css"
-import { ago, type OrdinaryThread, runtimeOf, StatusBadge, type ThreadContainer } from "./format"
+import { ago, type OrdinaryThread, runtimeOf, StatusBadge, ThreadStatus, type ThreadContainer } from "./format"
 
 /** How often the list is read again while the tab is visible: activity moves threads up. */
 const POLL_MS = 5_000
@@ -13,7 +13,7 @@ const ThreadRow = ({ projectId, thread }: { readonly projectId: string; readonly
       {thread.title}
     </a>
     <div className="row-meta">
-      <StatusBadge status={thread.status} />
+      <ThreadStatus thread={thread} />
       {thread.hasPendingInteraction ? <span className="badge attention">Waiting for you</span> : null}
       {thread.isDone ? <span className="badge done">Done</span> : null}
       <span className="meta" title="Runtime">{runtimeOf(thread)}</span>

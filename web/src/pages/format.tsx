@@ -18,14 +18,37 @@ export const ago = (iso: string, now = Date.now()): string => {
 export const runtimeOf = (thread: OrdinaryThread): string =>
   [thread.target.cliType, thread.cliModel, thread.cliEffort].filter((part) => part !== null && part !== "").join(" · ")
 
+/**
+ * One vocabulary for a thread (the list, the header) and an agent turn (the conversation): a
+ * thread is `idle` once its turn `completed`, and both read "Finished"; `running` and `streaming`
+ * both read "Running"; a group whose member waits on the person reads like that member's badge.
+ */
 export const statusLabel: Record<string, string> = {
   pending: "Pending",
   running: "Running",
-  idle: "Idle",
+  streaming: "Running",
+  idle: "Finished",
+  completed: "Finished",
   failed: "Failed",
-  needs_attention: "Needs attention"
+  needs_attention: "Waiting for you"
 }
 
+/** The badge's colour class: a turn's states take their thread counterparts' colours. */
+const statusClass: Record<string, string> = { streaming: "running", completed: "idle" }
+
 export const StatusBadge = ({ status }: { readonly status: string }) => (
-  <span className={`badge status-${status}`}>{statusLabel[status] ?? status}</span>
+  <span className={`badge status-${statusClass[status] ?? status}`}>{statusLabel[status] ?? status}</span>
+)
+
+/**
+ * A thread's status, and for a queued thread whose machine is offline, which machine it waits
+ * for: it starts when that machine's CLI connects, not before.
+ */
+export const ThreadStatus = ({ thread }: { readonly thread: OrdinaryThread }) => (
+  <>
+    <StatusBadge status={thread.status} />
+    {thread.status === "pending" && !thread.targetOnline
+      ? <span className="meta waits-for">Waits for {thread.target.profileName} (offline)</span>
+      : null}
+  </>
 )

@@ -23,6 +23,11 @@ const problemOf = (content: string, runtimeCommand: boolean): string | undefined
  */
 const SENT_SHOWN_MS = 4_000
 
+/** Where the focus goes when nothing on the page waits on the person any more (after the last answer). */
+export const focusComposer = () => {
+  document.querySelector<HTMLTextAreaElement>("form.composer textarea")?.focus()
+}
+
 export const Composer = ({ threadId, cliType, onSent }: {
   readonly threadId: string
   readonly cliType: CliType

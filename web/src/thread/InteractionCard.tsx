@@ -122,13 +122,19 @@ const RequestBody = ({ view }: { readonly view: RequestView }) => {
           {view.blockedPath === undefined ? null : <p className="hint">Path: <code>{view.blockedPath}</code></p>}
           {view.patterns.length === 0 ? null : <><h3>On</h3><pre>{view.patterns.join("\n")}</pre></>}
           {view.details === "" ? null : <><h3>{view.command === undefined ? "Input" : "More input"}</h3><pre>{view.details}</pre></>}
+          {view.extras === "" ? null : (
+            <details className="request-extras">
+              <summary>What the runtime sent</summary>
+              <pre>{view.extras}</pre>
+            </details>
+          )}
         </>
       )
   }
 }
 
 const headingOf = (view: RequestView): string =>
-  view._tag === "Plan" ? "Approve the plan?" : view._tag === "Question" ? "A question for you" : `Allow ${view.tool}?`
+  view._tag === "Plan" ? "Approve the plan?" : view._tag === "Question" ? "A question for you" : view.heading
 
 /**
  * One interaction, answerable in place: a permission with Allow / Deny (and an optional message

@@ -1,8 +1,17 @@
 import { memo, type ReactNode } from "react"
-import type { MessagePart } from "../../../catalog/events/compose.js"
+import type { MessagePart, ToolPart } from "../../../catalog/events/compose.js"
 import { Markdown } from "./Markdown"
 
-const toolStateLabel = { running: "Running", completed: "Done", error: "Failed" } as const
+const toolStateLabel = { running: "Running", completed: "Done", error: "Failed", denied: "Denied by you", expired: "Not answered in time" } as const
+
+/**
+ * A call the person refused did not fail: it reads as their answer, not as an error. A request
+ * nobody answered is refused too, with the CLI's message saying so: that one was not theirs.
+ */
+const toolState = (part: ToolPart): keyof typeof toolStateLabel =>
+  part.state === "error" && part.denied === true
+    ? (part.errorMessage?.startsWith("Nobody answered this request in time") === true ? "expired" : "denied")
+    : part.state
 
 const pretty = (json: string): string => {
   try {
@@ -41,7 +50,7 @@ const Collapsible = ({ className, disclosure, summary, children }: {
   </details>
 )
 
-const PartView = ({ part, disclosure }: { readonly part: MessagePart; readonly disclosure: Disclosure }) => {
+const PartView = ({ part, disclosure, asking = false }: { readonly part: MessagePart; readonly disclosure: Disclosure; readonly asking?: boolean }) => {
   switch (part.type) {
     case "text":
       return <Markdown text={part.text} />
@@ -58,7 +67,9 @@ const PartView = ({ part, disclosure }: { readonly part: MessagePart; readonly d
           disclosure={disclosure}
           summary={<>
             <span className="tool-name">{part.toolName}</span>
-            <span className={`badge tool-state-${part.state}`}>{toolStateLabel[part.state]}</span>
+            {asking
+              ? <span className="badge attention">Waiting on you</span>
+              : <span className={`badge tool-state-${toolState(part)}`}>{toolStateLabel[toolState(part)]}</span>}
           </>}
         >
           {() => (
@@ -105,7 +116,7 @@ const PartView = ({ part, disclosure }: { readonly part: MessagePart; readonly d
  * text runs, which it joins anew: those compare by their text, so a flush re-renders only what changed.
  */
 export const Part = memo(PartView, (before, after) =>
-  before.disclosure.open === after.disclosure.open &&
+  before.disclosure.open === after.disclosure.open && before.asking === after.asking &&
   (before.part === after.part || (before.part.type === "text" && after.part.type === "text" && before.part.text === after.part.text)))
 
 export { seconds, tokens }

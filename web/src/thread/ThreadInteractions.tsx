@@ -1,16 +1,26 @@
 import { Either } from "effect"
-import { useCallback } from "react"
+import type { Interaction } from "../../../catalog/domain/Interaction.js"
+import { useCallback, useEffect, useRef, useState } from "react"
+import { focusComposer } from "./Composer"
 import { InteractionCard } from "./InteractionCard"
 import { listPending } from "./interactionRoutes"
+import { revealCard, useRevealRequests } from "./revealRequest"
 import { isWaiting, useInteractions } from "./useInteractions"
+import { useStickToBottom } from "./useStickToBottom"
 
 /** A backstop read while the page is open: another tab's answer leaves the thread's flags unchanged when more requests wait. */
 const POLL_MS = 10_000
 
 /**
- * The thread's requests waiting on the person, above its conversation, answerable in place. They
- * are read again whenever `changed` does (the thread's `hasPendingInteraction` and last activity,
- * from its polled record); the ones settled while the page is open stay, showing how they ended.
+ * The thread's requests waiting on the person, at the end of the conversation where the call that
+ * asks stands, answerable in place. They are read again whenever `changed` does (the thread's
+ * `hasPendingInteraction` and last activity, from its polled record); the ones settled while the
+ * page is open stay, showing how they ended.
+ *
+ * Opening the page brings the first waiting card into view with the focus on its first control; a
+ * request that arrives while the person reads further up raises the "Waiting on you — review" bar
+ * instead of moving the page under them; an answer moves the focus to the next waiting card, or to
+ * the composer when none waits.
  */
 export const ThreadInteractions = ({ threadId, changed }: { readonly threadId: string; readonly changed: string }) => {
   const load = useCallback(
@@ -19,20 +29,64 @@ export const ThreadInteractions = ({ threadId, changed }: { readonly threadId: s
         Either.map(found, (interactions) => interactions.map((interaction) => ({ interaction, context: undefined })))),
     [threadId]
   )
-  const { entries, error, settle } = useInteractions(load, `${threadId}:${changed}`, POLL_MS)
+  const { entries, loaded, error, settle } = useInteractions(load, `${threadId}:${changed}`, POLL_MS)
+  const section = useRef<HTMLElement>(null)
+  const waitingIds = entries.filter((entry) => isWaiting(entry.interaction)).map((entry) => entry.interaction.interactionId)
+  const firstWaiting = waitingIds[0]
+  const { offScreen, goTo, cardOf } = useRevealRequests(section, firstWaiting)
+  const stick = useStickToBottom()
+
+  // The first read decides what the page opens on; later ones only bring news.
+  const seen = useRef<ReadonlySet<string> | undefined>(undefined)
+  useEffect(() => {
+    if (!loaded) return
+    const known = seen.current
+    seen.current = new Set(entries.map((entry) => entry.interaction.interactionId))
+    if (known === undefined) {
+      if (firstWaiting !== undefined) goTo(firstWaiting)
+      return
+    }
+    const arrived = waitingIds.find((interactionId) => !known.has(interactionId))
+    if (arrived === undefined) return
+    // A reader following the end sees it come; one reading further up gets the bar, not a jump.
+    const card = cardOf(arrived)
+    if (stick.stuck() && card !== null) revealCard(card)
+  })
+
+  // After an answer, the focus (which was on the card's buttons, now gone) moves on.
+  const [answered, setAnswered] = useState<string | undefined>(undefined)
+  useEffect(() => {
+    if (answered === undefined) return
+    setAnswered(undefined)
+    const next = waitingIds.find((interactionId) => interactionId !== answered)
+    if (next === undefined) focusComposer()
+    else goTo(next)
+  }, [answered, waitingIds, goTo])
+  const onSettled = useCallback((interaction: Interaction) => {
+    settle(interaction)
+    setAnswered(interaction.interactionId)
+  }, [settle])
+
   if (entries.length === 0 && error === undefined) return null
-  const waiting = entries.filter((entry) => isWaiting(entry.interaction)).length
+  const waiting = waitingIds.length
   return (
-    <section aria-label="Waiting on you" className="thread-interactions">
+    <section ref={section} aria-label="Waiting on you" className="thread-interactions">
       {waiting > 0 ? <p className="hint" role="status">{waiting === 1 ? "The agent is waiting on you." : `The agent is waiting on you (${waiting} requests).`}</p> : null}
       {error === undefined ? null : <p className="notice warning" role="alert">Cannot read the requests: {error}</p>}
       <ul className="interactions">
         {entries.map((entry) => (
-          <li key={entry.interaction.interactionId}>
-            <InteractionCard interaction={entry.interaction} onSettled={settle} />
+          <li key={entry.interaction.interactionId} data-interaction={entry.interaction.interactionId}>
+            <InteractionCard interaction={entry.interaction} onSettled={onSettled} />
           </li>
         ))}
       </ul>
+      {offScreen && firstWaiting !== undefined ? (
+        <div className="review-bar">
+          <button type="button" onClick={() => goTo(firstWaiting)}>
+            Waiting on you — review{waiting > 1 ? ` (${waiting})` : ""}
+          </button>
+        </div>
+      ) : null}
     </section>
   )
 }

@@ -12,7 +12,12 @@ export type { Message } from "./rows"
 
 const closed: Disclosure = { open: false, onToggle: () => undefined }
 
-const RowView = ({ row, disclosure }: { readonly row: Row; readonly disclosure: Disclosure }) => {
+const RowView = ({ row, disclosure, asking }: {
+  readonly row: Row
+  readonly disclosure: Disclosure
+  /** This row is the running call (or the end of the turn) that waits on the person's answer. */
+  readonly asking: boolean
+}) => {
   switch (row.kind) {
     case "user":
       return (
@@ -25,11 +30,11 @@ const RowView = ({ row, disclosure }: { readonly row: Row; readonly disclosure: 
     case "turn":
       return <TurnHead state={row.state} model={row.model} />
     case "part":
-      return <Part part={row.part} disclosure={disclosure} />
+      return <Part part={row.part} disclosure={disclosure} asking={asking} />
     case "fallback":
       return <div className="text">{row.text}</div>
     case "end":
-      return <TurnEnd state={row.state} session={row.session} contextWindow={row.contextWindow} errorMessage={row.errorMessage} />
+      return <TurnEnd state={row.state} session={row.session} contextWindow={row.contextWindow} errorMessage={row.errorMessage} asking={asking} />
   }
 }
 
@@ -49,18 +54,41 @@ const rowClass = (row: Row): string => {
 const rowLabel = (row: Row): string | undefined =>
   row.kind === "user" ? (row.message.sentBy === undefined ? "You" : `From ${row.message.sentBy.title}`) : undefined
 
+const noRows: ReadonlySet<number> = new Set()
+
+/**
+ * The rows of the last turn that wait on the person: its last running call (the one a runtime
+ * blocks on while it asks) and its closing row, which would otherwise read "Working…".
+ */
+const askingRows = (rows: ReadonlyArray<Row>): ReadonlySet<number> => {
+  const found = new Set<number>()
+  for (let index = rows.length - 1; index >= 0; index--) {
+    const row = rows[index]
+    if (row === undefined || row.kind === "user" || row.kind === "turn") break
+    if (row.kind === "end" && row.state === "streaming") found.add(index)
+    if (row.kind === "part" && row.part.type === "tool" && row.part.state === "running") {
+      found.add(index)
+      break
+    }
+  }
+  return found
+}
+
 /**
  * The conversation, virtualized: a thread can hold 20,000 events and one turn thousands of tool
  * calls, so only the rows on screen (and a few beyond) are in the document, each measured once
  * rendered. It follows new output while the reader is at the bottom, and stays put once they
  * scroll up. The list keeps its name and native `details`, so it reads and works as a plain list.
  */
-export const Timeline = ({ messages, composed, unseen }: {
+export const Timeline = ({ messages, composed, unseen, waitingOnYou = false }: {
   readonly messages: ReadonlyArray<Message>
   readonly composed: ReadonlyMap<string, ComposedMessage>
   readonly unseen: ReadonlyArray<string>
+  /** A request waits on the person: the running turn says so instead of "Working…". */
+  readonly waitingOnYou?: boolean
 }) => {
   const rows = useMemo(() => timelineRows(messages, composed, unseen), [messages, composed, unseen])
+  const asking = useMemo(() => (waitingOnYou ? askingRows(rows) : noRows), [rows, waitingOnYou])
   const listRef = useRef<HTMLOListElement>(null)
   const [scrollMargin, setScrollMargin] = useState(0)
   const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set())
@@ -143,7 +171,7 @@ export const Timeline = ({ messages, composed, unseen }: {
             aria-setsize={rows.length}
             style={{ transform: `translateY(${item.start - scrollMargin}px)` }}
           >
-            <RowView row={row} disclosure={disclosure} />
+            <RowView row={row} disclosure={disclosure} asking={asking.has(item.index)} />
           </li>
         )
       })}

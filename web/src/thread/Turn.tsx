@@ -1,25 +1,12 @@
 import type { ContextWindow, SessionInfo } from "../../../catalog/events/compose.js"
+import { StatusBadge } from "../pages/format"
 import { seconds, tokens } from "./Part"
-
-const stateLabel: Readonly<Record<string, string>> = {
-  pending: "Pending",
-  streaming: "Streaming",
-  completed: "Completed",
-  failed: "Failed"
-}
-
-const stateClass: Readonly<Record<string, string>> = {
-  pending: "status-pending",
-  streaming: "status-running",
-  completed: "status-idle",
-  failed: "status-failed"
-}
 
 /** The assistant turn's heading: who speaks and the message's state. */
 export const TurnHead = ({ state, model }: { readonly state: string; readonly model: string | undefined }) => (
   <div className="turn-head">
     <span className="turn-who">Agent</span>
-    <span className={`badge ${stateClass[state] ?? ""}`}>{stateLabel[state] ?? state}</span>
+    <StatusBadge status={state} />
     {model === undefined ? null : <span className="meta">{model}</span>}
   </div>
 )
@@ -41,15 +28,18 @@ const ContextMeter = ({ window }: { readonly window: ContextWindow }) => {
 }
 
 /** The end of an assistant turn: still working, how it failed, and what the run cost. */
-export const TurnEnd = ({ state, session, contextWindow, errorMessage }: {
+export const TurnEnd = ({ state, session, contextWindow, errorMessage, asking = false }: {
   readonly state: string
   readonly session: SessionInfo
   readonly contextWindow: ContextWindow | undefined
   readonly errorMessage: string | undefined
+  /** The run is held on a request of the person's, shown below the conversation. */
+  readonly asking?: boolean
 }) => (
   <div className="turn-end">
     {state === "pending" ? <p className="hint">Waiting for the machine to start it…</p> : null}
-    {state === "streaming" ? <p className="hint working">Working…</p> : null}
+    {state === "streaming" && !asking ? <p className="hint working">Working…</p> : null}
+    {state === "streaming" && asking ? <p className="notice asking">Waiting on you: the request is below.</p> : null}
     {state === "failed"
       ? <p className="notice warning">This run failed{errorMessage === undefined ? "." : `: ${errorMessage}`}</p>
       : null}

@@ -27,14 +27,18 @@ export type RequestView =
   | {
     readonly _tag: "Permission"
     readonly tool: string
+    /** The card's question, in the person's words ("Run a command?"), whichever runtime asks. */
+    readonly heading: string
     readonly description: string | undefined
     readonly blockedPath: string | undefined
     /** A shell command, shown whole. */
     readonly command: string | undefined
     readonly cwd: string | undefined
     readonly patterns: ReadonlyArray<string>
-    /** Everything else the runtime sent, as pretty JSON ("" when there is nothing more). */
+    /** The tool's input the person approves (Claude's), as pretty JSON ("" when there is nothing more). */
     readonly details: string
+    /** The rest of the runtime's request (routing, policy amendments), shown only when opened ("" when none). */
+    readonly extras: string
   }
   | { readonly _tag: "Plan"; readonly tool: string; readonly plan: string }
   | { readonly _tag: "Question"; readonly tool: string; readonly questions: ReadonlyArray<QuestionView> }
@@ -84,6 +88,19 @@ const questionsOf = (tool: string, value: unknown): ReadonlyArray<QuestionView> 
     }]
   })
 
+/** OpenCode's permission names, asked the way a person would be. */
+const OPENCODE_HEADINGS: Readonly<Record<string, string>> = {
+  bash: "Run a command?",
+  edit: "Change files?",
+  write: "Change files?",
+  patch: "Change files?",
+  read: "Read a file?",
+  webfetch: "Fetch a web page?",
+  websearch: "Search the web?",
+  external_directory: "Work outside the project folder?",
+  task: "Start a sub-agent?"
+}
+
 /** Keys of a Codex approval that only route the reply. */
 const CODEX_ROUTING = ["tool", "threadId", "turnId", "itemId", "command", "cwd", "reason"]
 
@@ -98,37 +115,46 @@ export const readRequest = (kind: "permission" | "question", request: unknown): 
     return {
       _tag: "Permission",
       tool: tool === "command" ? "Run a command" : "Change files",
+      heading: tool === "command" ? "Run a command?" : "Change files?",
       description: asString(json["reason"]),
       blockedPath: asString(json["grantRoot"]),
       command: asCommand(json["command"]),
       cwd: asString(json["cwd"]),
       patterns: [],
-      details: prettyOrEmpty(withoutKeys(json, [...CODEX_ROUTING, "grantRoot"]))
+      details: "",
+      extras: prettyOrEmpty(withoutKeys(json, [...CODEX_ROUTING, "grantRoot"]))
     }
   }
   if ("patterns" in json || "metadata" in json) {
     const patterns = Array.isArray(json["patterns"]) ? json["patterns"].flatMap((p) => (typeof p === "string" ? [p] : [])) : []
+    const metadata = asRecord(json["metadata"])
+    const command = asCommand(metadata["command"])
     return {
       _tag: "Permission",
       tool,
-      description: undefined,
-      blockedPath: undefined,
-      command: undefined,
+      heading: OPENCODE_HEADINGS[tool] ?? `Allow ${tool}?`,
+      description: asString(metadata["description"]),
+      blockedPath: asString(metadata["filepath"]),
+      command,
       cwd: undefined,
-      patterns,
-      details: prettyOrEmpty(asRecord(json["metadata"]))
+      // A bash permission's pattern is its command: shown once.
+      patterns: patterns.filter((pattern) => pattern !== command),
+      details: "",
+      extras: prettyOrEmpty(withoutKeys(metadata, ["command", "description", "filepath"]))
     }
   }
   const command = asCommand(input["command"])
   return {
     _tag: "Permission",
     tool,
+    heading: `Allow ${tool}?`,
     description: asString(json["description"]) ?? asString(input["description"]),
     blockedPath: asString(json["blockedPath"]),
     command,
     cwd: undefined,
     patterns: [],
-    details: prettyOrEmpty(command === undefined ? input : withoutKeys(input, ["command", "description"]))
+    details: prettyOrEmpty(command === undefined ? input : withoutKeys(input, ["command", "description"])),
+    extras: ""
   }
 }
 
@@ -140,6 +166,6 @@ export const summarize = (view: RequestView): string => {
     case "Question":
       return view.questions[0]?.question ?? "A question"
     case "Permission":
-      return view.command === undefined ? `Allow ${view.tool}` : `${view.tool}: ${view.command}`
+      return view.command === undefined ? view.heading : `${view.tool}: ${view.command}`
   }
 }

@@ -37,8 +37,10 @@ const assistantRows = (
   composed: ComposedMessage | undefined,
   listed: { readonly status: string; readonly text: string; readonly errorMessage?: string } | undefined
 ) => {
-  // A turn the list does not hold yet is one the stream is writing.
-  const state = listed?.status ?? "streaming"
+  // A turn the list does not hold yet is one the stream is writing; one the runtime said failed
+  // (a /compact that could not compact) failed, though its run ended without an error.
+  const failedByRuntime = composed?.session.turnFailed !== undefined && listed?.status === "completed"
+  const state = failedByRuntime ? "failed" : listed?.status ?? "streaming"
   rows.push({ kind: "turn", key: `${messageId}:turn`, state, model: composed?.session.model })
   if (composed !== undefined && composed.parts.length > 0) {
     composed.parts.forEach((part, index) => rows.push({ kind: "part", key: partKey(messageId, part, index), part }))
@@ -48,7 +50,7 @@ const assistantRows = (
   }
   const session = composed?.session ?? {}
   const contextWindow = composed?.contextWindow
-  const errorMessage = listed?.errorMessage
+  const errorMessage = listed?.errorMessage ?? (failedByRuntime ? composed?.session.turnFailed?.error : undefined)
   if (state !== "completed" || hasMeta(session, contextWindow) || errorMessage !== undefined) {
     rows.push({ kind: "end", key: `${messageId}:end`, state, session, contextWindow, errorMessage })
   }
