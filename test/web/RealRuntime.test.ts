@@ -97,13 +97,13 @@ describe.skipIf(postgresPass || claudeCannotRunHere()).sequential("the web app s
 
   const conversation = (page: Page) => page.getByRole("list", { name: "Conversation" })
   /**
-   * The newest assistant turn reads Completed, and the thread's head Idle with nothing waiting
+   * The newest assistant turn reads Finished, and the thread's head Finished with nothing waiting
    * (both follow the polled records).
    */
   const settled = async (page: Page) => {
-    await eventually("the last turn to show Completed", () => conversation(page).locator("li.row-turn").last().locator(".badge").innerText({ timeout: 2_000 }),
-      (state) => state === "Completed", 30_000)
-    await page.locator(".thread-head").getByText("Idle", { exact: true }).waitFor({ timeout: 15_000 })
+    await eventually("the last turn to show Finished", () => conversation(page).locator("li.row-turn").last().locator(".badge").innerText({ timeout: 2_000 }),
+      (state) => state === "Finished", 30_000)
+    await page.locator(".thread-head").getByText("Finished", { exact: true }).waitFor({ timeout: 15_000 })
     expect(await page.locator(".thread-head").getByText("Waiting for you").count()).toBe(0)
   }
   const checkoutHas = (file: string) => fs.existsSync(path.join(started().machine.checkout, file))

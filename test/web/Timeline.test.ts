@@ -241,7 +241,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     // The list's text stands in until the events arrive; the metadata comes with the events.
     const end = conversation.locator(".turn-end")
     await end.getByText("83 s").waitFor()
-    expect(await conversation.locator(".turn-head").innerText()).toMatch(/Agent\s*Completed\s*claude-sonnet-4-5/)
+    expect(await conversation.locator(".turn-head").innerText()).toMatch(/Agent\s*Finished\s*claude-sonnet-4-5/)
     expect(await end.innerText()).toMatch(/83 s\s*\$0\.42\s*3 turns\s*44\.0k \/ 200k tokens \(22%\)/)
     const meter = conversation.getByRole("meter", { name: "Context window used" })
     expect(await meter.getAttribute("value")).toBe("44000")
@@ -261,12 +261,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
 
     const streamingView = await openThread(page, streaming.threadId)
     await streamingView.getByText("Still thinking about it.").waitFor()
-    expect(await streamingView.locator(".turn-head").innerText()).toMatch(/Agent\s*Streaming/)
+    expect(await streamingView.locator(".turn-head").innerText()).toMatch(/Agent\s*Running/)
     await streamingView.getByText("Working…").waitFor()
     await streaming.upload([text("Now it is done."), result(false)])
     await streaming.complete()
     // The turn's state comes from the message list, which the page reads again while a turn streams.
-    await eventually("the turn to show as completed", () => streamingView.locator(".turn-head").innerText(), (head) => head.includes("Completed"), 20_000)
+    await eventually("the turn to show as completed", () => streamingView.locator(".turn-head").innerText(), (head) => head.includes("Finished"), 20_000)
     expect(errors).toEqual([])
     await context.close()
   }, 120_000)

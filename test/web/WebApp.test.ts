@@ -122,7 +122,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     const row = list.getByRole("listitem").filter({ has: page.getByRole("link", { name: TITLE }) })
     await row.waitFor()
     const rowText = await row.innerText()
-    expect(rowText).toContain("Idle")
+    expect(rowText).toContain("Finished")
     expect(rowText).toContain("claude")
     expect(rowText).toContain("e2e")
 
