@@ -1,5 +1,5 @@
-import { Etag, HttpLayerRouter } from "@effect/platform"
-import { NodeContext, NodeHttpPlatform, NodeHttpServer } from "@effect/platform-node"
+import { Etag, HttpApp, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
+import { NodeContext, NodeHttpPlatform, NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either, Layer, Option, Schema } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -9,7 +9,7 @@ import { BodyUnreadable } from "../platform/http/Body.js"
 import { McpHttp } from "./McpHttp.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { MCP_PATH } from "./McpRoute.js"
-import { type Body, headerOf, makeResponder, readBody, writeReply } from "../platform/http/NodeIo.js"
+import { type Body, closesConnection, headerOf, makeResponder, readBody, writeReply } from "../platform/http/NodeIo.js"
 import { hasBody, pathOf, type Reply, RequestGuard } from "../platform/http/RequestGuard.js"
 
 export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", { message: Schema.String }) {}
@@ -41,20 +41,31 @@ const close = (server: Server) =>
 const LINGER_MS = 2_000
 
 /**
- * An answer sent before the request's body ended (a refusal from the headers, a body cut at the
- * limit) closes the connection instead of reading the rest: the server half-closes after the
- * answer and discards what is already in flight for at most LINGER_MS. Destroying the socket at
- * once would reset it, and a reset makes the client's kernel drop the answer it has not read yet.
+ * An answer that said `connection: close` because the body will not be read (NodeIo.closesConnection):
+ * the server half-closes after it and discards what is already in flight for at most LINGER_MS.
+ * Node itself would destroy the socket as soon as the answer is flushed; with body bytes still
+ * arriving that resets the connection, and a reset makes the client's kernel drop the answer it
+ * has not read yet.
  */
-const closeWhenAnsweredEarly = (request: IncomingMessage, response: ServerResponse) => {
+const lingerWhenAnsweredEarly = (request: IncomingMessage, response: ServerResponse) => {
   if (!hasBody(headerOf(request))) return
   response.once("finish", () => {
-    if (request.complete) return
+    if (!closesConnection(request)) return
+    const socket = request.socket
+    socket.removeListener("finish", socket.destroy)
     request.resume()
-    request.socket.end()
-    setTimeout(() => request.socket.destroy(), LINGER_MS).unref()
+    socket.end()
+    setTimeout(() => socket.destroy(), LINGER_MS).unref()
   })
 }
+
+/** The router's answers get the same `connection: close` as the fast paths' when they go out early. */
+const closeWhenAnsweredEarly: HttpApp.PreResponseHandler = (request, response) =>
+  Effect.sync(() =>
+    closesConnection(NodeHttpServerRequest.toIncomingMessage(request))
+      ? HttpServerResponse.setHeader(response, "connection", "close")
+      : response
+  )
 
 /**
  * Serves the backend on `node:http`: `/api/mcp` straight to the MCP handler and the CLI's per-thread
@@ -74,7 +85,10 @@ export const serveNode = <A, E, R>(
     const mcp = yield* McpHttp
     // The HttpApi routes serve files (OpenAPI) through the platform's services.
     const platform = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeContext.layer)
-    const app = yield* HttpLayerRouter.toHttpEffect(routes.pipe(Layer.provide(platform)))
+    const app = Effect.zipRight(
+      HttpApp.appendPreResponseHandler(closeWhenAnsweredEarly),
+      yield* HttpLayerRouter.toHttpEffect(routes.pipe(Layer.provide(platform)))
+    )
     const platformListener = yield* NodeHttpServer.makeHandler(app)
     const agentFastPath = yield* makeAgentFastEndpoints
     const respond = makeResponder(yield* Effect.runtime<never>())
@@ -115,7 +129,7 @@ export const serveNode = <A, E, R>(
       // Node checks the two timeouts this often (30 s by default, which would let a 1 s timeout run 30 s).
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(config.requestTimeoutMs / 4)))
     }, (request, response) => {
-      closeWhenAnsweredEarly(request, response)
+      lingerWhenAnsweredEarly(request, response)
       const method = request.method ?? "GET"
       const path = pathOf(request.url ?? "/")
       if (path === MCP_PATH) {

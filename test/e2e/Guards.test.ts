@@ -12,6 +12,8 @@ import { type Serve, startServe } from "./support/Trellis.js"
 
 const REQUEST_TIMEOUT_MS = 1_500
 const LIMIT = 4 * 1024 * 1024
+/** NodeIo.DRAIN_LIMIT_BYTES: a refused body up to this size is read and discarded, a larger one never. */
+const DRAIN_LIMIT = 64 * 1024
 const session = `session_${"0".repeat(32)}`
 const thread = `thread_${"0".repeat(32)}`
 
@@ -109,14 +111,30 @@ describe("trellis serve's guards in front of every route", () => {
   })
 
   describe.each(routes)("$family ($method $path)", (route) => {
-    it("without a key: 401 before the body is sent, and the connection is closed", async () => {
+    it("without a key: 401 before a body past the drain limit is sent, saying connection: close, and the connection is closed", async () => {
       const serve = backend()
       const connection = await RawConnection.open(serve.port)
-      await connection.write(head(route.method, route.path, { ...headersOf(serve, {}, null), "content-length": "1000" }))
+      await connection.write(head(route.method, route.path, { ...headersOf(serve, {}, null), "content-length": String(DRAIN_LIMIT + 1) }))
       const response = await connection.answer()
       expect(response.status).toBe(401)
       expect(response.headers["www-authenticate"]).toMatch(/^Bearer realm="trellis"/)
+      expect(response.headers["connection"]).toBe("close")
       await connection.until("the server to close the connection", () => connection.closed)
+    })
+
+    it("without a key: 401 before a small body is sent; the body is drained and the connection serves the next request", async () => {
+      const serve = backend()
+      const connection = await RawConnection.open(serve.port)
+      await connection.write(head(route.method, route.path, { ...headersOf(serve, {}, null), "content-length": String(DRAIN_LIMIT) }))
+      const response = await connection.answer()
+      expect(response.status).toBe(401)
+      expect(response.headers["connection"]).toBe("keep-alive")
+      await connection.sendBody(DRAIN_LIMIT, { stopOnAnswer: false })
+      connection.forgetAnswer()
+      await connection.write(head("GET", "/health", headersOf(serve)))
+      expect((await connection.answer()).status).toBe(200)
+      expect(connection.closed).toBe(false)
+      connection.close()
     })
 
     it("a declared 64 MB body: 413 before the body is sent, and the connection is closed", async () => {

@@ -1,7 +1,7 @@
 import { Cause, Effect, Either, Exit, Option, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { BodyTooLarge, BodyUnreadable } from "./Body.js"
-import type { Reply } from "./RequestGuard.js"
+import { hasBody, type Reply } from "./RequestGuard.js"
 
 /** What the `node:http` fast paths share: reading the body, writing the reply, running the handler. */
 
@@ -37,13 +37,34 @@ export const headerOf = (request: IncomingMessage) => (name: string) => {
 }
 
 /**
- * Writes a whole reply; with a length, node sends the body in the same write as the headers.
- * A reply saying `connection: close` makes node close the socket once it is sent, unread body and all.
+ * A body the server reads to its end when it answers before reading it (a refusal decided from
+ * the headers): node discards it and the connection serves the client's next request. Larger or
+ * chunked bodies are never read: the connection closes instead.
  */
+export const DRAIN_LIMIT_BYTES = 64 * 1024
+
+const drainable = (header: (name: string) => string | undefined): boolean => {
+  const length = header("content-length")
+  return header("transfer-encoding") === undefined && length !== undefined && Number(length) <= DRAIN_LIMIT_BYTES
+}
+
+/**
+ * An answer that goes out before the request's body has arrived, with a body too large to drain
+ * (or cut at the limit): the server will not read the rest, so the connection cannot carry another
+ * request and the answer must say `connection: close`, or a keep-alive client would send its next
+ * request on a socket the server is closing.
+ */
+export const closesConnection = (request: IncomingMessage): boolean => {
+  const header = headerOf(request)
+  return !request.complete && hasBody(header) && !drainable(header)
+}
+
+/** Writes a whole reply; with a length, node sends the body in the same write as the headers. */
 export const writeReply = (response: ServerResponse, reply: Reply) =>
   Effect.sync(() => {
     const body = Buffer.from(reply.body, "utf8")
-    response.writeHead(reply.status, { ...reply.headers, "content-length": String(body.length) }).end(body)
+    const closing = closesConnection(response.req) ? { connection: "close" } : {}
+    response.writeHead(reply.status, { ...reply.headers, ...closing, "content-length": String(body.length) }).end(body)
   })
 
 /**

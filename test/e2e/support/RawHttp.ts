@@ -82,11 +82,15 @@ export class RawConnection {
     })
   }
 
-  /** Sends `total` bytes of body in `chunkBytes` pieces (chunked encoding when `chunked`), stopping early if an answer came. */
-  async sendBody(total: number, options: { readonly chunkBytes?: number; readonly chunked?: boolean } = {}): Promise<void> {
+  /** Sends `total` bytes of body in `chunkBytes` pieces (chunked encoding when `chunked`), stopping early if an answer came (unless `stopOnAnswer` is false). */
+  async sendBody(
+    total: number,
+    options: { readonly chunkBytes?: number; readonly chunked?: boolean; readonly stopOnAnswer?: boolean } = {}
+  ): Promise<void> {
     const chunkBytes = options.chunkBytes ?? 64 * 1024
     const piece = Buffer.alloc(chunkBytes, 0x61)
-    while (this.bodyBytesSent < total && this.response === undefined && !this.closed) {
+    const stopOnAnswer = options.stopOnAnswer ?? true
+    while (this.bodyBytesSent < total && !(stopOnAnswer && this.response !== undefined) && !this.closed) {
       const size = Math.min(chunkBytes, total - this.bodyBytesSent)
       const data = options.chunked ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), piece.subarray(0, size), Buffer.from("\r\n")]) : piece.subarray(0, size)
       if (!(await this.write(data))) return
@@ -117,6 +121,11 @@ export class RawConnection {
     const response = this.response
     if (response === undefined) throw new Error("no response")
     return response
+  }
+
+  /** Drops what was received so far, so that the next `answer()` reads the next response on this connection. */
+  forgetAnswer(): void {
+    this.received = Buffer.alloc(0)
   }
 
   close(): void {
