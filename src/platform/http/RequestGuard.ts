@@ -63,6 +63,13 @@ export const hasBody = (header: GuardRequest["header"]): boolean => {
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
+/**
+ * Whose rate budget a request spends: a browser session's own, else its API key's. A page that
+ * misbehaves then spends its session's budget, never that of the agents using the same key.
+ */
+const budgetOwner = (principal: Principal): string =>
+  principal.webSessionId === undefined ? `key:${principal.apiKeyId}` : `session:${principal.webSessionId}`
+
 type Refusal = "forbidden" | "unauthorized" | "tooLarge" | "rateLimited"
 
 const statusOf: Record<Refusal, number> = { forbidden: 403, unauthorized: 401, tooLarge: 413, rateLimited: 429 }
@@ -173,7 +180,7 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
 
         const budget = family === "bridge" ? config.bridgeRateLimit : config.rateLimit
         if (principal.right !== undefined && Option.isSome(budget)) {
-          const wait = yield* limiter.take(`${family}:${principal.right.apiKeyId}`, budget.value)
+          const wait = yield* limiter.take(`${family}:${budgetOwner(principal.right)}`, budget.value)
           if (Option.isSome(wait)) {
             return Either.left(refuse(family, "rateLimited",
               `too many requests for this API key; retry in ${wait.value} s`,

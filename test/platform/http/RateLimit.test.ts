@@ -1,5 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Option, TestClock } from "effect"
+import { ConfigProvider, Effect, Option, Redacted, TestClock } from "effect"
+import { WebSessions } from "../../../src/platform/auth/WebSessions.js"
 import { RateLimiter } from "../../../src/platform/http/RateLimiter.js"
 import { bridgeRateLimitConfig, rateLimitConfig } from "../../../src/platform/TrellisConfig.js"
 import { callTool, rawRequest, rpc, seedOwner, TestServer } from "../../support/TestServer.js"
@@ -21,6 +22,24 @@ describe("the request budget per API key", () => {
         // Refused from the headers alone, before the body (and its id) is read.
         expect(limited.json).toMatchObject({ id: null, error: { code: -32000, data: { retryAfterSeconds: 2 } } })
         expect((yield* callTool(second.key, "list_task_types")).status).toBe(200)
+      }))
+
+    it.effect("a browser session has a budget of its own: a page spending it leaves the key's other clients untouched, and other sessions too", () =>
+      Effect.gen(function* () {
+        const { key } = yield* seedOwner("session-budget")
+        const sessions = yield* WebSessions
+        const page = yield* sessions.signIn(Redacted.make(key))
+        const other = yield* sessions.signIn(Redacted.make(key))
+        const bySession = (token: string) =>
+          rawRequest({
+            path: "/api/mcp",
+            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+            headers: { cookie: `trellis_session=${token}`, origin: "http://127.0.0.1" }
+          })
+        for (let i = 0; i < 3; i++) expect((yield* bySession(page.token)).status).toBe(200)
+        expect((yield* bySession(page.token)).status).toBe(429)
+        expect((yield* callTool(key, "list_task_types")).status).toBe(200)
+        expect((yield* bySession(other.token)).status).toBe(200)
       }))
 
     it.effect("the client routes have a budget of their own: spending it leaves MCP calls untouched", () =>
