@@ -2,13 +2,13 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Path from "@effect/platform/Path"
-import { Duration, Effect, Either, FiberSet, Option, Ref, Schedule, Schema, Stream, SubscriptionRef } from "effect"
+import { Deferred, Duration, Effect, Either, Exit, Fiber, FiberSet, Option, Ref, Schedule, Schema, Stream, SubscriptionRef } from "effect"
 import type { AvailableCli } from "../../catalog/domain/CliProfile.js"
 import { AgentSessionId, CliProfileId, type ProjectId } from "../../catalog/domain/Ids.js"
 import { VERSION } from "../../catalog/Version.js"
 import type { AgentLog, AgentStatus } from "./AgentLog.js"
 import type { ApprovalPolicy } from "./ApprovalPolicy.js"
-import { backoff, isTransient, makeBridgeClient, SHUTDOWN_CALL } from "./BridgeClient.js"
+import { backoff, isTransient, makeBridgeClient, makeShutdownBridgeClient, shutdownCall } from "./BridgeClient.js"
 import { Journal } from "./Journal.js"
 import { pendingCues } from "./PendingCues.js"
 import type { Runtime } from "./runtimes/Runtime.js"
@@ -59,10 +59,19 @@ const SavedState = Schema.parseJson(Schema.Struct({ sessionId: AgentSessionId })
 /** At start, a journal left by a crash is sent within this time, else kept for the next start. */
 const LEFTOVER_FLUSH = Duration.seconds(20)
 
+/**
+ * Shutting down, the disconnect waits at most this long for the running threads to hand their
+ * claims back (the disconnect ends them anyway): with the disconnect's own second, the profile is
+ * offline within 2 s of the signal, however long the runtimes take to die.
+ */
+const RELEASE_WAIT = Duration.seconds(1)
+
 interface RunningThread {
   readonly threadId: string
   readonly startedAt: string
   events: number
+  /** Done once the thread has handed its claim back on shutdown, or ended. */
+  readonly released: Deferred.Deferred<void>
 }
 
 export const runAgent = (options: AgentOptions) =>
@@ -72,6 +81,7 @@ export const runAgent = (options: AgentOptions) =>
     const http = yield* HttpClient.HttpClient
     const { log } = options
     const client = yield* makeBridgeClient(options.server, options.apiKey)
+    const shutdownClient = yield* makeShutdownBridgeClient(options.server, options.apiKey)
     yield* fs.makeDirectory(options.stateDir, { recursive: true, mode: 0o700 }).pipe(Effect.orDie)
     const stateFile = path.join(options.stateDir, `${options.profileName}.session.json`)
     const statusFile = path.join(options.stateDir, `${options.profileName}.status.json`)
@@ -148,21 +158,11 @@ export const runAgent = (options: AgentOptions) =>
     for (const file of yield* journal.leftovers) {
       yield* flushJournal(client, log, file, "The CLI restarted mid-run", LEFTOVER_FLUSH)
       const { epoch, sessionId, threadId } = file.header
-      yield* client.agent.release({ path: { threadId }, payload: { sessionId, epoch } }).pipe(Effect.timeout(SHUTDOWN_CALL), Effect.ignore)
+      yield* shutdownCall(client.agent.release({ path: { threadId }, payload: { sessionId, epoch } }))
     }
 
-    yield* Effect.addFinalizer(() =>
-      Effect.gen(function* () {
-        const { sessionId } = yield* SubscriptionRef.get(session)
-        yield* client.agent.disconnect({ payload: { sessionId } }).pipe(Effect.timeout(SHUTDOWN_CALL), Effect.ignore)
-        yield* fs.remove(stateFile, { force: true }).pipe(Effect.ignore)
-        yield* fs.remove(statusFile, { force: true }).pipe(Effect.ignore)
-        yield* log.info("disconnected")
-      })
-    )
-
     // Heartbeat; an expired session registers again (its claims are gone: the threads stop on their own).
-    yield* Effect.gen(function* () {
+    const heartbeat = yield* Effect.gen(function* () {
       const current = yield* SubscriptionRef.get(session)
       const beat = yield* client.agent.heartbeat({ payload: { sessionId: current.sessionId } }).pipe(Effect.either)
       if (Either.isRight(beat)) {
@@ -185,10 +185,30 @@ export const runAgent = (options: AgentOptions) =>
     // Claiming: one dispatcher at a time, up to maxConcurrent threads, each in its own fiber.
     const running = new Map<string, RunningThread>()
     const threads = yield* FiberSet.make()
-    // Shutting down, the slots the interrupted threads free are not filled again. Registered after
-    // the FiberSet, this finalizer runs before the threads are interrupted.
     const stopping = yield* Ref.make(false)
-    yield* Effect.addFinalizer(() => Ref.set(stopping, true))
+    // Shutting down. Registered after the FiberSet, this finalizer runs before the FiberSet waits
+    // for its fibers, which end only once their runtimes are gone: the threads are told to stop,
+    // hand their claims back (bounded) and the session is disconnected without waiting for that.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        // The slots the interrupted threads free are not filled again.
+        yield* Ref.set(stopping, true)
+        // A beat after the disconnect would find the session gone and register again.
+        yield* Fiber.interrupt(heartbeat)
+        const stopped = [...running.values()]
+        yield* Effect.forEach(threads, Fiber.interruptFork, { discard: true })
+        yield* Effect.forEach(stopped, (thread) => Deferred.await(thread.released), { discard: true }).pipe(
+          Effect.interruptible,
+          Effect.timeout(RELEASE_WAIT),
+          Effect.ignore
+        )
+        const { sessionId } = yield* SubscriptionRef.get(session)
+        yield* shutdownCall(shutdownClient.agent.disconnect({ payload: { sessionId } }))
+        yield* fs.remove(stateFile, { force: true }).pipe(Effect.ignore)
+        yield* fs.remove(statusFile, { force: true }).pipe(Effect.ignore)
+        yield* log.info("disconnected")
+      })
+    )
     const dispatchLock = yield* Effect.makeSemaphore(1)
     const mcp = { url: `${options.server}/api/mcp?project=${options.projectId}`, apiKey: options.apiKey }
     const worktreesDir = path.join(options.stateDir, "..", "worktrees")
@@ -204,16 +224,18 @@ export const runAgent = (options: AgentOptions) =>
           if (claimed === null) return
           // Claimed while the shutdown began: handed straight back.
           if (yield* Ref.get(stopping)) {
-            return yield* client.agent.release({ path: { threadId: claimed.threadId }, payload: { sessionId: current.sessionId, epoch: claimed.epoch } }).pipe(
-              Effect.timeout(SHUTDOWN_CALL),
-              Effect.ignore
+            return yield* shutdownCall(
+              shutdownClient.agent.release({ path: { threadId: claimed.threadId }, payload: { sessionId: current.sessionId, epoch: claimed.epoch } })
             )
           }
           yield* log.info(`claimed thread ${claimed.threadId} (${claimed.cliType}, epoch ${claimed.epoch})`)
-          const entry: RunningThread = { threadId: claimed.threadId, startedAt: new Date().toISOString(), events: 0 }
+          const released = yield* Deferred.make<void>()
+          const entry: RunningThread = { threadId: claimed.threadId, startedAt: new Date().toISOString(), events: 0, released }
           running.set(claimed.threadId, entry)
           yield* FiberSet.run(threads, runThread({
             client,
+            shutdownClient,
+            onReleased: Deferred.done(released, Exit.void),
             sessionId: current.sessionId,
             runtimeFor: options.runtimeFor,
             approve: options.approve,
@@ -230,7 +252,7 @@ export const runAgent = (options: AgentOptions) =>
             Effect.catchAllCause((cause) => log.warn(`thread ${claimed.threadId} stopped: ${String(cause)}`)),
             Effect.ensuring(Effect.suspend(() => {
               running.delete(claimed.threadId)
-              return Effect.forkDaemon(dispatch)
+              return Deferred.done(released, Exit.void).pipe(Effect.zipRight(Effect.forkDaemon(dispatch)))
             }))
           ))
         }
@@ -267,7 +289,7 @@ export const runAgent = (options: AgentOptions) =>
         sessionId: current.sessionId,
         connection: yield* Ref.get(connection),
         lastHeartbeatAt: yield* Ref.get(lastHeartbeat),
-        threads: [...running.values()].map((thread) => ({ ...thread }))
+        threads: [...running.values()].map(({ events, startedAt, threadId }) => ({ threadId, startedAt, events }))
       }
       yield* log.status(status)
       yield* fs.writeFileString(statusFile, JSON.stringify(status, null, 2), { mode: 0o600 }).pipe(Effect.ignore)

@@ -4,7 +4,7 @@ import type * as Path from "@effect/platform/Path"
 import { Deferred, Duration, Effect, Either, Option, Ref, Schedule, Stream } from "effect"
 import { type ClaimedThread, MAX_CHUNKS_PER_UPLOAD } from "../../catalog/bridge/AgentApi.js"
 import type { AgentSessionId } from "../../catalog/domain/Ids.js"
-import { backoff, type BridgeClient, isTransient, SHUTDOWN_CALL } from "./BridgeClient.js"
+import { backoff, type BridgeClient, isTransient, shutdownCall } from "./BridgeClient.js"
 import type { Git } from "./Git.js"
 import { type GroupLimits, groupLines } from "./GroupLines.js"
 import { Journal, type JournalChunk, type JournalFile, type JournalHeader } from "./Journal.js"
@@ -23,6 +23,10 @@ import { Schema } from "effect"
 
 export interface ThreadRunContext {
   readonly client: BridgeClient
+  /** For the calls made while shutting down: connections of their own (see makeShutdownBridgeClient). */
+  readonly shutdownClient: BridgeClient
+  /** Told once the thread has handed its claim back on shutdown (or tried to): the agent then disconnects. */
+  readonly onReleased: Effect.Effect<void>
   readonly sessionId: AgentSessionId
   readonly runtimeFor: (cliType: string) => Runtime | undefined
   readonly mcp: { readonly url: string; readonly apiKey: string }
@@ -254,25 +258,29 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
             const chunks = Option.match(file, { onNone: () => 0, onSome: (f) => f.chunks.length })
             yield* log.warn(`thread ${threadId}: dropped ${chunks} journaled chunk(s) of message ${header.value.messageId} with the claim`)
           }
-          yield* client.agent.release({ path, payload: claimRef }).pipe(Effect.timeout(SHUTDOWN_CALL), Effect.ignore)
+          yield* shutdownCall(client.agent.release({ path, payload: claimRef }))
         })),
-      // Shutting down: send what the journal holds, end the batch as failed (retryable), hand the thread back.
+      // Shutting down: send what the journal holds, end the batch as failed (retryable), hand the
+      // thread back — each step bounded, as the agent disconnects right after. The runtime is
+      // stopped meanwhile (the work's fiber is being interrupted), and this fiber ends once it is gone.
       Effect.onInterrupt(() =>
         Effect.gen(function* () {
           const header = yield* Ref.get(active)
           if (Option.isSome(header)) {
             const file = yield* journal.read(header.value)
-            if (Option.isSome(file)) yield* flushJournal(client, log, file.value, "The CLI shut down mid-run", SHUTDOWN_FLUSH)
+            if (Option.isSome(file)) {
+              yield* shutdownCall(flushJournal(context.shutdownClient, log, file.value, "The CLI shut down mid-run", SHUTDOWN_FLUSH), SHUTDOWN_FLUSH)
+            }
           }
-          yield* client.agent.release({ path, payload: claimRef }).pipe(Effect.timeout(SHUTDOWN_CALL), Effect.ignore)
+          yield* shutdownCall(context.shutdownClient.agent.release({ path, payload: claimRef }))
           yield* log.info(`thread ${threadId}: released on shutdown`)
-        })
+        }).pipe(Effect.ensuring(context.onReleased))
       )
     )
   }).pipe(Effect.scoped)
 
 /** Shutting down, the journal of a running batch is sent within this time, else kept for the next start. */
-const SHUTDOWN_FLUSH = Duration.seconds(3)
+const SHUTDOWN_FLUSH = Duration.seconds(1)
 
 /**
  * Sends a journal's chunks (the backend skips those it has) and ends its message as failed
