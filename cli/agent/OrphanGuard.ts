@@ -1,10 +1,10 @@
 import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Option, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { Socket } from "node:net"
-import { signalEscaped } from "./ProcessTree.js"
+import { escapedGroups, livingGroups, signalEscaped, signalGroups } from "./ProcessTree.js"
 
 /**
  * Runtimes never outlive the agent, even a SIGKILLed one. Each process the agent starts runs in
@@ -70,9 +70,34 @@ export const stopEscapedNow = (): void => {
   for (const pid of running) signalEscaped(pid, "SIGTERM")
 }
 
+/** How long a process's tree has to exit after SIGTERM before what is left of it is SIGKILLed. */
+const KILL_GRACE = Duration.seconds(2)
+
+/**
+ * Stops a process the scope still runs, with its whole tree: its group and the groups its tool
+ * commands escaped to (found now, while they are still its descendants) get SIGTERM, and whatever
+ * is left of them after KILL_GRACE gets SIGKILL. Bounded, unlike the platform's own stop, which
+ * waits for the exit however long it takes; the waits are interruptible for their timeouts to hold
+ * in this finalizer.
+ */
+const stopTree = (process: CommandExecutor.Process) =>
+  Effect.gen(function* () {
+    const escaped = escapedGroups(process.pid)
+    signalGroups(escaped, "SIGTERM")
+    const exited = yield* process.kill("SIGTERM").pipe(Effect.interruptible, Effect.timeout(KILL_GRACE), Effect.option)
+    if (Option.isNone(exited)) yield* process.kill("SIGKILL").pipe(Effect.interruptible, Effect.timeout(KILL_GRACE), Effect.ignore)
+    yield* Effect.sync(() => livingGroups(escaped).length === 0).pipe(
+      Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced(Duration.millis(50)) }),
+      Effect.interruptible,
+      Effect.timeout(Option.isNone(exited) ? Duration.zero : KILL_GRACE),
+      Effect.ignore
+    )
+    signalGroups(livingGroups(escaped), "SIGKILL")
+  })
+
 /**
  * The CommandExecutor of `trellis agent start`: the platform's, with every process it starts
- * marked, and listed with the watcher until the process's scope ends (after the platform has killed it).
+ * marked, stopped with its whole tree when its scope ends, and listed with the watcher until then.
  */
 export const OrphanGuard: Layer.Layer<CommandExecutor.CommandExecutor, never, CommandExecutor.CommandExecutor> = Layer.scoped(
   CommandExecutor.CommandExecutor,
@@ -89,12 +114,13 @@ export const OrphanGuard: Layer.Layer<CommandExecutor.CommandExecutor, never, Co
         const started = yield* executor.start(Command.env(command, { [MARK_VARIABLE]: mark }))
         group = started.pid
         yield* watcher.tell(`+${group}`)
-        // Runs before the platform's finalizer kills the group: tool commands the runtime started in
-        // a session of their own are still its descendants here, and are stopped with it.
+        // Runs before the platform's finalizer, which then finds the process gone: tool commands
+        // the runtime started in a session of their own are still its descendants here, and are
+        // stopped with it.
         const pid = started.pid
         running.add(pid)
         yield* Effect.addFinalizer(() =>
-          Effect.flatMap(started.isRunning, (live) => (live ? Effect.sync(() => signalEscaped(pid, "SIGTERM")) : Effect.void)).pipe(
+          Effect.flatMap(started.isRunning, (live) => (live ? stopTree(started) : Effect.void)).pipe(
             Effect.ignore,
             Effect.ensuring(Effect.sync(() => running.delete(pid)))
           )

@@ -58,9 +58,9 @@ export const escapedGroups = (root: number): ReadonlyArray<number> => {
   return [...groups]
 }
 
-/** Sends `signal` to every group `escapedGroups` names (a group gone already is skipped). */
-export const signalEscaped = (root: number, signal: NodeJS.Signals): void => {
-  for (const group of escapedGroups(root)) {
+/** Sends `signal` to each process group (a group gone already is skipped). */
+export const signalGroups = (groups: ReadonlyArray<number>, signal: NodeJS.Signals): void => {
+  for (const group of groups) {
     try {
       process.kill(-group, signal)
     } catch {
@@ -68,3 +68,17 @@ export const signalEscaped = (root: number, signal: NodeJS.Signals): void => {
     }
   }
 }
+
+/** The groups of `groups` that still have a process. */
+export const livingGroups = (groups: ReadonlyArray<number>): ReadonlyArray<number> =>
+  groups.filter((group) => {
+    try {
+      process.kill(-group, 0)
+      return true
+    } catch {
+      return false
+    }
+  })
+
+/** Sends `signal` to every group `escapedGroups` names (a group gone already is skipped). */
+export const signalEscaped = (root: number, signal: NodeJS.Signals): void => signalGroups(escapedGroups(root), signal)

@@ -171,16 +171,16 @@ const EXIT_GRACE = Duration.seconds(4)
 
 /**
  * Ends a long-running runtime process once its batch is done and waits for it to exit (SIGKILL
- * after 10 s): a lingering one would still hold the runtime's session store when the next batch
+ * after 4 s): a lingering one would still hold the runtime's session store when the next batch
  * starts a new process on the same session. `none` waits for it to exit on its own (its stdin
  * was closed). Never waits forever: the platform's kill waits for the exit, so each step is
- * bounded.
+ * bounded — interruptibly, for the bound to hold in a finalizer too (OpenCodeServer's).
  */
 export const stopRuntime = (process: CommandExecutor.Process, signal: "SIGTERM" | "none" = "SIGTERM") =>
   Effect.gen(function* () {
     const ended = signal === "SIGTERM" ? process.kill("SIGTERM") : Effect.asVoid(process.exitCode)
-    const exited = yield* ended.pipe(Effect.timeout(EXIT_GRACE), Effect.option)
-    if (exited._tag === "None") yield* process.kill("SIGKILL").pipe(Effect.timeout(EXIT_GRACE), Effect.ignore)
+    const exited = yield* ended.pipe(Effect.interruptible, Effect.timeout(EXIT_GRACE), Effect.option)
+    if (exited._tag === "None") yield* process.kill("SIGKILL").pipe(Effect.interruptible, Effect.timeout(EXIT_GRACE), Effect.ignore)
   })
 
 /**
