@@ -25,7 +25,7 @@ const SignIn = () => {
   const reason = Option.getOrUndefined(Schema.decodeUnknownOption(SignInLinkReason)(query.get("reason")))
   const next = returnPath(query.get("next")) ?? "/"
   // A full load after signing in: every view is read again as the new session sees it.
-  return <SignInPage reason={reason} onSignedIn={() => window.location.assign(next)} />
+  return <SignInPage reason={reason} next={next} onSignedIn={() => window.location.assign(next)} />
 }
 
 const SignedIn = ({ route }: { readonly route: Route }) => {

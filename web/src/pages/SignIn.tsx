@@ -31,10 +31,13 @@ const refusals: Record<SignInLinkReason, { readonly title: string; readonly text
 
 /**
  * The API key is sent once, for a session cookie; the page keeps neither. `reason`: why the
- * one-time link that brought the person here opened nothing.
+ * one-time link that brought the person here opened nothing (often a second click on a link that
+ * already signed this browser in).
  */
-export const SignInPage = ({ reason, onSignedIn }: {
+export const SignInPage = ({ reason, next, onSignedIn }: {
   readonly reason?: SignInLinkReason | undefined
+  /** Where signing in leads; a refused link offers it too, for a browser that is signed in already. */
+  readonly next: string
   readonly onSignedIn: () => void
 }) => {
   const [error, setError] = useState<string | undefined>(undefined)
@@ -72,6 +75,7 @@ export const SignInPage = ({ reason, onSignedIn }: {
             <h1 id="refusal-title">{refusal.title}</h1>
             <p>{refusal.text}</p>
             <pre><code>{refusal.command}</code></pre>
+            <p className="hint">Signed in already in this browser? <a href={next}>Continue to Trellis</a>.</p>
           </section>
         ) : null}
         <form onSubmit={submit} noValidate aria-labelledby="signin-title">
