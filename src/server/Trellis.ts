@@ -6,6 +6,8 @@ import { AgentRoutes } from "../threads/AgentHttp.js"
 import { BridgeSweeperLive } from "../threads/BridgeSweeper.js"
 import { CliProfiles } from "../threads/CliProfiles.js"
 import { EventStreams } from "../threads/EventStreams.js"
+import { ThreadEventFeeds } from "../threads/ThreadEventFeeds.js"
+import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { Interactions } from "../threads/Interactions.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { ThreadQueue } from "../threads/ThreadQueue.js"
@@ -65,6 +67,8 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     ThreadQueue.Default,
     AgentSessions.Default,
     Threads.Default,
+    ThreadEventFeeds.Default,
+    RevokedKeys.Default,
     EventStreams.Default,
     Interactions.Default,
     TaskPurgeLive.pipe(Layer.provide(Tasks.Default)),

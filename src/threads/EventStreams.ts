@@ -1,29 +1,21 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Option, Ref, Schedule, Schema, Stream } from "effect"
-import { ApiKeys } from "../platform/auth/ApiKeys.js"
+import { Chunk, Duration, Effect, Option, Ref, Schedule, Schema, Stream } from "effect"
 import type { Principal } from "../platform/auth/Principal.js"
+import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { NotFound } from "../../catalog/domain/Errors.js"
 import type { AgentSessionId } from "../../catalog/domain/Ids.js"
-import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 import { Threads } from "./Threads.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { LiveSessions } from "./LiveSessions.js"
+import { type FeedEvent, ThreadEventFeeds } from "./ThreadEventFeeds.js"
 
 /**
  * Server-sent event streams: a thread's normalized events as bootstrap plus deltas after a
- * cursor (resumable with `Last-Event-ID`), and a CLI session's pending-thread queue. Each stream
- * subscribes to change signals first, then reads from its cursor on every signal, so nothing
- * written between the bootstrap and the first signal is missed, and a merged signal costs nothing.
+ * cursor (resumable with `Last-Event-ID`), and a CLI session's pending-thread queue. A thread's
+ * stream subscribes to its thread's shared feed first, then reads its bootstrap from its cursor,
+ * so nothing written between the two is missed; its deltas come from the feed, which reads each
+ * change once for all of the thread's streams (see ThreadEventFeeds).
  */
-
-const ChunkEvent = Schema.Struct({
-  id: Schema.String,
-  messageId: Schema.String,
-  seq: Schema.Number,
-  event: NormalizedEvent
-})
-export type ChunkEvent = typeof ChunkEvent.Type
-const decodeChunkEvents = Schema.decodeUnknown(Schema.Array(ChunkEvent))
 const decodePending = Schema.decodeUnknown(Schema.Array(Schema.Struct({ threadId: Schema.String })))
 
 /**
@@ -36,6 +28,13 @@ const BATCHED_PAGE = 5000
 /** The longest queue a pending frame lists: the oldest threads, which are the ones claimed next. */
 const PENDING_SHOWN = 1000
 const KEEP_ALIVE = Duration.seconds(15)
+/**
+ * Streams' own reads at once (the access check, a bootstrap the feed does not hold): a thousand
+ * streams opened together then wait their turn here, and the pool (10 connections by default)
+ * keeps room for the server's other requests, which would otherwise queue behind them and fail at
+ * the pool's acquire timeout (an upload's 500).
+ */
+const OPENING_READS = 4
 /**
  * The least time between two reads of a queue for its stream. A frame is only a cue to claim, so
  * an idle queue's first change still goes out at once; under a burst of changes (threads created
@@ -56,6 +55,16 @@ const opening = Stream.make(": connected\n\n")
 const sseBody = <E>(frames: Stream.Stream<string, E>, end: Effect.Effect<void>) =>
   Stream.concat(opening, Stream.merge(frames, keepAlive, { haltStrategy: "left" })).pipe(Stream.interruptWhen(end))
 
+/** One `event` frame per event; its JSON was written once, by the feed or the read that got it. */
+const eventFrame = (event: FeedEvent): string => `id: ${event.id}\nevent: event\ndata: ${event.json}\n\n`
+
+/** One `events` frame for a page of events, with the last one's id. */
+const batchFrame = (events: ReadonlyArray<FeedEvent>): string =>
+  `id: ${events.at(-1)?.id ?? ""}\nevent: events\ndata: [${events.map((event) => event.json).join(",")}]\n\n`
+
+const pagesOf = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
+
 /** A cursor is the id of the last chunk seen: a decimal integer. */
 export const parseCursor = (value: string | undefined): bigint => {
   if (value === undefined || !/^\d{1,19}$/.test(value.trim())) return 0n
@@ -67,25 +76,19 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
     const sql = yield* SqlClient.SqlClient
     const threads = yield* Threads
     const live = yield* LiveEvents
-    const apiKeys = yield* ApiKeys
+    const feeds = yield* ThreadEventFeeds
+    const revokedKeys = yield* RevokedKeys
     const sessions = yield* LiveSessions
+    const opening = yield* Effect.makeSemaphore(OPENING_READS)
 
-    // The id goes out as text (a bigint is past a JSON number), but must sort as the bigint: a bare
-    // `ORDER BY id` names the text output column, and "1000" < "2" lost every event past a page.
-    const eventsAfter = (threadId: string, cursor: bigint, limit: number) =>
-      sql`
-        SELECT c.id::text AS id, c.message_id AS "messageId", c.seq, c.normalized_event AS event
-        FROM thread_chunks c WHERE c.thread_id = ${threadId} AND c.id > ${cursor.toString()}::bigint
-        ORDER BY c.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeChunkEvents), Effect.orDie)
-
-    /** Everything after the cursor, page by page, advancing it. */
+    /** Everything after the cursor in the database, page by page, advancing it. */
     const drain = (threadId: string, cursor: Ref.Ref<bigint>, limit: number) =>
       Stream.paginateEffect(undefined, () =>
         Effect.gen(function* () {
-          const rows = yield* eventsAfter(threadId, yield* Ref.get(cursor), limit)
-          const last = rows.at(-1)
-          if (last !== undefined) yield* Ref.set(cursor, BigInt(last.id))
-          return [rows, rows.length === limit ? Option.some(undefined) : Option.none()] as const
+          const events = yield* opening.withPermits(1)(feeds.eventsAfter(threadId, yield* Ref.get(cursor), limit))
+          const last = events.at(-1)
+          if (last !== undefined) yield* Ref.set(cursor, last.id)
+          return [events, events.length === limit ? Option.some(undefined) : Option.none()] as const
         }))
 
     /**
@@ -100,21 +103,31 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       after: bigint,
       batched = false
     ) {
-      const thread = yield* threads.get(principal, threadId)
+      const thread = yield* opening.withPermits(1)(threads.get(principal, threadId))
       if (thread.kind !== "thread") {
         return yield* new NotFound({ message: `threadId: ${threadId} is a thread group; stream its members' events instead` })
       }
       return Stream.unwrapScoped(Effect.gen(function* () {
-        const signals = yield* live.threadSignals(threadId)
+        const feed = yield* feeds.subscribe(threadId)
         const cursor = yield* Ref.make(after)
-        const pages = Stream.concat(Stream.make(undefined), signals).pipe(Stream.flatMap(() => drain(threadId, cursor, batched ? BATCHED_PAGE : PAGE), { switch: false }))
+        const limit = batched ? BATCHED_PAGE : PAGE
+        // What the feed holds past the cursor; a reader that fell behind it reads the database instead.
+        const catchUp = Stream.unwrap(Effect.gen(function* () {
+          const held = feed.after(yield* Ref.get(cursor))
+          if (Option.isNone(held)) return drain(threadId, cursor, limit)
+          const last = held.value.at(-1)
+          if (last !== undefined) yield* Ref.set(cursor, last.id)
+          return Stream.fromIterable(pagesOf(held.value, BATCHED_PAGE))
+        }))
+        // The bootstrap too comes from the feed when it holds the events after the cursor (a short thread, a resumed stream).
+        const pages = Stream.concat(catchUp, Stream.flatMap(Stream.fromQueue(feed.wakeUps), () => catchUp)).pipe(
+          Stream.filter((events) => events.length > 0)
+        )
         const frames = batched
-          ? pages.pipe(Stream.filterMap((rows) =>
-            Option.map(Option.fromNullable(rows.at(-1)), (last) => sseFrame({ id: last.id, event: "events", data: rows }))
-          ))
-          : pages.pipe(Stream.flattenIterables, Stream.map((row) => sseFrame({ id: row.id, event: "event", data: row })))
+          ? Stream.map(pages, batchFrame)
+          : pages.pipe(Stream.mapChunks(Chunk.flatMap((events) => Chunk.unsafeFromArray(events.map(eventFrame)))))
         // A stream outlives the request that authenticated it: it ends when its key is revoked.
-        return sseBody(frames, apiKeys.revoked(principal.apiKeyId))
+        return sseBody(frames, yield* revokedKeys.revoked(principal.apiKeyId))
       }))
     })
 
@@ -146,12 +159,12 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
           Stream.map((threadIds) => sseFrame({ event: "pending", data: { threadIds } }))
         )
         // A stream outlives the request that authenticated it: it ends when its key is revoked.
-        return sseBody(frames, apiKeys.revoked(principal.apiKeyId))
+        return sseBody(frames, yield* revokedKeys.revoked(principal.apiKeyId))
       }))
     })
 
     return { threadEvents, pendingThreads } as const
   }),
-  dependencies: [Threads.Default, LiveEvents.Default, ApiKeys.Default, LiveSessions.Default]
+  dependencies: [Threads.Default, LiveEvents.Default, ThreadEventFeeds.Default, RevokedKeys.Default, LiveSessions.Default]
 }) {}
 

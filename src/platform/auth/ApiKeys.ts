@@ -3,6 +3,7 @@ import { Cache, Duration, Effect, Option, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { NotFound } from "../../../catalog/domain/Errors.js"
 import { ApiKeyId, ProjectId, UserId } from "../../../catalog/domain/Ids.js"
+import { KEY_REVOKED_CHANNEL } from "../notifications/LiveEvents.js"
 import type { Principal } from "./Principal.js"
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {}
@@ -22,7 +23,7 @@ export type ApiKeyRecord = typeof ApiKeyRecord.Type
 
 const KEY_PREFIX = "trellis_"
 /** How long an authenticated key is trusted before it is looked up again (and its last use recorded). */
-const AUTH_CACHE_TTL = Duration.seconds(5)
+export const AUTH_CACHE_TTL = Duration.seconds(5)
 
 const sha256 = (secret: string) => createHash("sha256").update(secret).digest("hex")
 
@@ -110,25 +111,13 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
       const row = rows[0]
       if (row === undefined) return yield* new NotFound({ message: `API key ${id} not found` })
       yield* cache.invalidate(row.secretSha256)
+      // Ends the key's open streams at once, on every instance (RevokedKeys listens); a lost signal
+      // still ends them within the key cache's period, when RevokedKeys next checks its keys.
+      yield* sql`SELECT pg_notify(${KEY_REVOKED_CHANNEL}, ${id})`.pipe(Effect.ignore)
     })
-
-    /**
-     * Completes once the key is found revoked (or gone), looked up again at the cache's period: what
-     * ends a long-lived request (an SSE stream) opened with it. The database is the one place every
-     * backend instance and `trellis admin key revoke` agree on, so no revocation signal can be missed;
-     * a failed lookup is asked again next period rather than ending a stream the key may still hold.
-     */
-    const revoked = (id: ApiKeyId): Effect.Effect<void> =>
-      sql`SELECT 1 FROM api_keys WHERE id = ${id} AND revoked_at IS NULL`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        Effect.orElseSucceed(() => true),
-        Effect.delay(AUTH_CACHE_TTL),
-        Effect.repeat({ while: (valid) => valid }),
-        Effect.asVoid
-      )
 
     const list = (userId: UserId | null) => findRecords(userId === null ? sql`true` : sql`k.user_id = ${userId}`)
 
-    return { authenticate, create, revoke, revoked, list } as const
+    return { authenticate, create, revoke, list } as const
   })
 }) {}

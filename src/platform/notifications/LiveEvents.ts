@@ -11,6 +11,8 @@ import { makeSignalHub, type SignalHub } from "./SignalHub.js"
 
 const THREAD_CHANNEL = "trellis_thread"
 const PROFILE_CHANNEL = "trellis_profile"
+/** An API key was revoked (payload: its id): what ends the streams opened with it, on every instance. */
+export const KEY_REVOKED_CHANNEL = "trellis_key_revoked"
 
 /**
  * How a lost LISTEN is retried: soon at first, then less and less often, never more than every
@@ -36,9 +38,11 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
     const pg = yield* PgClient.PgClient
     const threads = makeSignalHub()
     const profiles = makeSignalHub()
+    const revokedKeys = makeSignalHub()
 
     yield* Effect.forkScoped(relay(THREAD_CHANNEL, pg.listen(THREAD_CHANNEL), threads.publish))
     yield* Effect.forkScoped(relay(PROFILE_CHANNEL, pg.listen(PROFILE_CHANNEL), profiles.publish))
+    yield* Effect.forkScoped(relay(KEY_REVOKED_CHANNEL, pg.listen(KEY_REVOKED_CHANNEL), revokedKeys.publish))
 
     // sql-pg's `notify` sends `NOTIFY "channel", $1`, which PostgreSQL rejects (a utility statement
     // takes no parameters); pg_notify is the same signal as a function, and is delivered at commit.
@@ -71,7 +75,8 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
       threadChanged,
       chunksAdded,
       threadSignals: (threadId: string) => signals(threads, threadId),
-      queueSignals: (profileId: string) => signals(profiles, profileId)
+      queueSignals: (profileId: string) => signals(profiles, profileId),
+      keyRevokedSignals: (apiKeyId: string) => signals(revokedKeys, apiKeyId)
     } as const
   })
 }) {}
