@@ -111,11 +111,23 @@ export const BatchResponse = Schema.Union(
 
 export const MAX_CHUNKS_PER_UPLOAD = 1000
 
+/** What asking to stop a thread did: `stopRequested: false` when it was running nothing. */
+export const StopResult = Schema.Struct({
+  stopRequested: Schema.Boolean,
+  messageId: Schema.NullOr(Schema.String).annotations({ description: "The turn (assistant message) being stopped" })
+})
+
 /**
  * A line the CLI itself adds to a runtime's stream, the same for every runtime: `{"message"}`
  * (e.g. a lost runtime session started afresh).
  */
 export const CLI_WARNING_TYPE = "trellis.warning"
+
+/**
+ * The line the CLI adds when a turn ended because its owner stopped it (`{"message"}`), after
+ * the runtime's own lines: the turn reads Stopped whatever the runtime said of it.
+ */
+export const CLI_STOPPED_TYPE = "trellis.stopped"
 
 export const ChunkUpload = Schema.Struct({
   sessionId: AgentSessionId,
@@ -244,6 +256,17 @@ export class AgentGroup extends HttpApiGroup.make("agent")
       }))
       .addSuccess(Interaction)
   )
+  .add(
+    HttpApiEndpoint.get("awaitStop")`/threads/${threadIdParam}/stop`
+      .setUrlParams(Schema.Struct({
+        messageId: Schema.String.annotations({ description: "The assistant message of the turn being run" }),
+        waitMs: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 25_000))).annotations({
+          description: "Long-poll: wait up to this long (at most 25 s) for a stop"
+        })
+      }))
+      .addSuccess(Schema.Struct({ stopRequested: Schema.Boolean }))
+      .annotate(OpenApi.Description, "Whether the thread's owner asked to stop this turn; answers at once when they have or the turn has ended")
+  )
   .addError(NotFound, { status: 404 })
   .addError(Forbidden, { status: 403 })
   .addError(InvalidArgument, { status: 400 })
@@ -282,6 +305,11 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
       .addSuccess(Thread)
       .addError(Conflict, { status: 409 })
       .annotate(OpenApi.Description, "Forget the thread's runtime session: its next run starts a new one on any machine of the profile, told the conversation so far")
+  )
+  .add(
+    HttpApiEndpoint.post("stop")`/${threadIdParam}/stop`
+      .addSuccess(StopResult)
+      .annotate(OpenApi.Description, "Stop the running turn: the CLI interrupts the runtime and the turn ends as stopped; with nothing running, nothing changes (stopRequested: false)")
   )
   .add(
     HttpApiEndpoint.post("setDone")`/${threadIdParam}/done`

@@ -59,6 +59,8 @@ export interface SessionInfo {
   readonly numTurns?: number
   /** The runtime said the turn failed (`metadata.otherJson` `{turnStatus: "failed", error}`), whatever the run's exit said. */
   readonly turnFailed?: { readonly error?: string }
+  /** The turn's owner stopped it (`turnStatus: "stopped"`, the CLI's; Codex's own `"interrupted"`). */
+  readonly turnStopped?: true
 }
 
 /** The latest `context-window` event, without its `kind`. */
@@ -250,9 +252,10 @@ const mergeSession = (session: SessionInfo, event: Extract<NormalizedEvent, { ki
 const TurnStatus = Schema.parseJson(Schema.Struct({ turnStatus: Schema.String, error: Schema.optional(Schema.NullOr(Schema.String)) }))
 const decodeTurnStatus = Schema.decodeUnknownOption(TurnStatus)
 
-const turnFailure = (otherJson: string | undefined): { readonly turnFailed?: { readonly error?: string } } => {
+const turnFailure = (otherJson: string | undefined): { readonly turnFailed?: { readonly error?: string }; readonly turnStopped?: true } => {
   if (otherJson === undefined) return {}
   const decoded = decodeTurnStatus(otherJson)
+  if (decoded._tag === "Some" && (decoded.value.turnStatus === "stopped" || decoded.value.turnStatus === "interrupted")) return { turnStopped: true }
   if (decoded._tag === "None" || decoded.value.turnStatus !== "failed") return {}
   const error = decoded.value.error
   return { turnFailed: typeof error === "string" && error !== "" ? { error } : {} }

@@ -12,6 +12,7 @@ import type { AgentLog } from "./AgentLog.js"
 import { type ApprovalPolicy, settleLocally } from "./ApprovalPolicy.js"
 import type { InteractionOutcome, InteractionRequest, RawLine, Runtime } from "./runtimes/Runtime.js"
 import { callTool } from "./TrellisTools.js"
+import { stoppable } from "./TurnStop.js"
 import { createWorktree, WorktreeRequest } from "./Worktree.js"
 import { Schema } from "effect"
 
@@ -202,7 +203,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
             }))
             yield* context.onProgress(threadId, yield* Ref.updateAndGet(events, (n) => n + chunks.length))
           })
-        const outcome = yield* groupLines(runtime.run({
+        const outcome = yield* groupLines(stoppable(client, threadId, header.messageId, (stopRequested) => runtime.run({
           threadId,
           cwd: cwd.right,
           messages: batch.messages,
@@ -213,8 +214,9 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
           agentPrompt: claim.agentPrompt,
           mcp: context.mcp,
           history: threadHistory(context.mcp, threadId, new Set([...batch.messages.map((m) => m.messageId), batch.assistantMessageId])),
-          ask: askThroughBridge(context, threadId, claimRef)
-        }).pipe(
+          ask: askThroughBridge(context, threadId, claimRef),
+          stopRequested
+        })).pipe(
           Stream.tap((output) => (output._tag === "SessionId" ? Ref.set(sessionRef, output.id) : Effect.void)),
           Stream.filterMap((output) => (output._tag === "Line" ? Option.some(output.line) : Option.none())),
           Stream.mapConcat(splitLine)

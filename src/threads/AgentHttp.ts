@@ -106,6 +106,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
     const interactions = yield* Interactions
     const hot = yield* hotHandlers
     const queue = yield* ThreadQueue
+    const threads = yield* Threads
     return handlers
       .handle("register", ({ payload }) =>
         Effect.gen(function* () {
@@ -138,6 +139,9 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           interactions.await(principal, path.interactionId, Duration.millis(urlParams.waitMs ?? 0))))
       .handle("release", hot.release)
+      .handle("awaitStop", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          threads.awaitStop(principal, path.threadId, urlParams.messageId, Duration.millis(urlParams.waitMs ?? 0))))
   })
 )
 
@@ -162,6 +166,7 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
         Effect.flatMap(CurrentPrincipal, (principal) => threads.retry(principal, path.threadId)).pipe(Effect.map(threadView)))
       .handle("startFresh", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => threads.startFresh(principal, path.threadId)).pipe(Effect.map(threadView)))
+      .handle("stop", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => threads.requestStop(principal, path.threadId)))
       .handle("setDone", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => threads.setDone(principal, path.threadId, payload.done)).pipe(
           Effect.map(threadView)

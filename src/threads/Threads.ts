@@ -6,12 +6,13 @@ import { ThreadListing } from "./ThreadListing.js"
 import { MessagePages } from "./MessagePages.js"
 import { ThreadMessages } from "./ThreadMessages.js"
 import { ThreadRows } from "./ThreadRows.js"
+import { TurnStops } from "./TurnStops.js"
 
 /**
  * Threads as the tools, the client routes and the other thread services use them. Each part lives
  * in its own module: reading rows (ThreadRows), listing (ThreadListing), creation (ThreadCreation),
  * groups and workflow runs (ThreadGroups), messages (ThreadMessages) and the owner's controls
- * (ThreadControls).
+ * (ThreadControls) and stopping a running turn (TurnStops).
  */
 export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
   effect: Effect.gen(function* () {
@@ -22,6 +23,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
     const messages = yield* ThreadMessages
     const controls = yield* ThreadControls
     const pages = yield* MessagePages
+    const stops = yield* TurnStops
 
     return {
       get: rows.get,
@@ -37,6 +39,8 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
       setFlag: controls.setFlag,
       setQueueHeld: controls.setQueueHeld,
       startFresh: controls.startFresh,
+      requestStop: stops.request,
+      awaitStop: stops.await,
       createWorkflowRun: groups.createWorkflowRun,
       findOwn: rows.findOwn
     } as const
@@ -48,6 +52,7 @@ export class Threads extends Effect.Service<Threads>()("trellis/Threads", {
     ThreadGroups.Default,
     ThreadMessages.Default,
     MessagePages.Default,
-    ThreadControls.Default
+    ThreadControls.Default,
+    TurnStops.Default
   ]
 }) {}

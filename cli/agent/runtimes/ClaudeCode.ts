@@ -135,6 +135,10 @@ export const permissionReply = (request: Json, outcome: InteractionOutcome): Jso
 const controlResponse = (requestId: string, response: Json): string =>
   JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: requestId, response } }) + "\n"
 
+/** Claude Code's own interrupt (the SDK's `interrupt()`): the running turn ends with its result. */
+const interruptRequest = (): string =>
+  JSON.stringify({ type: "control_request", request_id: `interrupt_${randomUUID()}`, request: { subtype: "interrupt" } }) + "\n"
+
 const controlError = (requestId: string, error: string): string =>
   JSON.stringify({ type: "control_response", response: { subtype: "error", request_id: requestId, error } }) + "\n"
 
@@ -183,6 +187,14 @@ const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArr
     yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
     const failure = yield* Ref.make<string | undefined>(undefined)
     const results = yield* Ref.make(0)
+    // Stopped, claude is sent its interrupt (the SDK's), and stdin closes at the result that ends
+    // the interrupted turn: the batch's later turns are not run.
+    const stopping = yield* Ref.make(false)
+    yield* input.stopRequested.pipe(
+      Effect.zipRight(Ref.set(stopping, true)),
+      Effect.zipRight(Queue.offer(stdin, interruptRequest())),
+      Effect.forkScoped
+    )
     // Resuming, output is held back until claude shows it has the session (its init line): a
     // lost session is then retried fresh without its error lines in the thread.
     const held = yield* Ref.make<ReadonlyArray<RuntimeOutput> | undefined>(session._tag === "Resume" ? [] : undefined)
@@ -206,7 +218,9 @@ const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArr
           const parsed = parseLine(data)
           if (parsed.failure !== undefined) yield* Ref.set(failure, parsed.failure)
           if (parsed.type === "control_request") yield* answerControl(parsed.value)
-          if (parsed.isResult && (yield* Ref.updateAndGet(results, (n) => n + 1)) >= turns.length) yield* Queue.shutdown(stdin)
+          if (parsed.isResult && ((yield* Ref.updateAndGet(results, (n) => n + 1)) >= turns.length || (yield* Ref.get(stopping)))) {
+            yield* Queue.shutdown(stdin)
+          }
           const line: RawLine = { type: parsed.type, data }
           const out: Array<RuntimeOutput> = [{ _tag: "Line", line }]
           if (parsed.sessionId !== undefined) out.push({ _tag: "SessionId", id: parsed.sessionId })

@@ -94,6 +94,9 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
     const nextId = yield* Ref.make(1)
     const pending = new Map<number, { readonly method: string; readonly reply: Deferred.Deferred<Json, RpcFailed> }>()
     const turnEnd = yield* Ref.make<Deferred.Deferred<Json, RpcFailed> | undefined>(undefined)
+    // The turn running now, which a stop interrupts (turn/interrupt); once stopped, no later turn starts.
+    const running = yield* Ref.make<{ readonly threadId: string; readonly turnId: string } | undefined>(undefined)
+    const stopping = yield* Ref.make(false)
 
     const request = (method: string, params: unknown) =>
       Effect.gen(function* () {
@@ -170,6 +173,13 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
       return new RuntimeFailed({ message: `codex app-server exited with code ${exitCode}`, stderr: yield* Fiber.join(stderr) })
     })
 
+    /** Codex's own stop: the turn ends with turn/completed `interrupted`. */
+    const interrupt = Effect.flatMap(Ref.get(running), (turn) =>
+      turn === undefined ? Effect.void : request("turn/interrupt", turn).pipe(
+        Effect.catchAll((error) => Effect.logWarning(`turn/interrupt was refused: ${error.message}`))
+      ))
+    yield* input.stopRequested.pipe(Effect.zipRight(Ref.set(stopping, true)), Effect.zipRight(interrupt), Effect.forkIn(scope))
+
     /** Runs one turn (or a compaction) to its turn/completed. */
     const runTurn = (threadId: string, model: string | null, turn: { readonly texts: ReadonlyArray<string>; readonly command: boolean }) =>
       Effect.gen(function* () {
@@ -187,9 +197,16 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
               ? { collaborationMode: { mode: "plan", settings: { model, reasoning_effort: null, developer_instructions: null } } }
               : {})
           }
-          yield* request("turn/start", params)
+          const started = yield* request("turn/start", params)
+          const turnId = record(started["turn"])["id"]
+          if (typeof turnId === "string") {
+            yield* Ref.set(running, { threadId, turnId })
+            // A stop that came while the turn was starting.
+            if (yield* Ref.get(stopping)) yield* interrupt
+          }
         }
         const completed = yield* Deferred.await(end)
+        yield* Ref.set(running, undefined)
         if (completed["status"] === "failed") {
           const error = record(completed["error"])
           return yield* new RpcFailed({ method: "turn", message: String(error["message"] ?? "the turn failed") })
@@ -211,7 +228,10 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
       const threadId = String(record(started["thread"])["id"] ?? "")
       const model = typeof started["model"] === "string" ? started["model"] : input.model
       yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "SessionId", id: threadId }))
-      for (const turn of turns) yield* runTurn(threadId, model, turn)
+      for (const turn of turns) {
+        if (yield* Ref.get(stopping)) break
+        yield* runTurn(threadId, model, turn)
+      }
     })
 
     // The batch ends when the driver does, or fails when codex's output ends first (it died

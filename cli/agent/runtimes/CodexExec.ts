@@ -72,7 +72,8 @@ const runExec = (input: BatchInput) =>
       if (reported !== undefined) return yield* new RuntimeFailed({ message: reported, stderr: errors })
       if (exitCode !== 0) return yield* new RuntimeFailed({ message: `codex exec exited with code ${exitCode}`, stderr: errors })
     })
-    return Stream.concat(outputs, Stream.drain(Stream.fromEffect(ending)))
+    // exec has no interrupt: a stop ends the process (the batch's scope kills its group).
+    return Stream.concat(outputs, Stream.drain(Stream.fromEffect(ending))).pipe(Stream.interruptWhen(input.stopRequested))
   }))
 
 export const CodexExec: Runtime = {

@@ -262,7 +262,17 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
       )
     )
     yield* server.died.pipe(Effect.catchAll((died) => Deferred.fail(ended, died)), Effect.interruptible, Effect.forkIn(scope))
-    yield* Effect.forEach(input.messages, runMessage, { discard: true }).pipe(Effect.exit, Effect.flatMap((exit) => Deferred.done(ended, exit)), Effect.interruptible, Effect.forkIn(scope))
+    // OpenCode's own stop is the session's abort: the run goes idle (its error, the abort, is the
+    // stop's), and no later message of the batch is sent.
+    const stopping = yield* Ref.make(false)
+    yield* input.stopRequested.pipe(
+      Effect.zipRight(Ref.set(stopping, true)),
+      Effect.zipRight(call("session.abort", () => client.session.abort({ sessionID: session })).pipe(Effect.timeout(ABORT_TIMEOUT), Effect.ignore)),
+      Effect.interruptible,
+      Effect.forkIn(scope)
+    )
+    const unlessStopped = (message: BatchInput["messages"][number]) => Effect.flatMap(Ref.get(stopping), (stopped) => (stopped ? Effect.void : runMessage(message)))
+    yield* Effect.forEach(input.messages, unlessStopped, { discard: true }).pipe(Effect.exit, Effect.flatMap((exit) => Deferred.done(ended, exit)), Effect.interruptible, Effect.forkIn(scope))
     yield* Deferred.await(ended).pipe(
       Effect.matchEffect({ onSuccess: () => Queue.offer(out, Take.end), onFailure: (error) => Queue.offer(out, Take.fail(error)) }),
       Effect.interruptible, Effect.forkIn(scope)

@@ -58,6 +58,11 @@ export interface BatchInput {
   readonly history: Effect.Effect<ReadonlyArray<{ readonly role: string; readonly text: string }>>
   /** Files a request with the interaction bridge (or the local policy) and waits for its outcome. */
   readonly ask: (request: InteractionRequest) => Effect.Effect<InteractionOutcome>
+  /**
+   * Completes when the thread's owner asks to stop the running turn (cli/agent/TurnStop.ts): the
+   * runtime interrupts it its own way and runs no further turn of the batch; the stream then ends.
+   */
+  readonly stopRequested: Effect.Effect<void>
 }
 
 /** The runtime no longer has the session a batch was to resume: the batch starts a fresh one instead. */

@@ -1,7 +1,7 @@
 import type { CliType, RuntimeTransport } from "../../../catalog/domain/CliType.js"
 import { type ChunkNormalizer, lineNormalizer, misread } from "./LineNormalizer.js"
 import type { NormalizedEvent } from "../../../catalog/events/NormalizedEvent.js"
-import { CLI_WARNING_TYPE } from "../../../catalog/bridge/AgentApi.js"
+import { CLI_STOPPED_TYPE, CLI_WARNING_TYPE } from "../../../catalog/bridge/AgentApi.js"
 import { normalizeClaudeChunk } from "./runtimes/ClaudeCode.js"
 import { normalizeCodexAppServerChunk } from "./runtimes/CodexAppServer.js"
 import { normalizeCodexExecChunk } from "./runtimes/CodexExec.js"
@@ -35,6 +35,16 @@ export const normalizerFor = (source: ChunkSource): ChunkNormalizer => {
 
 const normalizeCliWarning = lineNormalizer((_, line) => (typeof line["message"] === "string" ? [{ kind: "warning", message: line["message"] }] : [misread]))
 
+/** The turn's owner stopped it: the turn's status, as a runtime that reports one gives it. */
+const normalizeCliStopped = lineNormalizer((_, line) => [{
+  kind: "metadata",
+  otherJson: JSON.stringify({ turnStatus: "stopped", ...(typeof line["message"] === "string" ? { error: line["message"] } : {}) })
+}])
+
 /** Normalizes one raw chunk at insert time: pure, total, one event (possibly a bundle). */
 export const normalizeChunk = (source: ChunkSource, type: string, data: string): NormalizedEvent =>
-  type === CLI_WARNING_TYPE ? normalizeCliWarning(type, data) : normalizerFor(source)(type, data)
+  type === CLI_WARNING_TYPE
+    ? normalizeCliWarning(type, data)
+    : type === CLI_STOPPED_TYPE
+    ? normalizeCliStopped(type, data)
+    : normalizerFor(source)(type, data)

@@ -39,7 +39,8 @@ const harness = (options: { readonly runtimeSessionId: string | null; readonly h
       agentPrompt: null,
       mcp: { url: "http://127.0.0.1:1/api/mcp", apiKey: "trellis_test" },
       history: Effect.as(Ref.update(historyReads, (n) => n + 1), options.history),
-      ask: () => Effect.succeed({ _tag: "Expired" })
+      ask: () => Effect.succeed({ _tag: "Expired" }),
+      stopRequested: Effect.never
     }
     const line = (data: string): RuntimeOutput => ({ _tag: "Line", line: { type: "text", data } })
     /** Has no session "gone-session"; any other resumes or starts fine. */
@@ -107,7 +108,8 @@ describe("resume safety (every runtime)", () => {
     Effect.gen(function* () {
       const input = {
         threadId: "t", cwd: "/tmp", messages: [], runtimeSessionId: "gone-session", model: null, effort: null, mode: null,
-        agentPrompt: null, mcp: { url: "", apiKey: "" }, history: Effect.succeed(earlier), ask: () => Effect.succeed({ _tag: "Expired" } as const)
+        agentPrompt: null, mcp: { url: "", apiKey: "" }, history: Effect.succeed(earlier), ask: () => Effect.succeed({ _tag: "Expired" } as const),
+        stopRequested: Effect.never
       }
       const failure = yield* Effect.flip(Stream.runDrain(resumeOrStartFresh("codex", input, (batch) => Stream.fail(new SessionGone({ sessionId: batch.runtimeSessionId ?? "new" })))))
       expect(failure).toBeInstanceOf(RuntimeFailed)

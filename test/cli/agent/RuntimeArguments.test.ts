@@ -18,7 +18,8 @@ const input: BatchInput = {
   agentPrompt: "You are the release agent.",
   mcp: { url: "http://127.0.0.1:4000/api/mcp?project=proj_1", apiKey: KEY },
   history: Effect.succeed([]),
-  ask: () => Effect.succeed({ _tag: "Expired" })
+  ask: () => Effect.succeed({ _tag: "Expired" }),
+  stopRequested: Effect.never
 }
 
 // The real-runtime suites (test/e2e/*Runtime.test.ts) check the running processes; these check the arguments built.
