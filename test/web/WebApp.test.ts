@@ -115,7 +115,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     const group = page.getByRole("list", { name: "Threads", exact: true }).getByRole("listitem").first()
     const disclosure = group.getByRole("button", { expanded: false })
     await disclosure.waitFor()
-    expect(await group.innerText()).toMatch(/Idle[\s\S]*Group · 2 threads/)
+    expect(await group.innerText()).toMatch(/Finished[\s\S]*Group · 2 threads/)
     await disclosure.focus()
     await page.keyboard.press("Enter")
     const list = page.getByRole("list", { name: "Threads of the group" })
