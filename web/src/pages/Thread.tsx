@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useMemo, useRef } from "react"
+import { type ReactNode, useCallback, useEffect, useMemo, useRef } from "react"
 import { describeError, useTool } from "../api"
 import { useThreadEvents } from "../events"
 import { followLink, threadsPath } from "../router"
@@ -28,9 +28,10 @@ const noMessages: ReadonlyArray<Message> = []
  * sent. Nothing is polled, so an idle tab reads only its event stream.
  * `requests` (the waiting cards) go between the conversation and the composer, where the call that asks stands.
  */
-const Conversation = ({ threadId, cliType, waitingOnYou, requests, activity }: {
+const Conversation = ({ threadId, cliType, running, waitingOnYou, requests, activity }: {
   readonly threadId: string
   readonly cliType: CliType
+  readonly running: boolean
   readonly waitingOnYou: boolean
   readonly requests: ReactNode
   readonly activity: string
@@ -58,6 +59,7 @@ const Conversation = ({ threadId, cliType, waitingOnYou, requests, activity }: {
     if (ready) void refresh()
   }, [activity, ready, refresh])
   const wholeTexts = useMemo(() => ({ threadId, texts: new Map<string, string>() }), [threadId])
+  const onChanged = useCallback(() => void refresh(), [refresh])
 
   if (state._tag === "Loading") return <p className="page-status" role="status">Loading the conversation…</p>
   if (state._tag === "Failed") return <><p className="page-status" role="alert">Cannot load the conversation: {state.message}</p>{requests}</>
@@ -67,7 +69,7 @@ const Conversation = ({ threadId, cliType, waitingOnYou, requests, activity }: {
       <Earlier hasEarlier={state.hasEarlier} loading={state.loadingEarlier} error={state.earlierError} onLoad={() => void loadEarlier()} count={known.length} />
       <Timeline messages={known} composed={composed} unseen={unseen} waitingOnYou={waitingOnYou} />
       {requests}
-      <Composer threadId={threadId} cliType={cliType} onSent={() => void refresh()} />
+      <Composer threadId={threadId} cliType={cliType} running={running} onSent={onChanged} />
     </WholeTextsContext.Provider>
   )
 }
@@ -109,6 +111,7 @@ export const ThreadPage = ({ projectId, threadId }: { readonly projectId: string
                 key={threadId}
                 threadId={threadId}
                 cliType={thread.value.target.cliType}
+                running={thread.value.status === "running"}
                 waitingOnYou={thread.value.hasPendingInteraction}
                 activity={`${thread.value.status}:${thread.value.lastActivityAt}`}
                 requests={<ThreadInteractions

@@ -21,7 +21,8 @@ export const runtimeOf = (thread: OrdinaryThread): string =>
 /**
  * One vocabulary for a thread (the list, the header) and an agent turn (the conversation): a
  * thread is `idle` once its turn `completed`, and both read "Finished"; `running` and `streaming`
- * both read "Running"; a group whose member waits on the person reads like that member's badge.
+ * both read "Running"; a turn its owner stopped reads "Stopped"; a group whose member waits on the
+ * person reads like that member's badge.
  */
 export const statusLabel: Record<string, string> = {
   pending: "Pending",
@@ -30,11 +31,12 @@ export const statusLabel: Record<string, string> = {
   idle: "Finished",
   completed: "Finished",
   failed: "Failed",
+  stopped: "Stopped",
   needs_attention: "Waiting for you"
 }
 
 /** The badge's colour class: a turn's states take their thread counterparts' colours. */
-const statusClass: Record<string, string> = { streaming: "running", completed: "idle" }
+const statusClass: Record<string, string> = { streaming: "running", completed: "idle", stopped: "idle" }
 
 export const StatusBadge = ({ status }: { readonly status: string }) => (
   <span className={`badge status-${statusClass[status] ?? status}`}>{statusLabel[status] ?? status}</span>

@@ -1,6 +1,7 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from "react"
 import type { CliType } from "../../../catalog/domain/CliType.js"
 import { callTool, describeError } from "../api"
+import { StopButton, useStop } from "./StopButton"
 import "./Composer.css"
 
 /** What a runtime does with a slash command sent with `runtimeCommand` (SPEC, send_thread_message rules). */
@@ -28,11 +29,14 @@ export const focusComposer = () => {
   document.querySelector<HTMLTextAreaElement>("form.composer textarea")?.focus()
 }
 
-export const Composer = ({ threadId, cliType, onSent }: {
+export const Composer = ({ threadId, cliType, running, onSent }: {
   readonly threadId: string
   readonly cliType: CliType
+  /** The thread runs a turn now: Stop is offered beside Send. */
+  readonly running: boolean
   readonly onSent: () => void
 }) => {
+  const stop = useStop(threadId, running, onSent)
   const [content, setContent] = useState("")
   const [runtimeCommand, setRuntimeCommand] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
@@ -68,6 +72,7 @@ export const Composer = ({ threadId, cliType, onSent }: {
       setContent("")
       setRuntimeCommand(false)
       setSent(true)
+      stop.reset()
       onSent()
     })
   }
@@ -115,7 +120,11 @@ export const Composer = ({ threadId, cliType, onSent }: {
           Runtime command
         </label>
         {sent ? <span className="hint" role="status">Sent: it waits in the conversation until the agent takes it.</span> : null}
-        <button type="submit" disabled={sending}>{sending ? "Sending…" : "Send"}</button>
+        {stop.status === undefined ? null : <span className="hint" role="status">{stop.status}</span>}
+        <span className="composer-buttons">
+          {running || stop.stopping ? <StopButton stopping={stop.stopping} onStop={stop.stop} /> : null}
+          <button type="submit" disabled={sending}>{sending ? "Sending…" : "Send"}</button>
+        </span>
       </div>
     </form>
   )

@@ -40,6 +40,7 @@ export const TurnEnd = ({ state, session, contextWindow, errorMessage, asking = 
     {state === "pending" ? <p className="hint">Waiting for the machine to start it…</p> : null}
     {state === "streaming" && !asking ? <p className="hint working">Working…</p> : null}
     {state === "streaming" && asking ? <p className="notice asking">Waiting on you: the request is below.</p> : null}
+    {state === "stopped" ? <p className="hint">Stopped by you: the agent takes your next message.</p> : null}
     {state === "failed"
       ? <p className="notice warning">This run failed{errorMessage === undefined ? "." : `: ${errorMessage}`}</p>
       : null}

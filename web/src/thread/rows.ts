@@ -40,7 +40,9 @@ const assistantRows = (
   // A turn the list does not hold yet is one the stream is writing; one the runtime said failed
   // (a /compact that could not compact) failed, though its run ended without an error.
   const failedByRuntime = composed?.session.turnFailed !== undefined && listed?.status === "completed"
-  const state = failedByRuntime ? "failed" : listed?.status ?? "streaming"
+  // A turn its owner stopped ended without an error: it reads Stopped, not Finished.
+  const stopped = composed?.session.turnStopped === true && listed?.status === "completed"
+  const state = stopped ? "stopped" : failedByRuntime ? "failed" : listed?.status ?? "streaming"
   rows.push({ kind: "turn", key: `${messageId}:turn`, state, model: composed?.session.model })
   if (composed !== undefined && composed.parts.length > 0) {
     composed.parts.forEach((part, index) => rows.push({ kind: "part", key: partKey(messageId, part, index), part }))
