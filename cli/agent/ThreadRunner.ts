@@ -271,7 +271,9 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
           if (Option.isSome(header)) {
             const file = yield* journal.read(header.value)
             if (Option.isSome(file)) {
-              yield* shutdownCall(flushJournal(context.shutdownClient, log, file.value, "The CLI shut down mid-run", SHUTDOWN_FLUSH), SHUTDOWN_FLUSH)
+              // The flush gives up (and says the journal is kept) before its budget ends.
+              const budget = Duration.sum(SHUTDOWN_FLUSH, Duration.millis(200))
+              yield* shutdownCall(flushJournal(context.shutdownClient, log, file.value, "The CLI shut down mid-run", SHUTDOWN_FLUSH), budget)
             }
           }
           yield* shutdownCall(context.shutdownClient.agent.release({ path, payload: claimRef }))
@@ -281,8 +283,11 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
     )
   }).pipe(Effect.scoped)
 
-/** Shutting down, the journal of a running batch is sent within this time, else kept for the next start. */
-const SHUTDOWN_FLUSH = Duration.seconds(1)
+/**
+ * Shutting down, the journal of a running batch is sent within this time, else kept for the next
+ * start; with the release after it, it fits in the second the agent waits before disconnecting.
+ */
+const SHUTDOWN_FLUSH = Duration.millis(600)
 
 /**
  * Sends a journal's chunks (the backend skips those it has) and ends its message as failed
