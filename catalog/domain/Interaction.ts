@@ -17,3 +17,13 @@ export const Interaction = Schema.Struct({
   expiresAt: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "Interaction" })
 export type Interaction = typeof Interaction.Type
+
+/**
+ * "Allow always": a permission request whose runtime offers a standing rule carries
+ * `standingRule` in its `request` — exactly what the rule allows and where the runtime keeps it, in
+ * words. Answering `{ "always": true }` allows this call and adds the rule (Claude Code's suggested
+ * permission update, Codex's exec-policy amendment, OpenCode's "always"); a plain answer allows
+ * this call once.
+ */
+export const STANDING_RULE_FIELD = "standingRule"
+export const ALWAYS_ANSWER = { always: true } as const

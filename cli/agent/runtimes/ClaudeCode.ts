@@ -4,6 +4,8 @@ import { Effect, Fiber, Queue, Ref, Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { BatchInput, BatchMessage, InteractionOutcome, InteractionRequest, RawLine, Runtime, RuntimeOutput } from "./Runtime.js"
 import { MCP_TOKEN_VARIABLE, outputLines, resumeOrStartFresh, RuntimeFailed, SessionGone, startRuntime } from "./Runtime.js"
+import { STANDING_RULE_FIELD } from "../../../catalog/domain/Interaction.js"
+import { claudeStandingRule, wantsAlways } from "./StandingRules.js"
 
 /**
  * Runtime A, Claude Code: one subprocess per batch in print mode with stream-json in and out
@@ -77,6 +79,7 @@ const record = (value: unknown): Json => (typeof value === "object" && value !==
 /** What a `can_use_tool` request asks of a person. */
 export const interactionOf = (request: Json): InteractionRequest => {
   const tool = String(request["tool_name"] ?? "")
+  const standing = claudeStandingRule(request)
   const shown = {
     tool,
     input: request["input"] ?? {},
@@ -85,7 +88,8 @@ export const interactionOf = (request: Json): InteractionRequest => {
   }
   if (tool === "AskUserQuestion") return { kind: "question", request: { ...shown, questions: record(request["input"])["questions"] ?? [] }, approval: "ask" }
   if (tool === "ExitPlanMode" || tool === "EnterPlanMode") return { kind: "permission", request: shown, approval: "ask" }
-  return { kind: "permission", request: shown, approval: READ_ONLY_TOOLS.has(tool) ? "read-only" : "write" }
+  const offered = standing === undefined ? shown : { ...shown, [STANDING_RULE_FIELD]: standing.words }
+  return { kind: "permission", request: offered, approval: READ_ONLY_TOOLS.has(tool) ? "read-only" : "write" }
 }
 
 export const EXPIRED_MESSAGE =
@@ -127,8 +131,11 @@ export const permissionReply = (request: Json, outcome: InteractionOutcome): Jso
         behavior: "deny",
         message: denialMessage(outcome.answer, tool === "AskUserQuestion" ? "The user declined to answer." : "The user denied this request.")
       }
-    case "Answered":
-      return { behavior: "allow", updatedInput: tool === "AskUserQuestion" ? { ...input, answers: questionAnswers(input, outcome.answer) } : input }
+    case "Answered": {
+      const updatedInput = tool === "AskUserQuestion" ? { ...input, answers: questionAnswers(input, outcome.answer) } : input
+      const standing = wantsAlways(outcome) ? claudeStandingRule(request) : undefined
+      return standing === undefined ? { behavior: "allow", updatedInput } : { behavior: "allow", updatedInput, updatedPermissions: standing.updatedPermissions }
+    }
   }
 }
 

@@ -11,6 +11,8 @@ import type { CommandExecutionApprovalDecision } from "./generated/codex-protoco
 import type { BatchInput, InteractionOutcome, Runtime, RuntimeOutput } from "./Runtime.js"
 import { MCP_TOKEN_VARIABLE, outputLines, readInBackground, resumeOrStartFresh, RuntimeFailed, SessionGone, startRuntime, stopRuntime } from "./Runtime.js"
 import { userTurns } from "./ClaudeCode.js"
+import { STANDING_RULE_FIELD } from "../../../catalog/domain/Interaction.js"
+import { codexStandingRule, wantsAlways } from "./StandingRules.js"
 
 /**
  * Runtime B, default transport: `codex app-server`, JSON-RPC over stdio without the `jsonrpc`
@@ -31,9 +33,11 @@ class RpcFailed extends Schema.TaggedError<RpcFailed>()("RpcFailed", { method: S
  * declined (never `cancel`, which would end the turn as a refusal would); the interaction itself is
  * recorded as expired.
  */
-export const approvalReply = (outcome: InteractionOutcome): { readonly decision: CommandExecutionApprovalDecision } => ({
-  decision: outcome._tag === "Answered" ? "accept" : "decline"
-})
+export const approvalReply = (outcome: InteractionOutcome, params: Json = {}): { readonly decision: CommandExecutionApprovalDecision } => {
+  const standing = wantsAlways(outcome) ? codexStandingRule(params) : undefined
+  if (standing !== undefined) return { decision: { acceptWithExecpolicyAmendment: { execpolicy_amendment: [...standing.amendment] } } }
+  return { decision: outcome._tag === "Answered" ? "accept" : "decline" }
+}
 
 /**
  * What Codex is told of a refusal's message. Its approval decision has no room for one, so the
@@ -114,7 +118,8 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
         case "item/commandExecution/requestApproval":
         case "item/fileChange/requestApproval": {
           const tool = method === "item/fileChange/requestApproval" ? "fileChange" : "command"
-          const shown = { tool, ...params }
+          const standing = codexStandingRule(params)
+          const shown = { tool, ...params, ...(standing === undefined ? {} : { [STANDING_RULE_FIELD]: standing.words }) }
           return input.ask({ kind: "permission", request: shown, approval: "write" }).pipe(
             Effect.tap((outcome) => {
               const steer = refusalSteer(outcome, { threadId: params["threadId"], turnId: params["turnId"] })
@@ -122,7 +127,7 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
                 Effect.catchAll((error) => Effect.logWarning(`the refusal's message could not reach Codex (turn/steer: ${error.message})`))
               )
             }),
-            Effect.flatMap((outcome) => reply(approvalReply(outcome)))
+            Effect.flatMap((outcome) => reply(approvalReply(outcome, params)))
           )
         }
         case "item/tool/requestUserInput": {

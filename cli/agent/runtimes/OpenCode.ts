@@ -5,6 +5,8 @@ import { configuredModel, lastModelOf, type ModelRef, modelRef } from "./OpenCod
 import type { OpenCodeServers } from "./OpenCodeServer.js"
 import type { BatchInput, InteractionOutcome, RuntimeOutput } from "./Runtime.js"
 import { readInBackground, resumeOrStartFresh, type Runtime, RuntimeFailed, SessionGone } from "./Runtime.js"
+import { STANDING_RULE_FIELD } from "../../../catalog/domain/Interaction.js"
+import { openCodeStandingRule, wantsAlways } from "./StandingRules.js"
 
 /**
  * Runtime C, OpenCode: the CLI process's one `opencode serve` (OpenCodeServer.ts) driven through
@@ -40,9 +42,9 @@ export const questionReplies = (questions: ReadonlyArray<unknown>, answer: unkno
 export const EXPIRED_MESSAGE = "Nobody answered this request in time, so it expired. This is not a refusal by the user."
 
 /** `permission.reply`'s answer: allowed once, or rejected with why (an expiry says so, never a user refusal). */
-export const permissionReply = (outcome: InteractionOutcome): { readonly reply: "once" | "reject"; readonly message?: string } =>
+export const permissionReply = (outcome: InteractionOutcome): { readonly reply: "once" | "always" | "reject"; readonly message?: string } =>
   outcome._tag === "Answered"
-    ? { reply: "once" }
+    ? { reply: wantsAlways(outcome) ? "always" : "once" }
     : outcome._tag === "Expired"
     ? { reply: "reject", message: EXPIRED_MESSAGE }
     : typeof record(outcome.answer)["message"] === "string"
@@ -117,7 +119,9 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
     const settle = (type: string, props: Json) => {
       const id = String(props["id"] ?? "")
       if (type === "permission.asked") {
-        return input.ask({ kind: "permission", request: { tool: props["permission"], patterns: props["patterns"], metadata: props["metadata"] }, approval: "write" }).pipe(
+        const standing = openCodeStandingRule(props)
+        const request = { tool: props["permission"], patterns: props["patterns"], metadata: props["metadata"], ...(standing === undefined ? {} : { [STANDING_RULE_FIELD]: standing.words }) }
+        return input.ask({ kind: "permission", request, approval: "write" }).pipe(
           Effect.flatMap((outcome: InteractionOutcome) =>
             call("permission.reply", () => client.permission.reply({ requestID: id, ...permissionReply(outcome) }))
           ),

@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import type { Interaction } from "../../../catalog/domain/Interaction.js"
+import { ALWAYS_ANSWER, type Interaction } from "../../../catalog/domain/Interaction.js"
 import { type ReactNode, useEffect, useId, useState } from "react"
 import { answerInteraction } from "./interactionRoutes"
 import { type QuestionView, readRequest, type RequestView } from "./interactionRequest"
@@ -21,6 +21,10 @@ const answerText = (answer: unknown): string =>
   Array.isArray(answer)
     ? answer.map((one) => (Array.isArray(one) ? one.map(String).join(", ") : String(one))).join("; ")
     : ""
+
+/** The person chose Allow always (`{always: true}`). */
+const allowedAlways = (answer: unknown): boolean =>
+  typeof answer === "object" && answer !== null && "always" in answer && answer.always === true
 
 const denialMessage = (answer: unknown): string | undefined => {
   if (typeof answer !== "object" || answer === null || !("message" in answer)) return undefined
@@ -45,7 +49,8 @@ const Outcome = ({ interaction, view, mine }: {
     case "answered":
       return (
         <p className="outcome" role="status">
-          <span className="badge done">{isQuestion ? "Answered" : view._tag === "Plan" ? "Plan approved" : "Allowed"}</span>
+          <span className="badge done">{isQuestion ? "Answered" : view._tag === "Plan" ? "Plan approved" : allowedAlways(interaction.answer) ? "Allowed always" : "Allowed"}</span>
+          {view._tag === "Permission" && view.standingRule !== undefined && allowedAlways(interaction.answer) ? ` ${view.standingRule}` : null}
           {isQuestion && answerText(interaction.answer) !== "" ? ` ${answerText(interaction.answer)}` : null}
           {late ? " (it was already answered: the first answer stands)" : null}
         </p>
@@ -139,7 +144,8 @@ const headingOf = (view: RequestView): string =>
 /**
  * One interaction, answerable in place: a permission with Allow / Deny (and an optional message
  * that reaches the agent with the denial), a plan with its text, a question with its options and
- * free text where the runtime accepts it. The server keeps the first answer, and replies to a
+ * free text where the runtime accepts it. Where the runtime offers a standing rule, "Allow always"
+ * is a second choice, with the rule's words above it. The server keeps the first answer, and replies to a
  * later one with it, so a second tab shows what stands instead of an error.
  */
 export const InteractionCard = ({ interaction, onSettled, context }: {
@@ -160,6 +166,7 @@ export const InteractionCard = ({ interaction, onSettled, context }: {
   const headingId = useId()
   const messageId = useId()
   const errorId = useId()
+  const ruleId = useId()
 
   const shown: Interaction = expired && interaction.status === "pending" ? { ...interaction, status: "expired" } : interaction
   const settled = shown.status !== "pending"
@@ -175,6 +182,7 @@ export const InteractionCard = ({ interaction, onSettled, context }: {
     })
   }
 
+  const standingRule = view._tag === "Permission" ? view.standingRule : undefined
   const questions = view._tag === "Question" ? view.questions : []
   const answers = questions.map((question) => {
     const other = (others[question.key] ?? "").trim()
@@ -227,6 +235,9 @@ export const InteractionCard = ({ interaction, onSettled, context }: {
               <textarea id={messageId} rows={2} autoFocus value={message} onChange={(event) => setMessage(event.currentTarget.value)} />
             </label>
           ) : null}
+          {standingRule === undefined || denying ? null : (
+            <p id={ruleId} className="standing-rule"><strong>Allow always:</strong> {standingRule}</p>
+          )}
           {/* Two sets of buttons, keyed apart: were "Deny…" reused as the submit button, the click that opened the message would also send it. */}
           {denying ? (
             <div className="actions" key="denying">
@@ -236,6 +247,9 @@ export const InteractionCard = ({ interaction, onSettled, context }: {
           ) : (
             <div className="actions" key="asking">
               <button type="button" disabled={busy} onClick={() => send(false)}>Allow</button>
+              {standingRule === undefined ? null : (
+                <button type="button" disabled={busy} aria-describedby={ruleId} onClick={() => send(false, ALWAYS_ANSWER)}>Allow always</button>
+              )}
               <button type="button" className="quiet" disabled={busy} onClick={() => setDenying(true)}>Deny…</button>
             </div>
           )}

@@ -3,9 +3,12 @@
  * (cli/agent/runtimes/*.ts): Claude `{tool, input, description?, blockedPath?}` (AskUserQuestion
  * adds `questions`), Codex `{tool: "command" | "fileChange", ...params}` or
  * `{tool: "request_user_input", questions}`, OpenCode `{tool, patterns, metadata}` or
- * `{tool: "question", questions}`. The request is the runtime's own JSON, so nothing is assumed:
+ * `{tool: "question", questions}`; a permission may carry the CLI's `standingRule` (Allow always).
+ * The request is the runtime's own JSON, so nothing is assumed:
  * a field of an unexpected type is left out and the rest is still shown.
  */
+
+import { STANDING_RULE_FIELD } from "../../../catalog/domain/Interaction.js"
 
 export interface QuestionOption {
   readonly label: string
@@ -39,6 +42,8 @@ export type RequestView =
     readonly details: string
     /** The rest of the runtime's request (routing, policy amendments), shown only when opened ("" when none). */
     readonly extras: string
+    /** The standing rule the runtime offers ("Allow always"), in words: exactly what it allows. */
+    readonly standingRule: string | undefined
   }
   | { readonly _tag: "Plan"; readonly tool: string; readonly plan: string }
   | { readonly _tag: "Question"; readonly tool: string; readonly questions: ReadonlyArray<QuestionView> }
@@ -110,6 +115,7 @@ export const readRequest = (kind: "permission" | "question", request: unknown): 
   if (kind === "question") return { _tag: "Question", tool, questions: questionsOf(tool, json["questions"]) }
   const input = asRecord(json["input"])
   const plan = asString(input["plan"])
+  const standingRule = asString(json[STANDING_RULE_FIELD])
   if (tool === "ExitPlanMode" && plan !== undefined) return { _tag: "Plan", tool, plan }
   if (tool === "command" || tool === "fileChange") {
     return {
@@ -122,7 +128,8 @@ export const readRequest = (kind: "permission" | "question", request: unknown): 
       cwd: asString(json["cwd"]),
       patterns: [],
       details: "",
-      extras: prettyOrEmpty(withoutKeys(json, [...CODEX_ROUTING, "grantRoot"]))
+      extras: prettyOrEmpty(withoutKeys(json, [...CODEX_ROUTING, "grantRoot", STANDING_RULE_FIELD])),
+      standingRule
     }
   }
   if ("patterns" in json || "metadata" in json) {
@@ -140,7 +147,8 @@ export const readRequest = (kind: "permission" | "question", request: unknown): 
       // A bash permission's pattern is its command: shown once.
       patterns: patterns.filter((pattern) => pattern !== command),
       details: "",
-      extras: prettyOrEmpty(withoutKeys(metadata, ["command", "description", "filepath"]))
+      extras: prettyOrEmpty(withoutKeys(metadata, ["command", "description", "filepath"])),
+      standingRule
     }
   }
   const command = asCommand(input["command"])
@@ -154,7 +162,8 @@ export const readRequest = (kind: "permission" | "question", request: unknown): 
     cwd: undefined,
     patterns: [],
     details: prettyOrEmpty(command === undefined ? input : withoutKeys(input, ["command", "description"])),
-    extras: ""
+    extras: "",
+    standingRule
   }
 }
 
