@@ -1,8 +1,9 @@
 import { memo, type ReactNode } from "react"
 import type { MessagePart, ToolPart } from "../../../catalog/events/compose.js"
 import { Markdown } from "./Markdown"
+import { STOPPED_CALL } from "./rows"
 
-const toolStateLabel = { running: "Running", completed: "Done", error: "Failed", denied: "Denied by you", expired: "Not answered in time" } as const
+const toolStateLabel = { running: "Running", completed: "Done", error: "Failed", denied: "Denied by you", expired: "Not answered in time", stopped: "Stopped" } as const
 
 /**
  * A call the person refused did not fail: it reads as their answer, not as an error. A request
@@ -11,6 +12,8 @@ const toolStateLabel = { running: "Running", completed: "Done", error: "Failed",
 const toolState = (part: ToolPart): keyof typeof toolStateLabel =>
   part.state === "error" && part.denied === true
     ? (part.errorMessage?.startsWith("Nobody answered this request in time") === true ? "expired" : "denied")
+    : part.state === "error" && part.errorMessage === STOPPED_CALL
+    ? "stopped"
     : part.state
 
 const pretty = (json: string): string => {

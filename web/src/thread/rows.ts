@@ -1,6 +1,9 @@
 import type { ComposedMessage, ContextWindow, MessagePart, SessionInfo } from "../../../catalog/events/compose.js"
 import type { ThreadMessage } from "../../../catalog/Threads.js"
 
+/** What a call still running when its turn was stopped reads. */
+export const STOPPED_CALL = "Stopped by you"
+
 /** A message as the conversation's pages give it (`GET /api/threads/:id/messages`). */
 export type Message = typeof ThreadMessage.Type
 
@@ -45,7 +48,11 @@ const assistantRows = (
   const state = stopped ? "stopped" : failedByRuntime ? "failed" : listed?.status ?? "streaming"
   rows.push({ kind: "turn", key: `${messageId}:turn`, state, model: composed?.session.model })
   if (composed !== undefined && composed.parts.length > 0) {
-    composed.parts.forEach((part, index) => rows.push({ kind: "part", key: partKey(messageId, part, index), part }))
+    composed.parts.forEach((part, index) => {
+      // A call the stop cut short never reports its end (OpenCode's aborted bash stays running).
+      const shown = stopped && part.type === "tool" && part.state === "running" ? { ...part, state: "error" as const, errorMessage: STOPPED_CALL } : part
+      rows.push({ kind: "part", key: partKey(messageId, part, index), part: shown })
+    })
   } else if (listed !== undefined && listed.text !== "") {
     // Events not (yet) received: the list's text stands in.
     rows.push({ kind: "fallback", key: `${messageId}:text`, text: listed.text })
