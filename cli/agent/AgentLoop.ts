@@ -250,9 +250,12 @@ export const runAgent = (options: AgentOptions) =>
             })
           }, claimed).pipe(
             Effect.catchAllCause((cause) => log.warn(`thread ${claimed.threadId} stopped: ${String(cause)}`)),
+            // A finalizer runs uninterruptibly, and so would a fiber forked from it, with every
+            // thread it claims: no interrupt would reach their runs (a turn's stop watch when its
+            // batch ends, a shutdown), and they would hang on it.
             Effect.ensuring(Effect.suspend(() => {
               running.delete(claimed.threadId)
-              return Deferred.done(released, Exit.void).pipe(Effect.zipRight(Effect.forkDaemon(dispatch)))
+              return Deferred.done(released, Exit.void).pipe(Effect.zipRight(Effect.forkDaemon(Effect.interruptible(dispatch))))
             }))
           ))
         }

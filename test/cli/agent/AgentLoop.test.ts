@@ -1,7 +1,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Fiber, Layer, Option } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -11,6 +11,7 @@ import { makeAgentLog } from "../../../cli/agent/AgentLog.js"
 import { Git } from "../../../cli/agent/Git.js"
 import { Journal } from "../../../cli/agent/Journal.js"
 import { ClaudeCode } from "../../../cli/agent/runtimes/ClaudeCode.js"
+import type { Runtime } from "../../../cli/agent/runtimes/Runtime.js"
 import { serveNode } from "../../../src/server/NodeServer.js"
 import * as Trellis from "../../../src/server/Trellis.js"
 import { TestDatabase } from "../../support/TestDatabase.js"
@@ -58,6 +59,50 @@ const eventually = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>, done:
     }
   })
 
+/** `trellis agent start`'s loop for one checkout, its log lines kept in `log`. */
+type Owner = Effect.Effect.Success<ReturnType<typeof seedOwner>>
+
+const startAgent = (
+  server: string,
+  owner: Owner,
+  checkout: string,
+  home: string,
+  options: { readonly log: Array<string>; readonly runtime: Runtime; readonly maxConcurrent: number }
+) =>
+  runAgent({
+    profileName: "test",
+    server,
+    apiKey: owner.key,
+    projectId: owner.project.id,
+    machineName: "test-machine",
+    hostname: "test-host",
+    machineId: "test-machine-id",
+    profileId: undefined,
+    paths: [{ path: checkout, label: "project", gitRemoteUrl: null, branch: null }],
+    availableClis: [{ type: "claude", version: "replay" }],
+    runtimeFor: (cliType) => (cliType === "claude" ? options.runtime : undefined),
+    approve: "none",
+    interactionTimeoutMs: 60_000,
+    maxConcurrent: options.maxConcurrent,
+    force: false,
+    stateDir: join(home, "state"),
+    log: makeAgentLog("json", { write: (line) => options.log.push(line) }),
+    rememberProfileId: () => Effect.void
+  }).pipe(Effect.provide([Journal.Default(join(home, "journal")), Git.Default]))
+
+/** The CLI's registered profile and its one path, once it has registered. */
+const registered = (server: string, owner: Owner) =>
+  Effect.gen(function* () {
+    const profiles = yield* eventually("the CLI to register", mcp(server, owner.key, "list_cli_profiles", { projectId: owner.project.id }),
+      (result) => Array.isArray(result["profiles"]) && result["profiles"].length === 1)
+    const profile = Object(Reflect.get(profiles["profiles"], 0))
+    return { profileId: profile["profileId"], pathId: Reflect.get(Object(Reflect.get(profile["paths"], 0)), "pathId") }
+  })
+
+const answeredIn = (server: string, key: string, threadId: string) =>
+  eventually("the answer", mcp(server, key, "list_thread_messages", { threadId }),
+    (result) => Array.isArray(result["messages"]) && result["messages"].some((m: unknown) => Reflect.get(Object(m), "status") === "completed" && Reflect.get(Object(m), "role") === "assistant"))
+
 describe("trellis agent: the claim loop", () => {
   layer(Layer.mergeAll(Backend, NodeContext.layer, NodeHttpClient.layerUndici), { excludeTestServices: true, timeout: 60_000 })((it) => {
     it.effect("a thread created over MCP is claimed, run by the runtime and answered; the loop disconnects when stopped", () =>
@@ -69,36 +114,13 @@ describe("trellis agent: the claim loop", () => {
         const checkout = join(home, "project")
         mkdirSync(checkout)
         const lines: Array<string> = []
-        const agent = yield* Effect.fork(runAgent({
-          profileName: "test",
-          server,
-          apiKey: owner.key,
-          projectId: owner.project.id,
-          machineName: "test-machine",
-          hostname: "test-host",
-          machineId: "test-machine-id",
-          profileId: undefined,
-          paths: [{ path: checkout, label: "project", gitRemoteUrl: null, branch: null }],
-          availableClis: [{ type: "claude", version: "replay" }],
-          runtimeFor: (cliType) => (cliType === "claude" ? ClaudeCode : undefined),
-          approve: "none",
-          interactionTimeoutMs: 60_000,
-          maxConcurrent: 2,
-          force: false,
-          stateDir: join(home, "state"),
-          log: makeAgentLog("json", { write: (line) => lines.push(line) }),
-          rememberProfileId: () => Effect.void
-        }).pipe(Effect.provide([Journal.Default(join(home, "journal")), Git.Default])))
+        const agent = yield* Effect.fork(startAgent(server, owner, checkout, home, { log: lines, runtime: ClaudeCode, maxConcurrent: 2 }))
 
-        const profiles = yield* eventually("the CLI to register", mcp(server, owner.key, "list_cli_profiles", { projectId: owner.project.id }),
-          (result) => Array.isArray(result["profiles"]) && result["profiles"].length === 1)
-        const profile = Object(Reflect.get(profiles["profiles"], 0))
-        const pathId = Reflect.get(Object(Reflect.get(profile["paths"], 0)), "pathId")
-        const thread = yield* mcp(server, owner.key, "create_thread", { content: "hello agent", profileId: profile["profileId"], pathId, cliType: "claude" })
+        const { pathId, profileId } = yield* registered(server, owner)
+        const thread = yield* mcp(server, owner.key, "create_thread", { content: "hello agent", profileId, pathId, cliType: "claude" })
         const threadId = String(thread["threadId"])
 
-        const answered = yield* eventually("the answer", mcp(server, owner.key, "list_thread_messages", { threadId }),
-          (result) => Array.isArray(result["messages"]) && result["messages"].some((m: unknown) => Reflect.get(Object(m), "status") === "completed" && Reflect.get(Object(m), "role") === "assistant"))
+        const answered = yield* answeredIn(server, owner.key, threadId)
         const assistant = Object(Reflect.get(answered["messages"], 1))
         expect(assistant["text"]).toBe("Echo: hello agent")
 
@@ -115,6 +137,36 @@ describe("trellis agent: the claim loop", () => {
         expect(offline["targetOnline"]).toBe(false)
         expect(lines.some((line) => line.includes("disconnected"))).toBe(true)
         expect(lines.join("")).not.toContain(owner.key)
+      }))
+
+    it.effect("a thread claimed when another is released is answered: its batch ends with its runtime, the turn's stop watch interrupted", () =>
+      Effect.gen(function* () {
+        installReplay()
+        const server = yield* ServerUrl
+        const owner = yield* seedOwner("agent-loop-redispatch")
+        const home = mkdtempSync(join(tmpdir(), "trellis-agent-"))
+        const checkout = join(home, "project")
+        mkdirSync(checkout)
+        // The first batch waits until the second thread is queued: with room for one thread, the
+        // second is then claimed by the dispatch that follows the first one's release.
+        const gate = yield* Deferred.make<void>()
+        let batches = 0
+        const runtime: Runtime = {
+          ...ClaudeCode,
+          run: (input) => Stream.unwrap((++batches === 1 ? Deferred.await(gate) : Effect.void).pipe(Effect.as(ClaudeCode.run(input))))
+        }
+        // A daemon: were its runs uninterruptible, the test's own clean-up would hang on it instead of failing.
+        const agent = yield* Effect.forkDaemon(startAgent(server, owner, checkout, home, { log: [], runtime, maxConcurrent: 1 }))
+        const { pathId, profileId } = yield* registered(server, owner)
+        const first = yield* mcp(server, owner.key, "create_thread", { content: "first", profileId, pathId, cliType: "claude" })
+        yield* eventually("the first batch to start", Effect.sync(() => batches), (n) => n === 1)
+        const second = yield* mcp(server, owner.key, "create_thread", { content: "second", profileId, pathId, cliType: "claude" })
+        yield* Deferred.succeed(gate, undefined)
+
+        yield* answeredIn(server, owner.key, String(first["threadId"]))
+        yield* answeredIn(server, owner.key, String(second["threadId"]))
+        expect(batches).toBe(2)
+        yield* Fiber.interrupt(agent)
       }))
   })
 })
