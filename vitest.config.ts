@@ -1,7 +1,29 @@
 import { configDefaults, defineConfig } from "vitest/config"
+import { filesByTier, type Tier } from "./test/Tiers.js"
 
 // Vite's default server conditions, after the one that selects this checkout's source.
 const conditions = ["trellis-source", "module", "node", "development|production"]
+
+const tiers = filesByTier()
+
+// The PostgreSQL pass (DATABASE_URL set) runs the tiers whose behaviour depends on the database;
+// the others start `trellis serve` on its own embedded database or use none, and would only repeat.
+const onPostgres: ReadonlyArray<Tier> = ["service", "endpoint"]
+const run = (tier: Tier) => process.env["DATABASE_URL"] === undefined || onPostgres.includes(tier)
+
+// Migrates one database per tier that uses one; each test file's database is a copy of it (test/support/DatabaseSnapshot.ts).
+const usesTestDatabase: ReadonlyArray<Tier> = ["service", "endpoint", "browser"]
+
+const project = (tier: Tier, groupOrder: number) => ({
+  extends: true as const,
+  test: {
+    name: tier,
+    include: run(tier) ? tiers[tier] : [],
+    globalSetup: usesTestDatabase.includes(tier) ? ["test/support/GlobalSetup.ts"] : [],
+    // The real runtimes run after everything else, on a machine no other tier is loading.
+    sequence: { groupOrder }
+  }
+})
 
 export default defineConfig({
   // `import … from "trellis"` in a test means this checkout's source, not the compiled package
@@ -9,16 +31,20 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
-    include: ["test/**/*.test.ts"],
-    // test/e2e/ starts `trellis serve` on its own embedded database whatever DATABASE_URL says, so the
-    // PostgreSQL pass (DATABASE_URL set) would only repeat it unchanged.
-    exclude: process.env["DATABASE_URL"] ? [...configDefaults.exclude, "test/e2e/**"] : configDefaults.exclude,
-    // Migrates one database for the whole run; each test file's database is a copy of it (test/support/DatabaseSnapshot.ts).
-    globalSetup: ["test/support/GlobalSetup.ts"],
+    exclude: configDefaults.exclude,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // PGlite loads a WASM PostgreSQL per test file; two cores fit two at a time.
     maxWorkers: 2,
-    minWorkers: 1
+    minWorkers: 1,
+    passWithNoTests: true,
+    projects: [
+      project("unit", 0),
+      project("service", 0),
+      project("endpoint", 0),
+      project("process", 0),
+      project("browser", 0),
+      project("runtime", 1)
+    ]
   }
 })
