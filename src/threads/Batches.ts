@@ -87,7 +87,7 @@ export class Batches extends Effect.Service<Batches>()("trellis/Batches", {
      * Takes every unprocessed user message into one batch under a new assistant envelope, or, with
      * none left, makes the thread idle and releases the claim ("drained").
      */
-    const startBatch = Effect.fn("ThreadQueue.startBatch")(function* (
+    const startBatch = Effect.fn("Batches.startBatch")(function* (
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
@@ -131,7 +131,7 @@ export class Batches extends Effect.Service<Batches>()("trellis/Batches", {
     })
 
     /** Ends the streaming batch: completed, or failed (retryable) with the error the runtime gave. */
-    const finishBatch = Effect.fn("ThreadQueue.finishBatch")(function* (
+    const finishBatch = Effect.fn("Batches.finishBatch")(function* (
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,

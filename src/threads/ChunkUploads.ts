@@ -28,7 +28,7 @@ export class ChunkUploads extends Effect.Service<ChunkUploads>()("trellis/ChunkU
     const fences = yield* ClaimFence
 
     /** Stores raw chunks with their normalized events; a chunk already stored (same message and seq) is skipped. */
-    const uploadChunks = Effect.fn("ThreadQueue.uploadChunks")(function* (
+    const uploadChunks = Effect.fn("ChunkUploads.uploadChunks")(function* (
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,

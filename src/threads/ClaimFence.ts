@@ -44,7 +44,7 @@ export class ClaimFence extends Effect.Service<ClaimFence>()("trellis/ClaimFence
      * thread the caller cannot read is filtered out by the same statement, so it is neither locked
      * nor told apart from a missing one (its claim and epoch would tell that it exists).
      */
-    const fence = Effect.fn("ThreadQueue.fence")(function* (
+    const fence = Effect.fn("ClaimFence.fence")(function* (
       principal: Principal,
       threadId: string,
       sessionId: string,

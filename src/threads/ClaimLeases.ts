@@ -35,7 +35,7 @@ export class ClaimLeases extends Effect.Service<ClaimLeases>()("trellis/ClaimLea
           WHERE id = ${threadId} RETURNING claim_lease_expires_at AS "leaseExpiresAt"`
     })
 
-    const renew = Effect.fn("ThreadQueue.renew")(function* (
+    const renew = Effect.fn("ClaimLeases.renew")(function* (
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
@@ -49,7 +49,7 @@ export class ClaimLeases extends Effect.Service<ClaimLeases>()("trellis/ClaimLea
       }))
     })
 
-    const release = Effect.fn("ThreadQueue.release")(function* (
+    const release = Effect.fn("ClaimLeases.release")(function* (
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
@@ -73,7 +73,7 @@ export class ClaimLeases extends Effect.Service<ClaimLeases>()("trellis/ClaimLea
     })
 
     /** Releases every claim a session holds (it ended, or another session replaced it). */
-    const releaseSessionClaims = Effect.fn("ThreadQueue.releaseSessionClaims")(function* (sessionId: string, reason: string) {
+    const releaseSessionClaims = Effect.fn("ClaimLeases.releaseSessionClaims")(function* (sessionId: string, reason: string) {
       const threads = yield* heldBySession(sessionId).pipe(Effect.orDie)
       for (const thread of threads) yield* releaseClaim(sql, thread.id, thread.active, reason).pipe(Effect.orDie)
       return threads
@@ -90,7 +90,7 @@ export class ClaimLeases extends Effect.Service<ClaimLeases>()("trellis/ClaimLea
     })
 
     /** The sweeper's half: leases nobody renewed in time are released, so another session can claim. */
-    const releaseStaleClaims = Effect.fn("ThreadQueue.releaseStaleClaims")(function* () {
+    const releaseStaleClaims = Effect.fn("ClaimLeases.releaseStaleClaims")(function* () {
       const released = yield* fences.transaction(Effect.gen(function* () {
         const stale = yield* staleClaims(undefined).pipe(Effect.orDie)
         for (const thread of stale) {

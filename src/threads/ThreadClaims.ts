@@ -130,7 +130,7 @@ export class ThreadClaims extends Effect.Service<ThreadClaims>()("trellis/Thread
      * as one statement, shared with other sessions' claims arriving at the same time. Only when
      * nothing was claimed is the session looked at again, to tell "nothing waits" from an expired session.
      */
-    const claim = Effect.fn("ThreadQueue.claim")(function* (
+    const claim = Effect.fn("ThreadClaims.claim")(function* (
       principal: Principal,
       sessionId: AgentSessionId,
       threadId?: string

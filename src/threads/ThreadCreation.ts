@@ -71,7 +71,7 @@ export class ThreadCreation extends Effect.Service<ThreadCreation>()("trellis/Th
     })
 
     /** SPEC "Thread creation rules" 1–8. */
-    const create = Effect.fn("Threads.create")(function* (principal: Principal, input: CreateThreadInput) {
+    const create = Effect.fn("ThreadCreation.create")(function* (principal: Principal, input: CreateThreadInput) {
       yield* requireSlashCommand(input)
 
       const spawn: SpawnSource | undefined = input.sourceThreadId === undefined

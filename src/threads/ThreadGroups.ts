@@ -97,7 +97,7 @@ export class ThreadGroups extends Effect.Service<ThreadGroups>()("trellis/Thread
     })
 
     /** An empty workflow run container; runs are started into it with create_thread's sourceThreadId. */
-    const createWorkflowRun = Effect.fn("Threads.createWorkflowRun")(function* (
+    const createWorkflowRun = Effect.fn("ThreadGroups.createWorkflowRun")(function* (
       principal: Principal,
       access: ProjectAccess,
       title: string

@@ -26,7 +26,7 @@ export class ThreadListing extends Effect.Service<ThreadListing>()("trellis/Thre
     const rows = yield* ThreadRows
 
     /** The project list: the caller's top-level rows (threads outside groups, and containers), newest activity first. */
-    const listProject = Effect.fn("Threads.listProject")(function* (
+    const listProject = Effect.fn("ThreadListing.listProject")(function* (
       principal: Principal,
       access: ProjectAccess,
       options: ProjectPage
@@ -56,7 +56,7 @@ export class ThreadListing extends Effect.Service<ThreadListing>()("trellis/Thre
     })
 
     /** A group's members, all in one page; an unreadable or ordinary ID gives none. */
-    const listMembers = Effect.fn("Threads.listMembers")(function* (
+    const listMembers = Effect.fn("ThreadListing.listMembers")(function* (
       principal: Principal,
       containerId: string,
       includeDone: boolean

@@ -76,7 +76,7 @@ export class ThreadMessages extends Effect.Service<ThreadMessages>()("trellis/Th
     })
 
     /** The newest `limit` messages, oldest first, with assistant text derived from normalized text events. */
-    const listMessages = Effect.fn("Threads.listMessages")(function* (principal: Principal, threadId: string, limit: number) {
+    const listMessages = Effect.fn("ThreadMessages.listMessages")(function* (principal: Principal, threadId: string, limit: number) {
       const thread = yield* rows.findReadable(principal, threadId)
       if (thread === undefined) return []
       if (thread.kind !== "thread") {
@@ -100,7 +100,7 @@ export class ThreadMessages extends Effect.Service<ThreadMessages>()("trellis/Th
     })
 
     /** SPEC's `send_thread_message` rules: own threads only, same project, never to a container. */
-    const send = Effect.fn("Threads.send")(function* (principal: Principal, input: SendMessageInput) {
+    const send = Effect.fn("ThreadMessages.send")(function* (principal: Principal, input: SendMessageInput) {
       yield* requireSlashCommand(input)
       const target = yield* rows.findOwn(principal, input.threadId, "threadId")
       if (target.kind !== "thread") {
@@ -145,7 +145,7 @@ export class ThreadMessages extends Effect.Service<ThreadMessages>()("trellis/Th
     })
 
     /** Requeues the failed batch: its user messages wait again and the failed answer is removed. */
-    const retry = Effect.fn("Threads.retry")(function* (principal: Principal, threadId: string) {
+    const retry = Effect.fn("ThreadMessages.retry")(function* (principal: Principal, threadId: string) {
       const thread = yield* rows.findOwn(principal, threadId, "threadId")
       if (thread.kind !== "thread") return yield* new InvalidArgument({ message: `threadId: ${threadId} is not an ordinary thread` })
       yield* sql.withTransaction(Effect.gen(function* () {

@@ -120,7 +120,7 @@ export class ThreadRows extends Effect.Service<ThreadRows>()("trellis/ThreadRows
         return row
       })
 
-    const get = Effect.fn("Threads.get")(function* (principal: Principal, threadId: string) {
+    const get = Effect.fn("ThreadRows.get")(function* (principal: Principal, threadId: string) {
       const row = yield* findReadable(principal, threadId)
       if (row === undefined) return yield* threadNotFound
       return row

@@ -25,7 +25,7 @@ export class WorktreeReports extends Effect.Service<WorktreeReports>()("trellis/
       execute: (threadId) => sql`SELECT profile_id AS "profileId", path_id AS "pathId" FROM threads WHERE id = ${threadId}`
     })
 
-    const reportWorktree = Effect.fn("ThreadQueue.reportWorktree")(function* (
+    const reportWorktree = Effect.fn("WorktreeReports.reportWorktree")(function* (
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
