@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Deferred, Effect } from "effect"
 import { performance } from "node:perf_hooks"
 import type { Principal } from "../../src/platform/auth/Principal.js"
-import { ThreadQueue } from "../../src/threads/ThreadQueue.js"
+import { ThreadClaims } from "../../src/threads/ThreadClaims.js"
 import { leanClaimer, openSse, type Cli, type SseStream } from "./Bridge.js"
 import { startCpu, type CpuShare } from "./Cpu.js"
 import { percentile } from "./Workload.js"
@@ -146,12 +146,12 @@ export const httpClaims = (
     return { ...run, pendingFrames } satisfies ClaimRun
   }).pipe(Effect.scoped)
 
-/** Through the service the endpoint calls (ThreadQueue.claim: session check, UPDATE, NOTIFY), in process: no HTTP. */
+/** Through the service the endpoint calls (ThreadClaims.claim: session check, UPDATE, NOTIFY), in process: no HTTP. */
 export const serviceClaims = (principal: Principal, setup: ClaimSetup) =>
   Effect.gen(function* () {
-    const queue = yield* ThreadQueue
+    const claims = yield* ThreadClaims
     return yield* claimLoops(setup, (cli) =>
-      queue.claim(principal, cli.sessionId).pipe(Effect.orDie, Effect.map((thread) => thread?.threadId)), undefined)
+      claims.claim(principal, cli.sessionId).pipe(Effect.orDie, Effect.map((thread) => thread?.threadId)), undefined)
   })
 
 const LEASE_SECONDS = 60

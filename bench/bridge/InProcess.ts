@@ -2,12 +2,13 @@
  * The in-process phase, with the server stopped: the benchmark opens the same database with
  * src/platform/sql/Database.ts's layer (PGlite on the same data dir, or a pg pool configured as the
  * server's), checks what the server stored, then does the same work again at two levels below
- * HTTP: through the services the endpoints call (ThreadQueue, with its LISTEN/NOTIFY), and as bare
+ * HTTP: through the services the endpoints call (ThreadClaims and ChunkUploads, with their LISTEN/NOTIFY), and as bare
  * SQL. The embedded database is one process's at a time, hence after the server, not beside it.
  */
 import { Effect, Layer, Option, Redacted } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
-import { ThreadQueue } from "../../src/threads/ThreadQueue.js"
+import { ChunkUploads } from "../../src/threads/ChunkUploads.js"
+import { ThreadClaims } from "../../src/threads/ThreadClaims.js"
 import * as Database from "../../src/platform/sql/Database.js"
 import { TrellisConfig } from "../../src/platform/TrellisConfig.js"
 import { bareClaims, checkStored, refreshSessions, resetClaims, serviceClaims, type ClaimRun, type ClaimSetup } from "./Claims.js"
@@ -39,7 +40,7 @@ export interface InProcessResults {
 }
 
 const layerFor = (options: { readonly home: string; readonly databaseUrl: string | undefined }) =>
-  Layer.mergeAll(ThreadQueue.Default, ApiKeys.Default).pipe(
+  Layer.mergeAll(ThreadClaims.Default, ChunkUploads.Default, ApiKeys.Default).pipe(
     Layer.provide(TrellisConfig.layer()),
     Layer.provideMerge(Database.layer({
       databaseUrl: Option.map(Option.fromNullable(options.databaseUrl), Redacted.make),

@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { performance } from "node:perf_hooks"
 import type { Principal } from "../../src/platform/auth/Principal.js"
-import { ThreadQueue } from "../../src/threads/ThreadQueue.js"
+import { ChunkUploads } from "../../src/threads/ChunkUploads.js"
 import type { BridgeClient, Cli } from "./Bridge.js"
 import { startCpu, type CpuShare } from "./Cpu.js"
 import { percentile, rowBatches, uploadBatches, type ChunkRow, type Uploader, type UploadChunk } from "./Workload.js"
@@ -83,15 +83,15 @@ export const uploadRound = (
   }, serverPid)
 }
 
-/** One round through the service the endpoint calls (ThreadQueue.uploadChunks), in process: no HTTP. */
+/** One round through the service the endpoint calls (ChunkUploads.uploadChunks), in process: no HTTP. */
 export const serviceUploadRound = (principal: Principal, cli: Cli, uploaders: ReadonlyArray<Uploader>, batch: number, firstSeq: number) =>
   Effect.gen(function* () {
-    const queue = yield* ThreadQueue
+    const uploads = yield* ChunkUploads
     const batches = uploaders.map((uploader) => uploadBatches(uploader, batch, firstSeq))
     return yield* timed(batches, (index, chunks) => {
       const uploader = uploaders[index] as Uploader
       const sent = chunks as ReadonlyArray<UploadChunk>
-      return queue.uploadChunks(principal, cli.sessionId, uploader.threadId, uploader.epoch, { messageId: uploader.messageId, chunks: sent }).pipe(
+      return uploads.uploadChunks(principal, cli.sessionId, uploader.threadId, uploader.epoch, { messageId: uploader.messageId, chunks: sent }).pipe(
         Effect.orDie,
         Effect.flatMap((result) =>
           result.accepted === sent.length ? Effect.void : Effect.dieMessage(`service upload stored ${result.accepted} of ${sent.length} chunks`))
@@ -101,7 +101,7 @@ export const serviceUploadRound = (principal: Principal, cli: Cli, uploaders: Re
 
 /**
  * One round of the baseline: the same rows (normalized beforehand, outside the timing) inserted
- * with the statement ThreadQueue.uploadChunks issues, one autocommitted INSERT per batch.
+ * with the statement ChunkUploads.uploadChunks issues, one autocommitted INSERT per batch.
  */
 export const bareInsertRound = (uploaders: ReadonlyArray<Uploader>, batch: number, firstSeq: number) =>
   Effect.gen(function* () {

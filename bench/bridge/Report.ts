@@ -89,7 +89,7 @@ export const report = (run: RunDescription, settings: Settings, server: ServerRe
     `CLI bridge over HTTP (trellis serve, a child process) vs the same work in process, on ${run.database}`,
     `machine: ${run.cores} cores shared by the server, PostgreSQL and this process (the load generator); node ${process.version}`,
     ...(run.postgres ? [] : ["NOTE: no BENCH_DATABASE_URL, so the embedded database (PGlite, one connection): the figures are not comparable to PostgreSQL's"]),
-    `levels:  HTTP = the endpoint, from here over loopback; service = the ThreadQueue method it calls, in this process (no HTTP);`,
+    `levels:  HTTP = the endpoint, from here over loopback; service = the bridge service method it calls, in this process (no HTTP);`,
     `         bare = only the core statement (INSERT of the same rows / the claim's UPDATE … SKIP LOCKED), no normalization,`,
     `         fencing, session check or NOTIFY; in process through a pool configured as the server's, after the server stopped`,
     `cpu:     % of one core during the measurement: the server process, every postgres process, this process, everything else`,
@@ -100,7 +100,7 @@ export const report = (run: RunDescription, settings: Settings, server: ServerRe
     `         ${settings.rounds} round(s) of ${count(server.perUploader * settings.uploaders)} chunks after ${count(server.ingest.warmup?.chunks ?? 0)} warm-up, median`,
     row(["", "chunks/s", "MB/s", "batch p50", "batch p99"]),
     ingestRow("HTTP uploadChunks", http),
-    ingestRow("service ThreadQueue.uploadChunks", service),
+    ingestRow("service ChunkUploads.uploadChunks", service),
     ingestRow("bare INSERT of the same rows", bare),
     `         HTTP / bare ${ratio(http.chunksPerSecond, bare.chunksPerSecond)}, service / bare ${ratio(service.chunksPerSecond, bare.chunksPerSecond)}, ` +
     `HTTP / service ${ratio(http.chunksPerSecond, service.chunksPerSecond)}; ` +
@@ -131,7 +131,7 @@ export const report = (run: RunDescription, settings: Settings, server: ServerRe
       return [
         `  ${setup.key}: ${setup.title}`,
         claimRow("HTTP POST /api/agent/claim", httpRun),
-        claimRow("service ThreadQueue.claim", serviceRun),
+        claimRow("service ThreadClaims.claim", serviceRun),
         claimRow("bare UPDATE … SKIP LOCKED", bareRun),
         `         HTTP / bare ${ratio(httpRun.claimsPerSecond, bareRun.claimsPerSecond)}, service / bare ` +
         `${ratio(serviceRun.claimsPerSecond, bareRun.claimsPerSecond)}, HTTP / service ${ratio(httpRun.claimsPerSecond, serviceRun.claimsPerSecond)}; ` +

@@ -52,7 +52,7 @@ export const uploadBatches = (uploader: Uploader, batch: number, firstSeq: numbe
   return batches
 }
 
-/** A thread_chunks row exactly as ThreadQueue.uploadChunks builds it, normalized_event included. */
+/** A thread_chunks row exactly as ChunkUploads.uploadChunks builds it, normalized_event included. */
 export type ChunkRow = {
   readonly thread_id: string
   readonly message_id: string

@@ -10,7 +10,11 @@ import { ThreadEventFeeds } from "../threads/ThreadEventFeeds.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { Interactions } from "../threads/Interactions.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
-import { ThreadQueue } from "../threads/ThreadQueue.js"
+import { Batches } from "../threads/Batches.js"
+import { ChunkUploads } from "../threads/ChunkUploads.js"
+import { ClaimLeases } from "../threads/ClaimLeases.js"
+import { ThreadClaims } from "../threads/ThreadClaims.js"
+import { WorktreeReports } from "../threads/WorktreeReports.js"
 import { GuardMiddleware } from "../platform/http/GuardMiddleware.js"
 import { HealthRoute } from "../platform/http/HealthRoute.js"
 import { WebAppRoutes } from "../platform/http/WebApp.js"
@@ -64,7 +68,11 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     McpHttp.Default,
     LiveEvents.Default,
     CliProfiles.Default,
-    ThreadQueue.Default,
+    ThreadClaims.Default,
+    ClaimLeases.Default,
+    Batches.Default,
+    ChunkUploads.Default,
+    WorktreeReports.Default,
     AgentSessions.Default,
     Threads.Default,
     ThreadEventFeeds.Default,
@@ -72,7 +80,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     EventStreams.Default,
     Interactions.Default,
     TaskPurgeLive.pipe(Layer.provide(Tasks.Default)),
-    BridgeSweeperLive.pipe(Layer.provide([AgentSessions.Default, ThreadQueue.Default]))
+    BridgeSweeperLive.pipe(Layer.provide([AgentSessions.Default, ClaimLeases.Default]))
   ).pipe(
     Layer.provideMerge(TrellisConfig.layer(config)),
     Layer.provide(MigrationsLive)

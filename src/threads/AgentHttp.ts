@@ -13,7 +13,11 @@ import { bearerToken } from "../platform/http/RequestGuard.js"
 import { AgentGroup, Authentication, TrellisApi } from "../../catalog/bridge/AgentApi.js"
 import { EventStreams, parseCursor } from "./EventStreams.js"
 import { Interactions } from "./Interactions.js"
-import { ThreadQueue } from "./ThreadQueue.js"
+import { Batches } from "./Batches.js"
+import { ChunkUploads } from "./ChunkUploads.js"
+import { ClaimLeases } from "./ClaimLeases.js"
+import { ThreadClaims } from "./ThreadClaims.js"
+import { WorktreeReports } from "./WorktreeReports.js"
 
 /**
  * The Bearer API key, checked like `/api/mcp`'s: the principal is what every handler acts as.
@@ -46,42 +50,45 @@ type Hot<Name extends string> = GroupHandler<typeof AgentGroup, Name>
  */
 const hotHandlers = Effect.gen(function* () {
   const sessions = yield* AgentSessions
-  const queue = yield* ThreadQueue
+  const claims = yield* ThreadClaims
+  const leases = yield* ClaimLeases
+  const batches = yield* Batches
+  const uploads = yield* ChunkUploads
   const { bridge } = yield* TrellisConfig
   const timings = { heartbeatIntervalMs: bridge.heartbeatIntervalMs, sessionTtlMs: bridge.sessionTtlMs, claimLeaseMs: bridge.claimLeaseMs }
   const heartbeat: Hot<"heartbeat"> = ({ payload }) =>
     Effect.flatMap(CurrentPrincipal, (principal) => sessions.heartbeat(principal, payload.sessionId)).pipe(Effect.as(timings))
   const claim: Hot<"claim"> = ({ payload }) =>
     Effect.gen(function* () {
-      const thread = yield* queue.claim(yield* CurrentPrincipal, payload.sessionId, payload.threadId)
+      const thread = yield* claims.claim(yield* CurrentPrincipal, payload.sessionId, payload.threadId)
       return { thread: thread ?? null }
     })
   const renew: Hot<"renew"> = ({ path, payload }) =>
     Effect.gen(function* () {
-      const lease = yield* queue.renew(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch)
+      const lease = yield* leases.renew(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch)
       return { leaseExpiresAt: lease.toISOString() }
     })
   const startBatch: Hot<"startBatch"> = ({ path, payload }) =>
     Effect.flatMap(CurrentPrincipal, (principal) =>
-      queue.startBatch(principal, payload.sessionId, path.threadId, payload.epoch, payload.transport))
+      batches.startBatch(principal, payload.sessionId, path.threadId, payload.epoch, payload.transport))
   const uploadChunks: Hot<"uploadChunks"> = ({ path, payload }) =>
-    Effect.flatMap(CurrentPrincipal, (principal) => queue.uploadChunks(principal, payload.sessionId, path.threadId, payload.epoch, payload))
+    Effect.flatMap(CurrentPrincipal, (principal) => uploads.uploadChunks(principal, payload.sessionId, path.threadId, payload.epoch, payload))
   const complete: Hot<"complete"> = ({ path, payload }) =>
     Effect.flatMap(CurrentPrincipal, (principal) =>
-      queue.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
+      batches.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
         messageId: payload.messageId,
         outcome: { _tag: "Completed" },
         runtimeSessionId: payload.runtimeSessionId
       }))
   const fail: Hot<"fail"> = ({ path, payload }) =>
     Effect.flatMap(CurrentPrincipal, (principal) =>
-      queue.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
+      batches.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
         messageId: payload.messageId,
         outcome: { _tag: "Failed", errorMessage: payload.errorMessage },
         runtimeSessionId: payload.runtimeSessionId
       }))
   const release: Hot<"release"> = ({ path, payload }) =>
-    Effect.flatMap(CurrentPrincipal, (principal) => queue.release(principal, payload.sessionId, path.threadId, payload.epoch))
+    Effect.flatMap(CurrentPrincipal, (principal) => leases.release(principal, payload.sessionId, path.threadId, payload.epoch))
   return { timings, heartbeat, claim, renew, startBatch, uploadChunks, complete, fail, release } as const
 })
 
@@ -105,7 +112,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
     const streams = yield* EventStreams
     const interactions = yield* Interactions
     const hot = yield* hotHandlers
-    const queue = yield* ThreadQueue
+    const worktrees = yield* WorktreeReports
     const threads = yield* Threads
     return handlers
       .handle("register", ({ payload }) =>
@@ -129,7 +136,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
       .handle("fail", hot.fail)
       .handle("reportWorktree", ({ path, payload }) =>
         Effect.gen(function* () {
-          const pathId = yield* queue.reportWorktree(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload)
+          const pathId = yield* worktrees.reportWorktree(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload)
           return { pathId }
         }))
       .handle("requestInteraction", ({ path, payload }) =>

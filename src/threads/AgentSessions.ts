@@ -10,7 +10,7 @@ import type { RegisterPayload } from "../../catalog/bridge/AgentApi.js"
 import { CliProfiles } from "./CliProfiles.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { LiveSessions } from "./LiveSessions.js"
-import { ThreadQueue } from "./ThreadQueue.js"
+import { ClaimLeases } from "./ClaimLeases.js"
 
 const SessionIdRow = Schema.Struct({ id: Schema.String })
 
@@ -24,7 +24,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
     const config = yield* TrellisConfig
     const profiles = yield* CliProfiles
     const projects = yield* Projects
-    const queue = yield* ThreadQueue
+    const leases = yield* ClaimLeases
     const live = yield* LiveEvents
     const sessions = yield* LiveSessions
     const ttlSeconds = config.bridge.sessionTtlMs / 1000
@@ -32,7 +32,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
     const endSession = (sessionId: string, reason: string) =>
       Effect.gen(function* () {
         yield* sql`UPDATE agent_sessions SET ended_at = now(), end_reason = ${reason} WHERE id = ${sessionId} AND ended_at IS NULL`
-        return yield* queue.releaseSessionClaims(sessionId, `The CLI session ended (${reason})`)
+        return yield* leases.releaseSessionClaims(sessionId, `The CLI session ended (${reason})`)
       })
 
     const liveSessionsOf = SqlSchema.findAll({
@@ -117,5 +117,5 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
 
     return { register, heartbeat, disconnect, expireSilent } as const
   }),
-  dependencies: [CliProfiles.Default, Projects.Default, ThreadQueue.Default, LiveEvents.Default, LiveSessions.Default]
+  dependencies: [CliProfiles.Default, Projects.Default, ClaimLeases.Default, LiveEvents.Default, LiveSessions.Default]
 }) {}

@@ -1,7 +1,7 @@
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { AgentSessions } from "./AgentSessions.js"
-import { ThreadQueue } from "./ThreadQueue.js"
+import { ClaimLeases } from "./ClaimLeases.js"
 
 /**
  * Ends CLI sessions silent past their TTL and releases claim leases nobody renewed, so a dead
@@ -11,9 +11,9 @@ import { ThreadQueue } from "./ThreadQueue.js"
 export const BridgeSweeperLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const sessions = yield* AgentSessions
-    const queue = yield* ThreadQueue
+    const leases = yield* ClaimLeases
     const { bridge } = yield* TrellisConfig
-    const sweep = Effect.all([sessions.expireSilent(), queue.releaseStaleClaims()]).pipe(
+    const sweep = Effect.all([sessions.expireSilent(), leases.releaseStaleClaims()]).pipe(
       Effect.tap(([sessionClaims, staleClaims]) =>
         sessionClaims + staleClaims > 0
           ? Effect.logInfo(`bridge sweep released ${sessionClaims} claims of expired sessions and ${staleClaims} stale leases`)

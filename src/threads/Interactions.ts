@@ -6,7 +6,7 @@ import { type AgentSessionId, InteractionId } from "../../catalog/domain/Ids.js"
 import { Interaction, InteractionKind, InteractionStatus } from "../../catalog/domain/Interaction.js"
 import { Threads } from "./Threads.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
-import { ThreadQueue } from "./ThreadQueue.js"
+import { ClaimFence } from "./ClaimFence.js"
 import type { AgentPayload } from "./AgentPayload.js"
 
 /**
@@ -45,7 +45,7 @@ export const MAX_WAIT = Duration.seconds(25)
 export class Interactions extends Effect.Service<Interactions>()("trellis/Interactions", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const queue = yield* ThreadQueue
+    const fences = yield* ClaimFence
     const threads = yield* Threads
     const live = yield* LiveEvents
 
@@ -86,7 +86,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
     ) {
       const id = InteractionId.generate()
       const expiresAt = input.expiresInMs === undefined ? null : new Date(Date.now() + input.expiresInMs)
-      yield* queue.underClaim(principal, sessionId, threadId, epoch, (activeMessageId) =>
+      yield* fences.underClaim(principal, sessionId, threadId, epoch, (activeMessageId) =>
         Effect.gen(function* () {
           yield* sql`
             INSERT INTO thread_interactions (id, thread_id, message_id, kind, request, expires_at)
@@ -160,5 +160,5 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
 
     return { request, await: await_, answer, listPending } as const
   }),
-  dependencies: [ThreadQueue.Default, Threads.Default, LiveEvents.Default]
+  dependencies: [ClaimFence.Default, Threads.Default, LiveEvents.Default]
 }) {}

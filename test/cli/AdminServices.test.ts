@@ -3,7 +3,7 @@ import { type Context, Effect, Layer, Option } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { AgentSessions } from "../../src/threads/AgentSessions.js"
 import { LiveEvents } from "../../src/platform/notifications/LiveEvents.js"
-import { ThreadQueue } from "../../src/threads/ThreadQueue.js"
+import { ThreadClaims } from "../../src/threads/ThreadClaims.js"
 import * as Trellis from "../../src/server/Trellis.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Organizations } from "../../src/orgs/Organizations.js"
@@ -37,7 +37,7 @@ describe("trellis admin's services", () => {
         const absent = yield* Effect.all([
           has(ToolRunner),
           has(LiveEvents),
-          has(ThreadQueue),
+          has(ThreadClaims),
           has(AgentSessions),
           has(Tasks)
         ])

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { AgentSessions } from "../../src/threads/AgentSessions.js"
-import { ThreadQueue } from "../../src/threads/ThreadQueue.js"
+import { ClaimLeases } from "../../src/threads/ClaimLeases.js"
 
 /**
  * Expiry driven by the test instead of a wall clock. Leases and session TTLs are compared with the
@@ -25,7 +25,7 @@ export const ageHeartbeat = (sessionId: string, seconds: number) =>
 /** One pass of the bridge sweeper: silent sessions end, unrenewed leases are released. */
 export const sweepOnce = Effect.gen(function* () {
   const sessions = yield* AgentSessions
-  const queue = yield* ThreadQueue
-  const [sessionClaims, staleClaims] = yield* Effect.all([sessions.expireSilent(), queue.releaseStaleClaims()])
+  const leases = yield* ClaimLeases
+  const [sessionClaims, staleClaims] = yield* Effect.all([sessions.expireSilent(), leases.releaseStaleClaims()])
   return { sessionClaims, staleClaims }
 })
