@@ -9,7 +9,10 @@ import { ProjectGate } from "../platform/auth/ProjectGate.js"
 import { Projects } from "../projects/Projects.js"
 import { TaskLists } from "../lists-labels/TaskLists.js"
 import { Tasks } from "../tasks/Tasks.js"
-import { Threads } from "../threads/Threads.js"
+import { ThreadCreation } from "../threads/ThreadCreation.js"
+import { ThreadListing } from "../threads/ThreadListing.js"
+import { ThreadMessages } from "../threads/ThreadMessages.js"
+import { ThreadRows } from "../threads/ThreadRows.js"
 import { CliProfiles } from "../threads/CliProfiles.js"
 import { AgentTools } from "../agents/AgentTools.js"
 import { ArtifactComments } from "../artifacts/ArtifactComments.js"
@@ -68,6 +71,6 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
 
     return { tools: Catalog, call } as const
   }),
-  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default, Artifacts.Default, ArtifactComments.Default, Threads.Default, CliProfiles.Default,
+  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default, Artifacts.Default, ArtifactComments.Default, ThreadRows.Default, ThreadListing.Default, ThreadCreation.Default, ThreadMessages.Default, CliProfiles.Default,
     ProjectAgents.Default, Scopes.Default, Prompts.Default, Skills.Default]
 }) {}

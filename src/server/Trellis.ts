@@ -38,7 +38,14 @@ import { Skills } from "../skills/Skills.js"
 import { TaskPurgeLive } from "../tasks/TaskPurge.js"
 import { Tasks } from "../tasks/Tasks.js"
 import { TaskLists } from "../lists-labels/TaskLists.js"
-import { Threads } from "../threads/Threads.js"
+import { MessagePages } from "../threads/MessagePages.js"
+import { ThreadControls } from "../threads/ThreadControls.js"
+import { ThreadCreation } from "../threads/ThreadCreation.js"
+import { ThreadGroups } from "../threads/ThreadGroups.js"
+import { ThreadListing } from "../threads/ThreadListing.js"
+import { ThreadMessages } from "../threads/ThreadMessages.js"
+import { ThreadRows } from "../threads/ThreadRows.js"
+import { TurnStops } from "../threads/TurnStops.js"
 import { Users } from "../orgs/Users.js"
 import { ToolRunner } from "./ToolRunner.js"
 import { TrellisConfig, type TrellisConfigShape } from "../platform/TrellisConfig.js"
@@ -74,7 +81,14 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     ChunkUploads.Default,
     WorktreeReports.Default,
     AgentSessions.Default,
-    Threads.Default,
+    ThreadRows.Default,
+    ThreadListing.Default,
+    ThreadCreation.Default,
+    ThreadMessages.Default,
+    ThreadControls.Default,
+    ThreadGroups.Default,
+    MessagePages.Default,
+    TurnStops.Default,
     ThreadEventFeeds.Default,
     RevokedKeys.Default,
     EventStreams.Default,

@@ -4,7 +4,11 @@ import { ApiKeys } from "../platform/auth/ApiKeys.js"
 import { WebSessions } from "../platform/auth/WebSessions.js"
 import { CurrentPrincipal } from "../platform/auth/Principal.js"
 import { Projects } from "../projects/Projects.js"
-import { Threads } from "./Threads.js"
+import { MessagePages } from "./MessagePages.js"
+import { ThreadGroups } from "./ThreadGroups.js"
+import { ThreadControls } from "./ThreadControls.js"
+import { ThreadMessages } from "./ThreadMessages.js"
+import { TurnStops } from "./TurnStops.js"
 import { threadView } from "./ThreadTools.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { AgentSessions } from "./AgentSessions.js"
@@ -113,7 +117,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
     const interactions = yield* Interactions
     const hot = yield* hotHandlers
     const worktrees = yield* WorktreeReports
-    const threads = yield* Threads
+    const stops = yield* TurnStops
     return handlers
       .handle("register", ({ payload }) =>
         Effect.gen(function* () {
@@ -148,13 +152,17 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
       .handle("release", hot.release)
       .handle("awaitStop", ({ path, urlParams }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          threads.awaitStop(principal, path.threadId, urlParams.messageId, Duration.millis(urlParams.waitMs ?? 0))))
+          stops.await(principal, path.threadId, urlParams.messageId, Duration.millis(urlParams.waitMs ?? 0))))
   })
 )
 
 const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
   Effect.gen(function* () {
-    const threads = yield* Threads
+    const pages = yield* MessagePages
+    const groups = yield* ThreadGroups
+    const messages = yield* ThreadMessages
+    const controls = yield* ThreadControls
+    const stops = yield* TurnStops
     const projects = yield* Projects
     const streams = yield* EventStreams
     const interactions = yield* Interactions
@@ -166,28 +174,28 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
           return sseResponse(stream)
         }))
       .handle("messages", ({ path, urlParams }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => threads.messagePage(principal, path.threadId, urlParams)))
+        Effect.flatMap(CurrentPrincipal, (principal) => pages.page(principal, path.threadId, urlParams)))
       .handle("message", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => threads.wholeMessage(principal, path.threadId, path.messageId)))
+        Effect.flatMap(CurrentPrincipal, (principal) => pages.message(principal, path.threadId, path.messageId)))
       .handle("retry", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => threads.retry(principal, path.threadId)).pipe(Effect.map(threadView)))
+        Effect.flatMap(CurrentPrincipal, (principal) => messages.retry(principal, path.threadId)).pipe(Effect.map(threadView)))
       .handle("startFresh", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => threads.startFresh(principal, path.threadId)).pipe(Effect.map(threadView)))
-      .handle("stop", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => threads.requestStop(principal, path.threadId)))
+        Effect.flatMap(CurrentPrincipal, (principal) => controls.startFresh(principal, path.threadId)).pipe(Effect.map(threadView)))
+      .handle("stop", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => stops.request(principal, path.threadId)))
       .handle("setDone", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => threads.setDone(principal, path.threadId, payload.done)).pipe(
+        Effect.flatMap(CurrentPrincipal, (principal) => controls.setDone(principal, path.threadId, payload.done)).pipe(
           Effect.map(threadView)
         ))
       .handle("setPinned", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => threads.setFlag(principal, path.threadId, "pinned", payload.pinned)).pipe(
+        Effect.flatMap(CurrentPrincipal, (principal) => controls.setFlag(principal, path.threadId, "pinned", payload.pinned)).pipe(
           Effect.map(threadView)
         ))
       .handle("setShared", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => threads.setFlag(principal, path.threadId, "shared", payload.shared)).pipe(
+        Effect.flatMap(CurrentPrincipal, (principal) => controls.setFlag(principal, path.threadId, "shared", payload.shared)).pipe(
           Effect.map(threadView)
         ))
       .handle("setQueueHeld", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => threads.setQueueHeld(principal, path.threadId, payload.held)).pipe(
+        Effect.flatMap(CurrentPrincipal, (principal) => controls.setQueueHeld(principal, path.threadId, payload.held)).pipe(
           Effect.map(threadView)
         ))
       .handle("pendingInteractions", ({ path }) =>
@@ -200,7 +208,7 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
         Effect.gen(function* () {
           const principal = yield* CurrentPrincipal
           const access = yield* projects.access(principal, payload.projectId)
-          return threadView(yield* threads.createWorkflowRun(principal, access, payload.title))
+          return threadView(yield* groups.createWorkflowRun(principal, access, payload.title))
         }))
   })
 )

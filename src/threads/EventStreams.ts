@@ -4,7 +4,7 @@ import type { Principal } from "../platform/auth/Principal.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { NotFound } from "../../catalog/domain/Errors.js"
 import type { AgentSessionId } from "../../catalog/domain/Ids.js"
-import { Threads } from "./Threads.js"
+import { ThreadRows } from "./ThreadRows.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { LiveSessions } from "./LiveSessions.js"
 import { type FeedEvent, ThreadEventFeeds } from "./ThreadEventFeeds.js"
@@ -74,7 +74,7 @@ export const parseCursor = (value: string | undefined): bigint => {
 export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventStreams", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const threads = yield* Threads
+    const rows = yield* ThreadRows
     const live = yield* LiveEvents
     const feeds = yield* ThreadEventFeeds
     const revokedKeys = yield* RevokedKeys
@@ -103,7 +103,7 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       after: bigint,
       batched = false
     ) {
-      const thread = yield* opening.withPermits(1)(threads.get(principal, threadId))
+      const thread = yield* opening.withPermits(1)(rows.get(principal, threadId))
       if (thread.kind !== "thread") {
         return yield* new NotFound({ message: `threadId: ${threadId} is a thread group; stream its members' events instead` })
       }
@@ -165,6 +165,6 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
 
     return { threadEvents, pendingThreads } as const
   }),
-  dependencies: [Threads.Default, LiveEvents.Default, ThreadEventFeeds.Default, RevokedKeys.Default, LiveSessions.Default]
+  dependencies: [ThreadRows.Default, LiveEvents.Default, ThreadEventFeeds.Default, RevokedKeys.Default, LiveSessions.Default]
 }) {}
 

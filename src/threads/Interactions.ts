@@ -4,7 +4,7 @@ import type { Principal } from "../platform/auth/Principal.js"
 import { NotFound } from "../../catalog/domain/Errors.js"
 import { type AgentSessionId, InteractionId } from "../../catalog/domain/Ids.js"
 import { Interaction, InteractionKind, InteractionStatus } from "../../catalog/domain/Interaction.js"
-import { Threads } from "./Threads.js"
+import { ThreadRows } from "./ThreadRows.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { ClaimFence } from "./ClaimFence.js"
 import type { AgentPayload } from "./AgentPayload.js"
@@ -46,7 +46,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const fences = yield* ClaimFence
-    const threads = yield* Threads
+    const threadRows = yield* ThreadRows
     const live = yield* LiveEvents
 
     const select = (where: ReturnType<typeof sql.and>) =>
@@ -132,7 +132,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
     ) {
       const [row] = yield* select(sql.and([sql`i.id = ${id}`]))
       if (row === undefined) return yield* notFound(id)
-      yield* threads.findOwn(principal, row.threadId, "interactionId").pipe(Effect.mapError(() => notFound(id)))
+      yield* threadRows.findOwn(principal, row.threadId, "interactionId").pipe(Effect.mapError(() => notFound(id)))
       // An answer after the expiry cannot land: the runtime was already told the request expired.
       yield* expireOverdue(row.threadId)
       yield* sql.withTransaction(Effect.gen(function* () {
@@ -152,7 +152,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
     })
 
     const listPending = Effect.fn("Interactions.listPending")(function* (principal: Principal, threadId: string) {
-      yield* threads.get(principal, threadId)
+      yield* threadRows.get(principal, threadId)
       yield* expireOverdue(threadId)
       const rows = yield* select(sql.and([sql`i.thread_id = ${threadId}`, sql`i.status = 'pending'`]))
       return rows.map(view)
@@ -160,5 +160,5 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
 
     return { request, await: await_, answer, listPending } as const
   }),
-  dependencies: [ClaimFence.Default, Threads.Default, LiveEvents.Default]
+  dependencies: [ClaimFence.Default, ThreadRows.Default, LiveEvents.Default]
 }) {}

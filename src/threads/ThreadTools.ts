@@ -16,7 +16,10 @@ import { ProjectId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../projects/Projects.js"
 import { messageView } from "./ThreadMessages.js"
 import type { ThreadRow } from "./ThreadRows.js"
-import { Threads } from "./Threads.js"
+import { ThreadCreation } from "./ThreadCreation.js"
+import { ThreadListing } from "./ThreadListing.js"
+import { ThreadMessages } from "./ThreadMessages.js"
+import { ThreadRows } from "./ThreadRows.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
 
 const iso = (date: Date | null) => date?.toISOString() ?? null
@@ -73,7 +76,10 @@ export const threadView = (row: ThreadRow): Thread =>
 const projectIdFromUrl = Schema.decodeUnknownEither(ProjectId)
 
 export const ThreadTools = Effect.gen(function* () {
-  const threads = yield* Threads
+  const rows = yield* ThreadRows
+  const listing = yield* ThreadListing
+  const threadMessages = yield* ThreadMessages
+  const creation = yield* ThreadCreation
   const profiles = yield* CliProfiles
   const projects = yield* Projects
 
@@ -102,21 +108,21 @@ export const ThreadTools = Effect.gen(function* () {
         return { profiles: yield* profiles.listOwn(yield* CurrentPrincipal, project.id) }
       })),
     Implement.unscoped(GetThread, ({ threadId }) =>
-      Effect.map(Effect.flatMap(CurrentPrincipal, (principal) => threads.get(principal, threadId)), threadView)),
+      Effect.map(Effect.flatMap(CurrentPrincipal, (principal) => rows.get(principal, threadId)), threadView)),
     Implement.unscoped(ListThreads, ({ cursor, includeDone, limit, projectId, threadId }) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         if (threadId !== undefined) {
-          const members = yield* threads.listMembers(principal, threadId, includeDone)
+          const members = yield* listing.listMembers(principal, threadId, includeDone)
           return { threads: members.map(threadView), nextCursor: null }
         }
         const access = yield* projectFor(projectId)
-        const page = yield* threads.listProject(principal, access, { includeDone, limit, cursor })
+        const page = yield* listing.listProject(principal, access, { includeDone, limit, cursor })
         return { threads: page.threads.map(threadView), nextCursor: page.nextCursor }
       })),
     Implement.unscoped(ListThreadMessages, ({ limit, threadId }) =>
       Effect.gen(function* () {
-        const messages = yield* threads.listMessages(yield* CurrentPrincipal, threadId, limit)
+        const messages = yield* threadMessages.listMessages(yield* CurrentPrincipal, threadId, limit)
         return { messages: messages.map(messageView) }
       })),
     Implement.unscoped(CreateThread, (input) =>
@@ -124,10 +130,10 @@ export const ThreadTools = Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const fallback = yield* DefaultProject
         const urlProject = fallback === null ? undefined : Either.getOrUndefined(projectIdFromUrl(fallback))
-        const row = yield* threads.create(principal, { ...input, urlProjectId: urlProject })
+        const row = yield* creation.create(principal, { ...input, urlProjectId: urlProject })
         return threadView(row)
       })),
     Implement.unscoped(SendThreadMessage, (input) =>
-      Effect.flatMap(CurrentPrincipal, (principal) => threads.send(principal, input)))
+      Effect.flatMap(CurrentPrincipal, (principal) => threadMessages.send(principal, input)))
   ] as const
 })

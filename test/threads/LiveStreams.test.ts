@@ -5,7 +5,7 @@ import type { BridgeClient } from "../support/FakeCli.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
 import { connect, type Frame, frames } from "../support/Sse.js"
 import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
-import { Threads } from "../../src/threads/Threads.js"
+import { ThreadCreation } from "../../src/threads/ThreadCreation.js"
 
 /** The `threadIds` of each pending frame, until one satisfies `done`. */
 const listsUntil = (frames: Stream.Stream<Frame, unknown>, done: (threadIds: ReadonlyArray<string>) => boolean) =>
@@ -156,10 +156,10 @@ describe("live streams (SSE)", () => {
     it.effect("a queue longer than 1,000 threads is listed as its 1,000 oldest", () =>
       Effect.gen(function* () {
         const { key, principal, profile, path } = yield* queueOf("sse-pending-cap")
-        const threads = yield* Threads
+        const creation = yield* ThreadCreation
         // Seeded through the service: 1,001 threads over MCP would be most of the test's time.
         const created = yield* Effect.forEach(Array.from({ length: 1_001 }, (_, i) => `t${i}`), (content) =>
-          threads.create(principal, { content, profileId: profile.profileId, pathId: profile.paths[0]?.pathId, cliType: "claude", runtimeCommand: false }))
+          creation.create(principal, { content, profileId: profile.profileId, pathId: profile.paths[0]?.pathId, cliType: "claude", runtimeCommand: false }))
         const [frame] = yield* frames(key, path, 1)
         expect(Reflect.get(Object(frame?.data), "threadIds")).toEqual(created.slice(0, 1_000).map((thread) => thread.id))
       }), 120_000)
