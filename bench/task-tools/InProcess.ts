@@ -10,7 +10,8 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import * as Database from "../../src/platform/sql/Database.js"
 import { Projects } from "../../src/projects/Projects.js"
-import { Tasks } from "../../src/tasks/Tasks.js"
+import { TaskReads } from "../../src/tasks/TaskReads.js"
+import { TaskSearch } from "../../src/tasks/TaskSearch.js"
 import { TrellisConfig } from "../../src/platform/TrellisConfig.js"
 import type { LoadSettings, Measurement } from "../mcp-overhead/Load.js"
 import { countMatches, recordBareSql } from "./BareSql.js"
@@ -46,7 +47,7 @@ export interface InProcessOptions {
 }
 
 const layerFor = (options: InProcessOptions) =>
-  Layer.mergeAll(Tasks.Default, Projects.Default, ApiKeys.Default).pipe(
+  Layer.mergeAll(TaskReads.Default, TaskSearch.Default, Projects.Default, ApiKeys.Default).pipe(
     Layer.provide(TrellisConfig.layer()),
     Layer.provideMerge(Database.layer({
       databaseUrl: Option.map(Option.fromNullable(options.databaseUrl), Redacted.make),

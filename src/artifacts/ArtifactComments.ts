@@ -11,7 +11,7 @@ import { InvalidArgument, NotFound } from "../../catalog/domain/Errors.js"
 import { ArtifactCommentId, ArtifactId, ProjectId } from "../../catalog/domain/Ids.js"
 import { Artifacts, type ResolvedArtifact } from "./Artifacts.js"
 import { Projects } from "../projects/Projects.js"
-import { requireWrite } from "../tasks/Tasks.js"
+import { requireWrite } from "../tasks/TaskAccess.js"
 
 export const CommentRow = Schema.Struct({
   commentId: ArtifactCommentId,

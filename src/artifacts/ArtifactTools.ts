@@ -13,13 +13,13 @@ import { InvalidArgument } from "../../catalog/domain/Errors.js"
 import type { ArtifactId } from "../../catalog/domain/Ids.js"
 import { ArtifactComments } from "./ArtifactComments.js"
 import { Artifacts } from "./Artifacts.js"
-import { Tasks } from "../tasks/Tasks.js"
+import { TaskReads } from "../tasks/TaskReads.js"
 import { artifactListItem, artifactView, threadView } from "./ArtifactViews.js"
 import { refProject, resolveTask } from "../tasks/TaskTools.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
 
 export const ArtifactTools = Effect.gen(function* () {
-  const tasks = yield* Tasks
+  const tasks = yield* TaskReads
   const artifacts = yield* Artifacts
   const comments = yield* ArtifactComments
 

@@ -9,7 +9,7 @@ import { ArtifactContentType, MAX_ARTIFACT_CONTENT_LENGTH } from "../../catalog/
 import { InvalidArgument, LimitExceeded, NotFound } from "../../catalog/domain/Errors.js"
 import { ArtifactId, ProjectId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../projects/Projects.js"
-import { requireWrite, type ResolvedTask } from "../tasks/Tasks.js"
+import { requireWrite, type ResolvedTask } from "../tasks/TaskAccess.js"
 
 /** An artifact without its content: what lists and get_task show. */
 export const ArtifactSummaryRow = Schema.Struct({

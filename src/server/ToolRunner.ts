@@ -8,7 +8,12 @@ import { Skills } from "../skills/Skills.js"
 import { ProjectGate } from "../platform/auth/ProjectGate.js"
 import { Projects } from "../projects/Projects.js"
 import { TaskLists } from "../lists-labels/TaskLists.js"
-import { Tasks } from "../tasks/Tasks.js"
+import { TaskComments } from "../tasks/TaskComments.js"
+import { TaskLinks } from "../tasks/TaskLinks.js"
+import { TaskReads } from "../tasks/TaskReads.js"
+import { TaskSearch } from "../tasks/TaskSearch.js"
+import { TaskTree } from "../tasks/TaskTree.js"
+import { TaskWrites } from "../tasks/TaskWrites.js"
 import { ThreadCreation } from "../threads/ThreadCreation.js"
 import { ThreadListing } from "../threads/ThreadListing.js"
 import { ThreadMessages } from "../threads/ThreadMessages.js"
@@ -71,6 +76,6 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
 
     return { tools: Catalog, call } as const
   }),
-  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, Tasks.Default, Artifacts.Default, ArtifactComments.Default, ThreadRows.Default, ThreadListing.Default, ThreadCreation.Default, ThreadMessages.Default, CliProfiles.Default,
+  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, TaskReads.Default, TaskWrites.Default, TaskLinks.Default, TaskComments.Default, TaskSearch.Default, TaskTree.Default, Artifacts.Default, ArtifactComments.Default, ThreadRows.Default, ThreadListing.Default, ThreadCreation.Default, ThreadMessages.Default, CliProfiles.Default,
     ProjectAgents.Default, Scopes.Default, Prompts.Default, Skills.Default]
 }) {}

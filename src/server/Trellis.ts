@@ -36,7 +36,12 @@ import { Prompts } from "../prompts/Prompts.js"
 import { Scopes } from "../projects/Scopes.js"
 import { Skills } from "../skills/Skills.js"
 import { TaskPurgeLive } from "../tasks/TaskPurge.js"
-import { Tasks } from "../tasks/Tasks.js"
+import { TaskComments } from "../tasks/TaskComments.js"
+import { TaskLinks } from "../tasks/TaskLinks.js"
+import { TaskReads } from "../tasks/TaskReads.js"
+import { TaskSearch } from "../tasks/TaskSearch.js"
+import { TaskTree } from "../tasks/TaskTree.js"
+import { TaskWrites } from "../tasks/TaskWrites.js"
 import { TaskLists } from "../lists-labels/TaskLists.js"
 import { MessagePages } from "../threads/MessagePages.js"
 import { ThreadControls } from "../threads/ThreadControls.js"
@@ -60,7 +65,12 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     Projects.Default,
     TaskLists.Default,
     Labels.Default,
-    Tasks.Default,
+    TaskReads.Default,
+    TaskWrites.Default,
+    TaskLinks.Default,
+    TaskComments.Default,
+    TaskSearch.Default,
+    TaskTree.Default,
     ProjectAgents.Default,
     Scopes.Default,
     Prompts.Default,
@@ -93,7 +103,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     RevokedKeys.Default,
     EventStreams.Default,
     Interactions.Default,
-    TaskPurgeLive.pipe(Layer.provide(Tasks.Default)),
+    TaskPurgeLive.pipe(Layer.provide(TaskTree.Default)),
     BridgeSweeperLive.pipe(Layer.provide([AgentSessions.Default, ClaimLeases.Default]))
   ).pipe(
     Layer.provideMerge(TrellisConfig.layer(config)),

@@ -1,5 +1,5 @@
 import { Effect, Layer, Schedule } from "effect"
-import { Tasks } from "./Tasks.js"
+import { TaskTree } from "./TaskTree.js"
 
 /**
  * Removes soft-deleted tasks for good once their retention has passed: at start, then hourly.
@@ -7,8 +7,8 @@ import { Tasks } from "./Tasks.js"
  */
 export const TaskPurgeLive = Layer.scopedDiscard(
   Effect.gen(function* () {
-    const tasks = yield* Tasks
-    const purge = tasks.purgeDeleted().pipe(
+    const tree = yield* TaskTree
+    const purge = tree.purgeDeleted().pipe(
       Effect.tap((count) => count > 0 ? Effect.logInfo(`purged ${count} deleted tasks`) : Effect.void),
       Effect.catchAllCause((cause) => Effect.logWarning("purging deleted tasks failed; will retry", cause))
     )

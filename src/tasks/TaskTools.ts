@@ -19,7 +19,12 @@ import { InvalidArgument } from "../../catalog/domain/Errors.js"
 import { Artifacts, type ArtifactSummaryRow } from "../artifacts/Artifacts.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
 import type { ResolvedTask } from "./TaskAccess.js"
-import { Tasks } from "./Tasks.js"
+import { TaskComments } from "./TaskComments.js"
+import { TaskLinks } from "./TaskLinks.js"
+import { TaskReads } from "./TaskReads.js"
+import { TaskSearch } from "./TaskSearch.js"
+import { TaskTree } from "./TaskTree.js"
+import { TaskWrites } from "./TaskWrites.js"
 import { externalLink, taskDetails, taskSummary } from "./TaskViews.js"
 
 const builtInTaskTypes: ReadonlyArray<{ readonly key: BuiltInTaskTypeKey; readonly name: string }> = [
@@ -39,19 +44,24 @@ export const refProject = (projectId: string | undefined) =>
   Effect.map(DefaultProject, (fallback) => projectId ?? fallback)
 
 /** A task as every task tool finds it: by ID, scoped ref, or bare ref in `projectId` or the URL's `?project=`. */
-export const resolveTask = (tasks: Tasks, address: string, projectId: string | undefined) =>
+export const resolveTask = (reads: TaskReads, address: string, projectId: string | undefined) =>
   Effect.gen(function* () {
-    return yield* tasks.resolve(yield* CurrentPrincipal, address, yield* refProject(projectId))
+    return yield* reads.resolve(yield* CurrentPrincipal, address, yield* refProject(projectId))
   })
 
 export const TaskTools = Effect.gen(function* () {
-  const tasks = yield* Tasks
+  const reads = yield* TaskReads
+  const writes = yield* TaskWrites
+  const taskLinks = yield* TaskLinks
+  const comments = yield* TaskComments
+  const search = yield* TaskSearch
+  const tree = yield* TaskTree
   const artifacts = yield* Artifacts
 
-  const resolve = (address: string, projectId: string | undefined) => resolveTask(tasks, address, projectId)
+  const resolve = (address: string, projectId: string | undefined) => resolveTask(reads, address, projectId)
 
   const details = (resolved: ResolvedTask, artifactsOf: ReadonlyMap<string, ReadonlyArray<ArtifactSummaryRow>>) =>
-    Effect.map(tasks.details(resolved), (found) => taskDetails(found, artifactsOf.get(found.task.id) ?? []))
+    Effect.map(reads.details(resolved), (found) => taskDetails(found, artifactsOf.get(found.task.id) ?? []))
 
   return [
     Implement.unscoped(ListTaskTypes, () => Effect.succeed(taskTypes)),
@@ -59,9 +69,9 @@ export const TaskTools = Effect.gen(function* () {
     Implement.scoped(ListTasks, (input) =>
       Effect.gen(function* () {
         const access = yield* CurrentProject
-        const rows = yield* tasks.list(access, input)
+        const rows = yield* reads.list(access, input)
         if (input.includeLinks !== true) return { tasks: rows.map(taskSummary) }
-        const links = yield* tasks.linksOf(rows.map((row) => row.id))
+        const links = yield* taskLinks.linksOf(rows.map((row) => row.id))
         return {
           tasks: rows.map((row) => ({
             ...taskSummary(row),
@@ -92,13 +102,13 @@ export const TaskTools = Effect.gen(function* () {
 
     Implement.scoped(CreateTask, ({ projectId: _projectId, ...input }) =>
       Effect.gen(function* () {
-        return yield* tasks.create(yield* CurrentPrincipal, yield* CurrentProject, input)
+        return yield* writes.create(yield* CurrentPrincipal, yield* CurrentProject, input)
       })),
 
     Implement.unscoped(UpdateTask, ({ projectId, taskId, ...changes }) =>
       Effect.gen(function* () {
         const resolved = yield* resolve(taskId, projectId)
-        return yield* tasks.update(yield* CurrentPrincipal, resolved, changes)
+        return yield* writes.update(yield* CurrentPrincipal, resolved, changes)
       })),
 
     Implement.unscoped(UpdateTaskLink, (input) =>
@@ -107,7 +117,7 @@ export const TaskTools = Effect.gen(function* () {
         if (input.op === "upsert" && input.link === undefined) {
           return yield* new InvalidArgument({ message: "link: required when op is upsert" })
         }
-        const links = yield* tasks.updateLink(
+        const links = yield* taskLinks.update(
           resolved,
           input.op === "upsert" && input.link !== undefined
             ? { op: "upsert", id: input.id, link: input.link }
@@ -118,7 +128,7 @@ export const TaskTools = Effect.gen(function* () {
 
     Implement.scoped(SearchTasks, ({ projectId: _projectId, ...input }) =>
       Effect.gen(function* () {
-        const page = yield* tasks.search(yield* CurrentProject, input)
+        const page = yield* search.search(yield* CurrentProject, input)
         return { tasks: page.tasks.map(taskSummary), nextCursor: page.nextCursor }
       })),
 
@@ -127,30 +137,30 @@ export const TaskTools = Effect.gen(function* () {
         const resolved = yield* resolve(input.taskId, input.projectId)
         const parent = input.parentId === null
           ? null
-          : yield* tasks.resolve(yield* CurrentPrincipal, input.parentId, input.projectId ?? resolved.access.project.id, "parentId")
-        return yield* tasks.move(resolved, parent)
+          : yield* reads.resolve(yield* CurrentPrincipal, input.parentId, input.projectId ?? resolved.access.project.id, "parentId")
+        return yield* tree.move(resolved, parent)
       })),
 
     Implement.unscoped(MoveTasksToList, (input) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const project = yield* refProject(input.projectId)
-        const resolved = yield* Effect.forEach(input.taskIds, (taskId) => tasks.resolve(principal, taskId, project, "taskIds"))
+        const resolved = yield* Effect.forEach(input.taskIds, (taskId) => reads.resolve(principal, taskId, project, "taskIds"))
         const first = resolved[0]
         if (first === undefined) return yield* new InvalidArgument({ message: "taskIds: must name at least one task" })
-        return yield* tasks.moveToList(first.access, resolved, input.listId)
+        return yield* tree.moveToList(first.access, resolved, input.listId)
       })),
 
     Implement.unscoped(DeleteTask, (input) =>
       Effect.gen(function* () {
         const resolved = yield* resolve(input.taskId, input.projectId)
-        return yield* tasks.remove(resolved, input.cascadeMode ?? "delete_all")
+        return yield* tree.remove(resolved, input.cascadeMode ?? "delete_all")
       })),
 
     Implement.unscoped(CreateTaskComment, (input) =>
       Effect.gen(function* () {
         const resolved = yield* resolve(input.taskId, input.projectId)
-        return yield* tasks.addComment(yield* CurrentPrincipal, resolved, input.content)
+        return yield* comments.add(yield* CurrentPrincipal, resolved, input.content)
       }))
   ] as const
 })

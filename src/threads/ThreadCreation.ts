@@ -9,7 +9,8 @@ import { acceptsRuntimeCommandOnCreate, gitRefnameProblem, titleFromContent } fr
 import type { CreateThread } from "../../catalog/Threads.js"
 import type * as Tool from "../../catalog/Tool.js"
 import { Projects } from "../projects/Projects.js"
-import { requireWrite, Tasks } from "../tasks/Tasks.js"
+import { requireWrite } from "../tasks/TaskAccess.js"
+import { TaskReads } from "../tasks/TaskReads.js"
 import { CliProfiles } from "./CliProfiles.js"
 import { type SpawnSource, ThreadGroups } from "./ThreadGroups.js"
 import { requireSlashCommand } from "./ThreadMessages.js"
@@ -55,7 +56,7 @@ export class ThreadCreation extends Effect.Service<ThreadCreation>()("trellis/Th
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const projects = yield* Projects
-    const tasks = yield* Tasks
+    const tasks = yield* TaskReads
     const profiles = yield* CliProfiles
     const rows = yield* ThreadRows
     const groups = yield* ThreadGroups
@@ -162,5 +163,5 @@ export class ThreadCreation extends Effect.Service<ThreadCreation>()("trellis/Th
 
     return { create } as const
   }),
-  dependencies: [Projects.Default, Tasks.Default, CliProfiles.Default, ThreadRows.Default, ThreadGroups.Default, LiveEvents.Default]
+  dependencies: [Projects.Default, TaskReads.Default, CliProfiles.Default, ThreadRows.Default, ThreadGroups.Default, LiveEvents.Default]
 }) {}

@@ -4,7 +4,7 @@ import type { Principal, ProjectAccess } from "../platform/auth/Principal.js"
 import { InvalidArgument, LimitExceeded, NotFound } from "../../catalog/domain/Errors.js"
 import { ThreadId } from "../../catalog/domain/Ids.js"
 import { MAX_GROUP_SIZE } from "../../catalog/domain/Thread.js"
-import { requireWrite } from "../tasks/Tasks.js"
+import { requireWrite } from "../tasks/TaskAccess.js"
 import { type ThreadRow, ThreadRows } from "./ThreadRows.js"
 
 /** Where a spawned thread goes: beside `source`, in `group` when the source already has one. */

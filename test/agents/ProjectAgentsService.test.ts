@@ -9,7 +9,7 @@ import type { ProjectRole } from "../../catalog/domain/Roles.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { ProjectAgents } from "../../src/agents/ProjectAgents.js"
 import { Projects } from "../../src/projects/Projects.js"
-import { Tasks } from "../../src/tasks/Tasks.js"
+import { TaskWrites } from "../../src/tasks/TaskWrites.js"
 import { Users } from "../../src/orgs/Users.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
@@ -125,7 +125,7 @@ describe("ProjectAgents", () => {
           _tag: "NotFound",
           message: `projectAgentId: project agent ${retired} not found`
         })
-        expect(yield* Effect.flip((yield* Tasks).create(principal, access, { name: "Work", delegatedToAgentId: retired })))
+        expect(yield* Effect.flip((yield* TaskWrites).create(principal, access, { name: "Work", delegatedToAgentId: retired })))
           .toMatchObject({ _tag: "NotFound", message: expect.stringContaining("delegatedToAgentId") })
         expect(yield* countThreads(project.id)).toBe(0)
       }))
@@ -192,7 +192,7 @@ describe("ProjectAgents", () => {
           appearance: teal,
           automation: { enabled: true, prompt: "Do it", cliType: "claude", workspace: "worktree" }
         })
-        yield* (yield* Tasks).create(principal, access, { name: "Delegated", delegatedToAgentId: id })
+        yield* (yield* TaskWrites).create(principal, access, { name: "Delegated", delegatedToAgentId: id })
         expect(yield* countThreads(project.id)).toBe(0)
       }))
   })

@@ -161,11 +161,11 @@ describe("Artifacts rules", () => {
 
     it.effect("moving an artifact to a task of another project is refused naming taskId, and moves nothing", () =>
       Effect.gen(function* () {
-        const { artifactId, artifacts, current, organization, principal, task, tasks } = yield* seedArtifact("ar-move-across", "Body")
+        const { artifactId, artifacts, current, organization, principal, task, reads, writes } = yield* seedArtifact("ar-move-across", "Body")
         const projects = yield* Projects
         const other = yield* projects.create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
-        const { taskId } = yield* tasks.create(principal, yield* projects.access(principal, other.id), { name: "Elsewhere" })
-        const elsewhere = yield* tasks.resolve(principal, taskId, null)
+        const { taskId } = yield* writes.create(principal, yield* projects.access(principal, other.id), { name: "Elsewhere" })
+        const elsewhere = yield* reads.resolve(principal, taskId, null)
         expect(yield* Effect.flip(artifacts.move(yield* current(), elsewhere))).toMatchObject({
           _tag: "InvalidArgument",
           message: expect.stringMatching(/^taskId: .*another project/)
@@ -188,13 +188,13 @@ describe("Artifacts rules", () => {
 
     it.effect("a viewer reads artifacts, but creating, updating, replacing, moving and deleting are forbidden and change nothing", () =>
       Effect.gen(function* () {
-        const { artifactId, artifacts, current, newTask, project, task, tasks } = yield* seedArtifact("ar-viewer", "Body")
+        const { artifactId, artifacts, current, newTask, project, task, reads } = yield* seedArtifact("ar-viewer", "Body")
         const target = yield* newTask("Target")
         const viewer = yield* memberAs(project.id, "ar-viewer", "viewer")
         const before = (yield* current()).artifact
         const seen = yield* artifacts.read(viewer.principal, artifactId)
         expect(seen.artifact).toEqual(before)
-        const viewersTask = yield* tasks.resolve(viewer.principal, task.task.id, null)
+        const viewersTask = yield* reads.resolve(viewer.principal, task.task.id, null)
         const attempts: ReadonlyArray<readonly [string, Effect.Effect<unknown, ToolError>]> = [
           ["create", artifacts.create(viewer.principal, viewersTask, { name: "Mine" })],
           ["update", artifacts.update(seen, { name: "Mine" })],

@@ -76,10 +76,10 @@ describe("Artifacts", () => {
 
     it.effect("a move racing the deletion of its target task or of the artifact itself is not found and moves nothing", () =>
       Effect.gen(function* () {
-        const { artifacts, current, newTask, task, tasks } = yield* seedArtifact("art-move-race", "Body")
+        const { artifacts, current, newTask, task, tree } = yield* seedArtifact("art-move-race", "Body")
         const resolved = yield* current()
         const doomed = yield* newTask("Deleted meanwhile")
-        yield* tasks.remove(doomed, "delete_all")
+        yield* tree.remove(doomed, "delete_all")
         const toDeletedTask = yield* Effect.either(artifacts.move(resolved, doomed))
         expect(Either.isLeft(toDeletedTask) && toDeletedTask.left._tag).toBe("NotFound")
         expect((yield* current()).artifact.taskId).toBe(task.task.id)
@@ -103,8 +103,8 @@ describe("Artifacts", () => {
 
     it.effect("summariesOf gives each of several tasks its artifacts in one call, oldest first, with open thread counts", () =>
       Effect.gen(function* () {
-        const { access, artifactId, artifacts, comments, current, principal, task, tasks } = yield* seedArtifact("art-summaries", "alpha beta")
-        const other = yield* tasks.resolve(principal, (yield* tasks.create(principal, access, { name: "Other" })).taskId, null)
+        const { access, artifactId, artifacts, comments, current, principal, task, reads, writes } = yield* seedArtifact("art-summaries", "alpha beta")
+        const other = yield* reads.resolve(principal, (yield* writes.create(principal, access, { name: "Other" })).taskId, null)
         const second = yield* artifacts.create(principal, task, { name: "Second" })
         yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
         const byTask = yield* artifacts.summariesOf([task.task.id, other.task.id])
@@ -115,13 +115,13 @@ describe("Artifacts", () => {
 
     it.effect("purging a deleted task removes its artifacts and their comments for good", () =>
       Effect.gen(function* () {
-        const { artifactId, comments, current, principal, task, tasks } = yield* seedArtifact("art-purge", "alpha")
+        const { artifactId, comments, current, principal, task, tree } = yield* seedArtifact("art-purge", "alpha")
         const thread = yield* comments.create(principal, yield* current(), { content: "c", anchorText: "alpha" })
         yield* comments.reply(principal, thread.root.commentId, "r")
-        yield* tasks.remove(task, "delete_all")
+        yield* tree.remove(task, "delete_all")
         const sql = yield* SqlClient.SqlClient
         yield* sql`UPDATE tasks SET deleted_at = now() - interval '31 days' WHERE id = ${task.task.id}`.pipe(Effect.orDie)
-        expect(yield* tasks.purgeDeleted()).toBe(1)
+        expect(yield* tree.purgeDeleted()).toBe(1)
         const [left] = yield* sql<{ artifacts: number; comments: number }>`SELECT
           (SELECT count(*)::int FROM task_artifacts WHERE task_id = ${task.task.id}) AS artifacts,
           (SELECT count(*)::int FROM artifact_comments WHERE artifact_id = ${artifactId}) AS comments`.pipe(Effect.orDie)

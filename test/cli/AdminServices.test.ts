@@ -8,7 +8,7 @@ import * as Trellis from "../../src/server/Trellis.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Organizations } from "../../src/orgs/Organizations.js"
 import { Projects } from "../../src/projects/Projects.js"
-import { Tasks } from "../../src/tasks/Tasks.js"
+import { TaskReads } from "../../src/tasks/TaskReads.js"
 import { Users } from "../../src/orgs/Users.js"
 import { ToolRunner } from "../../src/server/ToolRunner.js"
 import { TestDatabase } from "../support/TestDatabase.js"
@@ -39,7 +39,7 @@ describe("trellis admin's services", () => {
           has(LiveEvents),
           has(ThreadClaims),
           has(AgentSessions),
-          has(Tasks)
+          has(TaskReads)
         ])
         expect(absent).toEqual([false, false, false, false, false])
       }))

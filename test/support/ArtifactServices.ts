@@ -6,7 +6,9 @@ import { ArtifactComments } from "../../src/artifacts/ArtifactComments.js"
 import { Artifacts } from "../../src/artifacts/Artifacts.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
-import { Tasks } from "../../src/tasks/Tasks.js"
+import { TaskReads } from "../../src/tasks/TaskReads.js"
+import { TaskTree } from "../../src/tasks/TaskTree.js"
+import { TaskWrites } from "../../src/tasks/TaskWrites.js"
 import { Users } from "../../src/orgs/Users.js"
 import { createKey, seedOwner } from "./TestServer.js"
 
@@ -17,17 +19,18 @@ export const seedArtifact = (slug: string, content: string, contentType?: Artifa
   Effect.gen(function* () {
     const owner = yield* seedOwner(slug)
     const access = yield* (yield* Projects).access(owner.principal, owner.project.id)
-    const tasks = yield* Tasks
+    const reads = yield* TaskReads
+    const writes = yield* TaskWrites
     const artifacts = yield* Artifacts
     const comments = yield* ArtifactComments
-    const { taskId } = yield* tasks.create(owner.principal, access, { name: "Task" })
-    const task = yield* tasks.resolve(owner.principal, taskId, null)
+    const { taskId } = yield* writes.create(owner.principal, access, { name: "Task" })
+    const task = yield* reads.resolve(owner.principal, taskId, null)
     const { artifactId } = yield* artifacts.create(owner.principal, task, { name: "Doc", content, contentType })
     const current = () => artifacts.read(owner.principal, artifactId)
     /** Another task of the project, resolved for the owner. */
     const newTask = (name: string) =>
-      Effect.flatMap(tasks.create(owner.principal, access, { name }), (created) => tasks.resolve(owner.principal, created.taskId, null))
-    return { ...owner, access, tasks, artifacts, comments, task, artifactId, current, newTask }
+      Effect.flatMap(writes.create(owner.principal, access, { name }), (created) => reads.resolve(owner.principal, created.taskId, null))
+    return { ...owner, access, reads, writes, tree: yield* TaskTree, artifacts, comments, task, artifactId, current, newTask }
   })
 
 /** A new user with `role` in the project, and their principal. */

@@ -2,7 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ProjectAccess } from "../../src/platform/auth/Principal.js"
-import { Tasks } from "../../src/tasks/Tasks.js"
+import { TaskReads } from "../../src/tasks/TaskReads.js"
+import { TaskTree } from "../../src/tasks/TaskTree.js"
+import { TaskWrites } from "../../src/tasks/TaskWrites.js"
 import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
 import { createTask, fails, ok, scopedTo } from "../support/TaskTools.js"
 
@@ -54,21 +56,23 @@ describe("task tool edge cases", () => {
     it.effect("delete_task keep_children with the parent it read before a concurrent move cannot build a cycle", () =>
       Effect.gen(function* () {
         const owner = yield* seedOwner("bug-keep-race")
-        const tasks = yield* Tasks
+        const reads = yield* TaskReads
+        const tree = yield* TaskTree
+        const writes = yield* TaskWrites
         const access: ProjectAccess = { project: owner.project, role: "admin" }
         const create = (name: string, parentId?: string) =>
-          Effect.map(tasks.create(owner.principal, access, parentId === undefined ? { name } : { name, parentId }), (t) => t.taskId)
-        const resolve = (id: string) => tasks.resolve(owner.principal, id, null)
+          Effect.map(writes.create(owner.principal, access, parentId === undefined ? { name } : { name, parentId }), (t) => t.taskId)
+        const resolve = (id: string) => reads.resolve(owner.principal, id, null)
         const p = yield* create("P")
         const x = yield* create("X", p)
         const c = yield* create("C", x)
         // delete_task(X, keep_children) has resolved X (parent P) in the tool layer...
         const staleX = yield* resolve(x)
         // ...when two move_task calls commit: X to the top level, then P under C (valid: C is no longer under P).
-        yield* tasks.move(yield* resolve(x), null)
-        yield* tasks.move(yield* resolve(p), yield* resolve(c))
+        yield* tree.move(yield* resolve(x), null)
+        yield* tree.move(yield* resolve(p), yield* resolve(c))
         // ...then its transaction runs and moves C under its stale parent P.
-        yield* tasks.remove(staleX, "keep_children")
+        yield* tree.remove(staleX, "keep_children")
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql<{ id: string; parentId: string | null }>`SELECT id, parent_id AS "parentId" FROM tasks WHERE id IN (${p}, ${c})`
         const parentOf = new Map(rows.map((row) => [row.id, row.parentId]))
