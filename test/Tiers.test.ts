@@ -8,7 +8,7 @@ const root = join(import.meta.dirname, "..")
 const allTestFiles = (dir: string): ReadonlyArray<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) return entry.name === "fixtures" ? [] : allTestFiles(path)
+    if (entry.isDirectory()) return entry.name === "fixtures" || entry.name === "node_modules" ? [] : allTestFiles(path)
     return entry.name.endsWith(".test.ts") ? [relative(root, path)] : []
   })
 
@@ -28,6 +28,10 @@ describe("the suite's tiers (docs/testing.md)", () => {
     expect(byTier.process).toContain("test/e2e/Serve.test.ts")
     expect(byTier.browser).toContain("test/web/WebApp.test.ts")
     expect(byTier.runtime).toEqual(expect.arrayContaining(["test/e2e/ClaudeCodeRuntime.test.ts", "test/web/RealRuntime.test.ts"]))
+  })
+
+  it("the tiers' own test needs nothing: it is a unit test", () => {
+    expect(byTier.unit).toContain("test/Tiers.test.ts")
   })
 
   it("no tier is empty", () => {

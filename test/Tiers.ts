@@ -21,7 +21,7 @@ const REACHES: ReadonlyArray<readonly [Tier, RegExp]> = [
   ["runtime", /support\/mock-model\/|support\/RealRuntimes\.js/],
   ["browser", /["']playwright-core["']/],
   ["process", /cli\/bin\.js|support\/Processes\.js/],
-  ["endpoint", /support\/TestServer\.js|serveNode/],
+  ["endpoint", /support\/TestServer\.js|\bserveNode\(/],
   ["service", /support\/TestDatabase\.js/]
 ]
 
@@ -37,6 +37,9 @@ const localImports = (file: string): ReadonlyArray<string> =>
 
 const rank = (tier: Tier): number => TIERS.indexOf(tier)
 
+/** A file's code without its comments: a comment that names a helper does not use it. */
+const withoutComments = (source: string): string => source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "")
+
 /** The tier of one test file (an absolute path). */
 export const tierOf = (file: string, seen: Map<string, Tier> = new Map()): Tier => {
   const known = seen.get(file)
@@ -44,7 +47,7 @@ export const tierOf = (file: string, seen: Map<string, Tier> = new Map()): Tier 
   seen.set(file, "unit")
   let source = ""
   try {
-    source = readFileSync(file, "utf8")
+    source = withoutComments(readFileSync(file, "utf8"))
   } catch {
     return "unit"
   }

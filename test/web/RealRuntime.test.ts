@@ -146,7 +146,7 @@ describe.skipIf(postgresPass || claudeCannotRunHere()).sequential("the web app s
     await screenshot(page, "real-permission")
     expect(await accessibilityProblems(page)).toEqual([])
 
-    await asked.getByRole("button", { name: "Allow" }).click()
+    await asked.getByRole("button", { name: "Allow", exact: true }).click()
     await step(page, "real-allowed", async () => {
       await asked.getByText("Allowed", { exact: true }).waitFor()
       await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")

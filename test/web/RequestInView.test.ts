@@ -231,7 +231,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the reque
     // The next request takes the focus, in view.
     await eventually("the focus on the next card", () => evaluateString(page, `document.activeElement?.closest("section.interaction")?.querySelector("h2")?.textContent ?? ""`), (heading) => heading === "Allow Write?", 10_000)
     await wholeCardInView(page, "Allow Write?")
-    await page.getByRole("region", { name: "Allow Write?" }).getByRole("button", { name: "Allow" }).click()
+    await page.getByRole("region", { name: "Allow Write?" }).getByRole("button", { name: "Allow", exact: true }).click()
     expect((await awaitAnswer(second)).status).toBe("answered")
     expect(errors).toEqual([])
     await finishRun(running)
@@ -267,9 +267,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the reque
     await screenshot(page, "inview-phone-told")
     expect(await accessibilityProblems(page)).toEqual([])
 
-    await codexCard.getByRole("button", { name: "Allow" }).click()
+    await codexCard.getByRole("button", { name: "Allow", exact: true }).click()
     expect((await awaitAnswer(codex)).status).toBe("answered")
-    await opencodeCard.getByRole("button", { name: "Allow" }).click()
+    await opencodeCard.getByRole("button", { name: "Allow", exact: true }).click()
     expect((await awaitAnswer(opencode)).status).toBe("answered")
     expect(errors).toEqual([])
     await finishRun(running)

@@ -211,7 +211,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
       await screenshot(page, "steer-thread-permissions")
       expect(await accessibilityProblems(page)).toEqual([])
 
-      await allowBash.getByRole("button", { name: "Allow" }).click()
+      await allowBash.getByRole("button", { name: "Allow", exact: true }).click()
       await allowBash.getByText("Allowed").waitFor()
       const allowed = await awaitAnswer(bash)
       expect(allowed.status).toBe("answered")
@@ -252,7 +252,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
       expect(answered.status).toBe("answered")
       expect(answered.answer).toEqual([["Blue"]])
 
-      await planned.getByRole("button", { name: "Allow" }).click()
+      await planned.getByRole("button", { name: "Allow", exact: true }).click()
       await planned.getByText("Plan approved").waitFor()
       expect((await awaitAnswer(plan)).status).toBe("answered")
     })
@@ -271,7 +271,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
       await shown.getByText("rm -rf build").waitFor()
       await shown.getByText("Expired").waitFor({ timeout: 15_000 })
       expect(await shown.innerText()).not.toMatch(/Denied/)
-      expect(await shown.getByRole("button", { name: "Allow" }).count()).toBe(0)
+      expect(await shown.getByRole("button", { name: "Allow", exact: true }).count()).toBe(0)
       await screenshot(page, "steer-thread-expired")
     })
     const settled = await awaitAnswer(request)
@@ -300,7 +300,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
       await second.page.route(/\/api\/threads\/[^/]+\/interactions$|\/api\/agent\/interactions\//, (route) => {
         held.push(route)
       })
-      await card(first.page, "Allow Bash?").getByRole("button", { name: "Allow" }).click()
+      await card(first.page, "Allow Bash?").getByRole("button", { name: "Allow", exact: true }).click()
       await card(first.page, "Allow Bash?").getByText("Allowed").waitFor()
 
       // Denying in the second tab returns the answer that stands, shown as such, not as an error.
@@ -488,7 +488,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     // The other request still waits: it is answered from its thread's card on the phone too.
     await page.getByRole("link", { name: "Deploy the docs" }).click()
     await page.waitForURL(new RegExp(`/threads/${soloId}$`))
-    await card(page, "Allow Bash?").getByRole("button", { name: "Allow" }).click()
+    await card(page, "Allow Bash?").getByRole("button", { name: "Allow", exact: true }).click()
     expect((await awaitAnswer(deploy)).status).toBe("answered")
     expect(await fitsWidth(page)).toBe(true)
     await screenshot(page, "phone-thread-allowed")
