@@ -103,16 +103,23 @@ const answeredIn = (server: string, key: string, threadId: string) =>
   eventually("the answer", mcp(server, key, "list_thread_messages", { threadId }),
     (result) => Array.isArray(result["messages"]) && result["messages"].some((m: unknown) => Reflect.get(Object(m), "status") === "completed" && Reflect.get(Object(m), "role") === "assistant"))
 
+/** The backend's URL, a fresh owner, and a machine's home with its checkout; the replay runtime on PATH. */
+const machineOf = (slug: string) =>
+  Effect.gen(function* () {
+    installReplay()
+    const server = yield* ServerUrl
+    const owner = yield* seedOwner(slug)
+    const home = mkdtempSync(join(tmpdir(), "trellis-agent-"))
+    const checkout = join(home, "project")
+    mkdirSync(checkout)
+    return { checkout, home, owner, server }
+  })
+
 describe("trellis agent: the claim loop", () => {
   layer(Layer.mergeAll(Backend, NodeContext.layer, NodeHttpClient.layerUndici), { excludeTestServices: true, timeout: 60_000 })((it) => {
     it.effect("a thread created over MCP is claimed, run by the runtime and answered; the loop disconnects when stopped", () =>
       Effect.gen(function* () {
-        installReplay()
-        const server = yield* ServerUrl
-        const owner = yield* seedOwner("agent-loop")
-        const home = mkdtempSync(join(tmpdir(), "trellis-agent-"))
-        const checkout = join(home, "project")
-        mkdirSync(checkout)
+        const { checkout, home, owner, server } = yield* machineOf("agent-loop")
         const lines: Array<string> = []
         const agent = yield* Effect.fork(startAgent(server, owner, checkout, home, { log: lines, runtime: ClaudeCode, maxConcurrent: 2 }))
 
@@ -141,12 +148,7 @@ describe("trellis agent: the claim loop", () => {
 
     it.effect("a thread claimed when another is released is answered: its batch ends with its runtime, the turn's stop watch interrupted", () =>
       Effect.gen(function* () {
-        installReplay()
-        const server = yield* ServerUrl
-        const owner = yield* seedOwner("agent-loop-redispatch")
-        const home = mkdtempSync(join(tmpdir(), "trellis-agent-"))
-        const checkout = join(home, "project")
-        mkdirSync(checkout)
+        const { checkout, home, owner, server } = yield* machineOf("agent-loop-redispatch")
         // The first batch waits until the second thread is queued: with room for one thread, the
         // second is then claimed by the dispatch that follows the first one's release.
         const gate = yield* Deferred.make<void>()
