@@ -1,5 +1,5 @@
-import { HttpApiBuilder, HttpApiError, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, Layer, Redacted, Stream } from "effect"
+import { HttpApiBuilder, HttpApiError, HttpLayerRouter } from "@effect/platform"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import { ApiKeys } from "../platform/auth/ApiKeys.js"
 import { WebSessions } from "../platform/auth/WebSessions.js"
 import { CurrentPrincipal } from "../platform/auth/Principal.js"
@@ -16,6 +16,7 @@ import { fastRoute, type GroupHandler, makeFastEndpoints } from "../platform/htt
 import { bearerToken } from "../platform/http/RequestGuard.js"
 import { AgentGroup, Authentication, TrellisApi } from "../../catalog/bridge/AgentApi.js"
 import { EventStreams, parseCursor } from "./EventStreams.js"
+import { sseResponse } from "../platform/http/Sse.js"
 import { Interactions } from "./Interactions.js"
 import { Batches } from "./Batches.js"
 import { ChunkUploads } from "./ChunkUploads.js"
@@ -212,12 +213,6 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
         }))
   })
 )
-
-const sseResponse = <E>(stream: Stream.Stream<string, E>) =>
-  HttpServerResponse.stream(stream.pipe(Stream.encodeText), {
-    contentType: "text/event-stream",
-    headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
-  })
 
 export const OPENAPI_PATH = "/api/openapi.json"
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Chunk, Duration, Effect, Option, Ref, Schedule, Schema, Stream } from "effect"
+import { Chunk, Duration, Effect, Option, Ref, Schema, Stream } from "effect"
+import { sseBody, sseFrame } from "../platform/http/Sse.js"
 import type { Principal } from "../platform/auth/Principal.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { NotFound } from "../../catalog/domain/Errors.js"
@@ -27,7 +28,6 @@ const PAGE = 500
 const BATCHED_PAGE = 5000
 /** The longest queue a pending frame lists: the oldest threads, which are the ones claimed next. */
 const PENDING_SHOWN = 1000
-const KEEP_ALIVE = Duration.seconds(15)
 /**
  * Streams' own reads at once (the access check, a bootstrap the feed does not hold): a thousand
  * streams opened together then wait their turn here, and the pool (10 connections by default)
@@ -41,19 +41,6 @@ const OPENING_READS = 4
  * by the hundred), the changes of the interval cost one read and one frame.
  */
 const PENDING_FRAME_SPACING = Duration.millis(100)
-
-/** One SSE frame. Data is one line of JSON, so no field needs escaping. */
-export const sseFrame = (frame: { readonly id?: string; readonly event: string; readonly data: unknown }): string =>
-  `${frame.id === undefined ? "" : `id: ${frame.id}\n`}event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`
-
-const keepAlive = Stream.fromSchedule(Schedule.spaced(KEEP_ALIVE)).pipe(Stream.as(": keep-alive\n\n"))
-
-/** A comment first, so the response (and its headers) start at once even when nothing is to be sent yet. */
-const opening = Stream.make(": connected\n\n")
-
-/** The SSE response body: the opening comment, then the frames kept alive, until the frames end or `end` completes. */
-const sseBody = <E>(frames: Stream.Stream<string, E>, end: Effect.Effect<void>) =>
-  Stream.concat(opening, Stream.merge(frames, keepAlive, { haltStrategy: "left" })).pipe(Stream.interruptWhen(end))
 
 /** One `event` frame per event; its JSON was written once, by the feed or the read that got it. */
 const eventFrame = (event: FeedEvent): string => `id: ${event.id}\nevent: event\ndata: ${event.json}\n\n`
