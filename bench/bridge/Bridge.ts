@@ -1,5 +1,5 @@
 /**
- * The bench's side of the CLI bridge: the typed client of catalog/bridge/AgentApi.ts (what the CLI
+ * The bench's side of the CLI bridge: the typed client of catalog/bridge/TrellisApi.ts (what the CLI
  * uses), CLI registration, thread creation through MCP, and a bare SSE reader that timestamps
  * each frame as it arrives.
  *
@@ -10,7 +10,7 @@ import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { Agent, request, type IncomingMessage } from "node:http"
 import { performance } from "node:perf_hooks"
-import { TrellisApi } from "../../catalog/bridge/AgentApi.js"
+import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 import type { AgentSessionId, ProjectId } from "../../catalog/domain/Ids.js"
 import { callTool, stringField, type McpTarget } from "../task-tools/Mcp.js"
 

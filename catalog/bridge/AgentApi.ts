@@ -1,18 +1,13 @@
-import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiError from "@effect/platform/HttpApiError"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { Thread, ThreadMessage } from "../Threads.js"
-import { MessagePage, MessagePageParams } from "./MessagePage.js"
-import { CurrentPrincipal } from "../domain/Principal.js"
+import { Authentication } from "./Authentication.js"
+import { EventStream } from "./EventStream.js"
 import { AvailableCli, CliProfile } from "../domain/CliProfile.js"
 import { CliType, RuntimeTransport } from "../domain/CliType.js"
-import { Conflict, Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
+import { Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
 import { AgentSessionId, CliProfileId, ProjectId } from "../domain/Ids.js"
 import { ClaimLost, SessionConflict, SessionExpired } from "./BridgeErrors.js"
 import { Interaction, InteractionKind } from "../domain/Interaction.js"
@@ -22,16 +17,6 @@ import { Interaction, InteractionKind } from "../domain/Interaction.js"
  * backend and the CLI's typed client are built from. OpenAPI is served at `/api/openapi.json`.
  */
 
-/** The browser's session cookie (HttpOnly, SameSite=Strict): how a page is signed in without holding a key. */
-export const SESSION_COOKIE = "trellis_session"
-
-/** An API key (`Authorization: Bearer`), else a browser session's cookie. */
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("trellis/Authentication", {
-  failure: HttpApiError.Unauthorized,
-  provides: CurrentPrincipal,
-  security: { bearer: HttpApiSecurity.bearer, session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }) }
-}) {}
-
 const threadIdParam = HttpApiSchema.param("threadId", Schema.String)
 
 const Epoch = Schema.Int.pipe(Schema.nonNegative()).annotations({
@@ -40,8 +25,6 @@ const Epoch = Schema.Int.pipe(Schema.nonNegative()).annotations({
 
 const SessionRef = Schema.Struct({ sessionId: AgentSessionId })
 
-/** Server-sent events: `event: event` frames carry `{id, messageId, seq, event}`; `event: pending` frames `{threadIds}`. */
-const EventStream = HttpApiSchema.Text({ contentType: "text/event-stream" })
 const ClaimRef = Schema.Struct({ sessionId: AgentSessionId, epoch: Epoch })
 
 export const RegisterPayload = Schema.Struct({
@@ -110,12 +93,6 @@ export const BatchResponse = Schema.Union(
 )
 
 export const MAX_CHUNKS_PER_UPLOAD = 1000
-
-/** What asking to stop a thread did: `stopRequested: false` when it was running nothing. */
-export const StopResult = Schema.Struct({
-  stopRequested: Schema.Boolean,
-  messageId: Schema.NullOr(Schema.String).annotations({ description: "The turn (assistant message) being stopped" })
-})
 
 /**
  * A line the CLI itself adds to a runtime's stream, the same for every runtime: `{"message"}`
@@ -273,89 +250,3 @@ export class AgentGroup extends HttpApiGroup.make("agent")
   .prefix("/api/agent")
   .middleware(Authentication)
 {}
-
-/** What a client beside MCP needs (the web UI of SPEC's architecture). */
-export class ThreadsGroup extends HttpApiGroup.make("threads")
-  .add(
-    HttpApiEndpoint.get("events")`/${threadIdParam}/events`
-      .setUrlParams(Schema.Struct({
-        after: Schema.optional(Schema.String).annotations({
-          description: "Resume after this event id (the SSE `Last-Event-ID` header does the same)"
-        }),
-        batch: Schema.optional(Schema.Literal("1")).annotations({
-          description: "Send `events` frames, one per read of up to 5,000 events (data: an array of what `event` frames carry; id: the last one's), instead of one `event` frame per event"
-        })
-      }))
-      .addSuccess(EventStream)
-  )
-  .add(
-    HttpApiEndpoint.get("messages")`/${threadIdParam}/messages`
-      .setUrlParams(MessagePageParams)
-      .addSuccess(MessagePage)
-      .annotate(OpenApi.Description, "A page of the thread's messages, with a cursor to the next; an unreadable thread is 404, a group or workflow run 400")
-  )
-  .add(
-    HttpApiEndpoint.get("message")`/${threadIdParam}/messages/${HttpApiSchema.param("messageId", Schema.String)}`
-      .addSuccess(ThreadMessage)
-      .annotate(OpenApi.Description, "One message with its whole text, never truncated")
-  )
-  .add(HttpApiEndpoint.post("retry")`/${threadIdParam}/retry`.addSuccess(Thread).addError(Conflict, { status: 409 }))
-  .add(
-    HttpApiEndpoint.post("startFresh")`/${threadIdParam}/start-fresh`
-      .addSuccess(Thread)
-      .addError(Conflict, { status: 409 })
-      .annotate(OpenApi.Description, "Forget the thread's runtime session: its next run starts a new one on any machine of the profile, told the conversation so far")
-  )
-  .add(
-    HttpApiEndpoint.post("stop")`/${threadIdParam}/stop`
-      .addSuccess(StopResult)
-      .annotate(OpenApi.Description, "Stop the running turn: the CLI interrupts the runtime and the turn ends as stopped; with nothing running, nothing changes (stopRequested: false)")
-  )
-  .add(
-    HttpApiEndpoint.post("setDone")`/${threadIdParam}/done`
-      .setPayload(Schema.Struct({ done: Schema.Boolean }))
-      .addSuccess(Thread)
-  )
-  .add(
-    HttpApiEndpoint.post("setPinned")`/${threadIdParam}/pin`
-      .setPayload(Schema.Struct({ pinned: Schema.Boolean }))
-      .addSuccess(Thread)
-  )
-  .add(
-    HttpApiEndpoint.post("setShared")`/${threadIdParam}/share`
-      .setPayload(Schema.Struct({ shared: Schema.Boolean }))
-      .addSuccess(Thread)
-  )
-  .add(
-    HttpApiEndpoint.post("setQueueHeld")`/${threadIdParam}/queue`
-      .setPayload(Schema.Struct({ held: Schema.Boolean }))
-      .addSuccess(Thread)
-  )
-  .add(
-    HttpApiEndpoint.get("pendingInteractions")`/${threadIdParam}/interactions`
-      .addSuccess(Schema.Struct({ interactions: Schema.Array(Interaction) }))
-  )
-  .add(
-    HttpApiEndpoint.post("answerInteraction")`/interactions/${HttpApiSchema.param("interactionId", Schema.String)}/answer`
-      .setPayload(Schema.Struct({
-        deny: Schema.optional(Schema.Boolean).annotations({ description: "Refuse instead of answering (default false)" }),
-        answer: Schema.optional(Schema.Unknown).annotations({
-          description: "The reply: a permission decision or the chosen answers; the first answer stands"
-        })
-      }))
-      .addSuccess(Interaction)
-  )
-  .add(
-    HttpApiEndpoint.post("createWorkflowRun", "/workflow-runs")
-      .setPayload(Schema.Struct({ projectId: ProjectId, title: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(80)) }))
-      .addSuccess(Thread)
-  )
-  .addError(NotFound, { status: 404 })
-  .addError(Forbidden, { status: 403 })
-  .addError(InvalidArgument, { status: 400 })
-  .prefix("/api/threads")
-  .middleware(Authentication)
-{}
-
-export class TrellisApi extends HttpApi.make("trellis").add(AgentGroup).add(ThreadsGroup) {}
-

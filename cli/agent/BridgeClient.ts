@@ -4,7 +4,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Agent } from "@effect/platform-node/Undici"
 import { Duration, Effect, Schedule } from "effect"
-import { TrellisApi } from "../../catalog/bridge/AgentApi.js"
+import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 
 /** The typed client of the backend's bridge API, authenticated with the profile's key. */
 export const makeBridgeClient = (server: string, apiKey: string) =>

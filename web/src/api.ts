@@ -2,7 +2,7 @@ import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, type Either, type Schema } from "effect"
 import { ListProjectAgents } from "../../catalog/Agents.js"
-import { TrellisApi } from "../../catalog/bridge/AgentApi.js"
+import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 import * as McpClient from "../../catalog/McpClient.js"
 import { ListProjects } from "../../catalog/Projects.js"
 import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "../../catalog/Threads.js"
@@ -109,7 +109,7 @@ export const useTool = <N extends ToolName>(
 }
 
 /**
- * The thread routes beside MCP (catalog/bridge/AgentApi.ts' `threads` group: the conversation's
+ * The thread routes beside MCP (catalog/bridge/ThreadsApi.ts' `threads` group: the conversation's
  * pages, retry, start fresh, done, pin, share, interactions), typed from the same contract the
  * server implements.
  */

@@ -5,7 +5,7 @@ import { useEffect, useState } from "react"
 import { flushSync } from "react-dom"
 import { pauseLeft } from "./backoff"
 
-/** One event of a thread's event stream (catalog/bridge/AgentApi.ts); an `events` frame carries an array of them. */
+/** One event of a thread's event stream (catalog/bridge/ThreadsApi.ts); an `events` frame carries an array of them. */
 const StreamedEvent = Schema.Struct({ id: Schema.String, messageId: Schema.String, seq: Schema.Number, event: NormalizedEvent })
 // A guard, not a decode: the event's Schema has no transformation, and checking 20,000 events in
 // place costs half of building them again.

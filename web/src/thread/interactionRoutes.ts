@@ -1,7 +1,7 @@
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Either } from "effect"
-import { TrellisApi } from "../../../catalog/bridge/AgentApi.js"
+import { TrellisApi } from "../../../catalog/bridge/TrellisApi.js"
 import type { Interaction } from "../../../catalog/domain/Interaction.js"
 import { callThreadRoute } from "../api"
 import { PageHttpClient } from "../backoff"
