@@ -34,6 +34,15 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
       .addSuccess(EventStream)
   )
   .add(
+    HttpApiEndpoint.get("changes", "/changes")
+      .setUrlParams(Schema.Struct({ projectId: ProjectId }))
+      .addSuccess(EventStream)
+      .annotate(
+        OpenApi.Description,
+        "The project's thread changes as server-sent events: `event: changes` frames carry `{threadIds}`, the threads the caller may read whose state changed (a run started or ended, a request raised or answered, a message, done, pinned, shared), gathered over 200 ms. Nothing is replayed: a client reads what it shows when the stream opens, then again for the threads a frame names"
+      )
+  )
+  .add(
     HttpApiEndpoint.get("messages")`/${threadIdParam}/messages`
       .setUrlParams(MessagePageParams)
       .addSuccess(MessagePage)

@@ -6,6 +6,7 @@ import { AgentRoutes } from "../threads/AgentHttp.js"
 import { BridgeSweeperLive } from "../threads/BridgeSweeper.js"
 import { CliProfiles } from "../threads/CliProfiles.js"
 import { EventStreams } from "../threads/EventStreams.js"
+import { ProjectChanges } from "../threads/ProjectChanges.js"
 import { ThreadEventFeeds } from "../threads/ThreadEventFeeds.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { Interactions } from "../threads/Interactions.js"
@@ -102,6 +103,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     ThreadEventFeeds.Default,
     RevokedKeys.Default,
     EventStreams.Default,
+    ProjectChanges.Default,
     Interactions.Default,
     TaskPurgeLive.pipe(Layer.provide(TaskTree.Default)),
     BridgeSweeperLive.pipe(Layer.provide([AgentSessions.Default, ClaimLeases.Default]))

@@ -18,6 +18,7 @@ import { AgentGroup } from "../../catalog/bridge/AgentApi.js"
 import { Authentication } from "../../catalog/bridge/Authentication.js"
 import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 import { EventStreams, parseCursor } from "./EventStreams.js"
+import { ProjectChanges } from "./ProjectChanges.js"
 import { sseResponse } from "../platform/http/Sse.js"
 import { Interactions } from "./Interactions.js"
 import { Batches } from "./Batches.js"
@@ -168,6 +169,7 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
     const stops = yield* TurnStops
     const projects = yield* Projects
     const streams = yield* EventStreams
+    const changes = yield* ProjectChanges
     const interactions = yield* Interactions
     return handlers
       .handleRaw("events", ({ path, request, urlParams }) =>
@@ -175,6 +177,10 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
           const after = parseCursor(urlParams.after ?? request.headers["last-event-id"])
           const stream = yield* streams.threadEvents(yield* CurrentPrincipal, path.threadId, after, urlParams.batch === "1")
           return sseResponse(stream)
+        }))
+      .handleRaw("changes", ({ urlParams }) =>
+        Effect.gen(function* () {
+          return sseResponse(yield* changes.stream(yield* CurrentPrincipal, urlParams.projectId))
         }))
       .handle("messages", ({ path, urlParams }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => pages.page(principal, path.threadId, urlParams)))

@@ -13,8 +13,9 @@ export class ThreadControls extends Effect.Service<ThreadControls>()("trellis/Th
     const live = yield* LiveEvents
 
     const setDone = Effect.fn("ThreadControls.setDone")(function* (principal: Principal, threadId: string, done: boolean) {
-      yield* rows.findOwn(principal, threadId, "threadId")
+      const row = yield* rows.findOwn(principal, threadId, "threadId")
       yield* sql`UPDATE threads SET done_at = ${done ? sql`now()` : null} WHERE id = ${threadId}`.pipe(Effect.orDie)
+      yield* live.threadChanged(threadId, row.profileId)
       return yield* rows.get(principal, threadId)
     })
 
@@ -29,6 +30,7 @@ export class ThreadControls extends Effect.Service<ThreadControls>()("trellis/Th
       const targetId = row.parentThreadId ?? row.id
       const column = flag === "pinned" ? sql`pinned_at` : sql`shared_at`
       yield* sql`UPDATE threads SET ${column} = ${on ? sql`now()` : null} WHERE id = ${targetId}`.pipe(Effect.orDie)
+      yield* live.threadChanged(targetId, null)
       return yield* rows.get(principal, targetId)
     })
 

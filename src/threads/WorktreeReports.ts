@@ -6,6 +6,7 @@ import type { AgentSessionId } from "../../catalog/domain/Ids.js"
 import type { AgentPayload } from "./AgentPayload.js"
 import { CliProfiles } from "./CliProfiles.js"
 import { ClaimFence } from "./ClaimFence.js"
+import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 
 /** The report as the queue takes it: the contract's payload without the claim it is fenced by. */
 export type WorktreeReport = Pick<AgentPayload<"reportWorktree">, "path" | "branch">
@@ -18,6 +19,7 @@ export class WorktreeReports extends Effect.Service<WorktreeReports>()("trellis/
     const sql = yield* SqlClient.SqlClient
     const profiles = yield* CliProfiles
     const fences = yield* ClaimFence
+    const live = yield* LiveEvents
 
     const checkoutOf = SqlSchema.findOne({
       Request: Schema.String,
@@ -32,7 +34,7 @@ export class WorktreeReports extends Effect.Service<WorktreeReports>()("trellis/
       epoch: number,
       input: WorktreeReport
     ) {
-      return yield* fences.underClaim(principal, sessionId, threadId, epoch, () =>
+      const worktreePathId = yield* fences.underClaim(principal, sessionId, threadId, epoch, () =>
         Effect.gen(function* () {
           const thread = Option.getOrUndefined(yield* checkoutOf(threadId).pipe(Effect.orDie))
           if (thread === undefined || thread.pathId === null) {
@@ -48,9 +50,12 @@ export class WorktreeReports extends Effect.Service<WorktreeReports>()("trellis/
             WHERE id = ${threadId}`
           return worktreePathId
         }))
+      // The thread page shows where it runs.
+      yield* live.threadChanged(threadId, null)
+      return worktreePathId
     })
 
     return { reportWorktree } as const
   }),
-  dependencies: [CliProfiles.Default, ClaimFence.Default]
+  dependencies: [CliProfiles.Default, ClaimFence.Default, LiveEvents.Default]
 }) {}

@@ -1,6 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
-import { Chunk, Duration, Effect, Schedule, Stream } from "effect"
-import { makeSignalHub, type SignalHub } from "./SignalHub.js"
+import { Chunk, Duration, Effect, Option, Schedule, Schema, Stream } from "effect"
+import { makeKeyedHub, makeSignalHub, type SignalHub } from "./SignalHub.js"
 
 /**
  * Change signals for live subscribers, carried by PostgreSQL `NOTIFY` so that every backend
@@ -11,6 +11,8 @@ import { makeSignalHub, type SignalHub } from "./SignalHub.js"
 
 const THREAD_CHANNEL = "trellis_thread"
 const PROFILE_CHANNEL = "trellis_profile"
+/** A thread's state changed, told to its project (payload: a `ThreadChange`): what a page of the project waits on. */
+const PROJECT_CHANNEL = "trellis_project"
 /** An API key was revoked (payload: its id): what ends the streams opened with it, on every instance. */
 export const KEY_REVOKED_CHANNEL = "trellis_key_revoked"
 
@@ -33,15 +35,34 @@ export const relay = <E, R>(channel: string, listen: Stream.Stream<string, E, R>
     Effect.retry(RELISTEN)
   )
 
+/**
+ * What changed, as a project's listeners are told: whose thread it is and whether it is shared, so
+ * a listener is told only of the threads its user may read (see ThreadVisibility).
+ */
+export const ThreadChange = Schema.Struct({
+  projectId: Schema.String,
+  threadId: Schema.String,
+  owner: Schema.String,
+  shared: Schema.Boolean
+})
+export type ThreadChange = typeof ThreadChange.Type
+const decodeThreadChange = Schema.decodeUnknownOption(Schema.parseJson(ThreadChange))
+
 export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents", {
   scoped: Effect.gen(function* () {
     const pg = yield* PgClient.PgClient
     const threads = makeSignalHub()
     const profiles = makeSignalHub()
     const revokedKeys = makeSignalHub()
+    const projects = makeKeyedHub<ThreadChange>()
 
     yield* Effect.forkScoped(relay(THREAD_CHANNEL, pg.listen(THREAD_CHANNEL), threads.publish))
     yield* Effect.forkScoped(relay(PROFILE_CHANNEL, pg.listen(PROFILE_CHANNEL), profiles.publish))
+    yield* Effect.forkScoped(relay(PROJECT_CHANNEL, pg.listen(PROJECT_CHANNEL), (payload) =>
+      Option.match(decodeThreadChange(payload), {
+        onNone: () => Effect.void,
+        onSome: (change) => projects.publish(change.projectId, change)
+      })))
     yield* Effect.forkScoped(relay(KEY_REVOKED_CHANNEL, pg.listen(KEY_REVOKED_CHANNEL), revokedKeys.publish))
 
     // sql-pg's `notify` sends `NOTIFY "channel", $1`, which PostgreSQL rejects (a utility statement
@@ -51,14 +72,23 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
         Effect.catchAllCause((cause) => Effect.logWarning(`NOTIFY ${channel} failed`, cause))
       )
 
-    /** A thread's state or timeline changed; its profile's queue may have too (one statement for both). */
-    const threadChanged = (threadId: string, profileId: string | null) =>
-      (profileId === null
-        ? pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId})`
-        : pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId}), pg_notify(${PROFILE_CHANNEL}, ${profileId})`).pipe(
+    /**
+     * A thread's state or timeline changed; its profile's queue may have too (one statement for
+     * all). Its project is told who may read it, read from the row in the same statement.
+     */
+    const threadChanged = (threadId: string, profileId: string | null) => {
+      const project = pg`pg_notify(${PROJECT_CHANNEL}, (
+        SELECT json_build_object('projectId', t.project_id, 'threadId', t.id, 'owner', t.created_by,
+          'shared', t.shared_at IS NOT NULL
+            OR EXISTS (SELECT 1 FROM threads g WHERE g.id = t.parent_thread_id AND g.shared_at IS NOT NULL))::text
+        FROM threads t WHERE t.id = ${threadId}))`
+      return (profileId === null
+        ? pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId}), ${project}`
+        : pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId}), ${project}, pg_notify(${PROFILE_CHANNEL}, ${profileId})`).pipe(
         Effect.asVoid,
         Effect.catchAllCause((cause) => Effect.logWarning("NOTIFY failed", cause))
       )
+    }
 
     const chunksAdded = (threadId: string) => notify(THREAD_CHANNEL, threadId)
 
@@ -76,7 +106,9 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
       chunksAdded,
       threadSignals: (threadId: string) => signals(threads, threadId),
       queueSignals: (profileId: string) => signals(profiles, profileId),
-      keyRevokedSignals: (apiKeyId: string) => signals(revokedKeys, apiKeyId)
+      keyRevokedSignals: (apiKeyId: string) => signals(revokedKeys, apiKeyId),
+      /** The project's thread changes from now until the scope closes, each as it comes. */
+      projectChanges: (projectId: string) => projects.subscribe(projectId)
     } as const
   })
 }) {}

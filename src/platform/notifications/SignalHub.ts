@@ -1,26 +1,26 @@
 import { Effect, Queue, type Scope } from "effect"
 
 /**
- * Signals routed by key: a publish reaches only the subscribers of its key. A broadcast hub woke
+ * Values routed by key: a publish reaches only the subscribers of its key. A broadcast hub woke
  * every subscriber for every signal to let each discard the ones not meant for it, which under a
  * burst of claims cost every open stream a fiber wake-up per claim anywhere.
  */
-export interface SignalHub {
-  readonly publish: (key: string) => Effect.Effect<void>
-  /** A queue receiving one item per signal of the key, from now until the scope closes. */
-  readonly subscribe: (key: string) => Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope>
+export interface KeyedHub<A> {
+  readonly publish: (key: string, value: A) => Effect.Effect<void>
+  /** A queue receiving each value published under the key, from now until the scope closes. */
+  readonly subscribe: (key: string) => Effect.Effect<Queue.Dequeue<A>, never, Scope.Scope>
 }
 
-export const makeSignalHub = (): SignalHub => {
-  const subscribers = new Map<string, Set<Queue.Queue<void>>>()
-  const publish = (key: string) =>
+export const makeKeyedHub = <A>(): KeyedHub<A> => {
+  const subscribers = new Map<string, Set<Queue.Queue<A>>>()
+  const publish = (key: string, value: A) =>
     Effect.sync(() => {
       const queues = subscribers.get(key)
-      if (queues !== undefined) for (const queue of queues) queue.unsafeOffer(undefined)
+      if (queues !== undefined) for (const queue of queues) queue.unsafeOffer(value)
     })
   const subscribe = (key: string) =>
     Effect.acquireRelease(
-      Effect.tap(Queue.unbounded<void>(), (queue) =>
+      Effect.tap(Queue.unbounded<A>(), (queue) =>
         Effect.sync(() => {
           subscribers.set(key, (subscribers.get(key) ?? new Set()).add(queue))
         })),
@@ -35,4 +35,15 @@ export const makeSignalHub = (): SignalHub => {
         )
     )
   return { publish, subscribe }
+}
+
+/** A hub whose values say only that the key changed. */
+export interface SignalHub {
+  readonly publish: (key: string) => Effect.Effect<void>
+  readonly subscribe: (key: string) => Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope>
+}
+
+export const makeSignalHub = (): SignalHub => {
+  const hub = makeKeyedHub<void>()
+  return { publish: (key) => hub.publish(key, undefined), subscribe: hub.subscribe }
 }

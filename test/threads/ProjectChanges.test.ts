@@ -1,0 +1,124 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { describe, expect, layer } from "@effect/vitest"
+import { Array as Arr, Effect, Option, Stream } from "effect"
+import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
+import { connect, type Frame } from "../support/Sse.js"
+import { createKey, TestServer } from "../support/TestServer.js"
+import { markDone, ownerWithCli, pin, secondProject, share, teammate, threadOn } from "../support/ThreadFixtures.js"
+
+/**
+ * `GET /api/threads/changes?projectId=`: a page of a project waits on this stream instead of asking
+ * on a timer. Each `changes` frame names the threads the reader may read whose state changed.
+ */
+
+const changesPath = (projectId: string) => `/api/threads/changes?projectId=${projectId}`
+
+const threadIdsOf = (frame: Frame): ReadonlyArray<string> => {
+  const ids: unknown = Reflect.get(Object(frame.data), "threadIds")
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : []
+}
+
+/** The next `count` frames, or a failure naming what came when none comes within 10 s. */
+const nextFrames = <E>(stream: Stream.Stream<Frame, E>, count: number) =>
+  Stream.take(stream, count).pipe(Stream.timeout("10 seconds"), Stream.runCollect, Effect.map((chunk) => [...chunk]))
+
+/** Frames until every id in `ids` was named (10 s at most), and every id they named. */
+const framesNaming = <E>(stream: Stream.Stream<Frame, E>, ids: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const named = new Set<string>()
+    const frames = yield* stream.pipe(
+      Stream.tap((frame) => Effect.sync(() => threadIdsOf(frame).forEach((id) => named.add(id)))),
+      Stream.takeUntil(() => ids.every((id) => named.has(id))),
+      Stream.timeout("10 seconds"),
+      Stream.runCollect
+    )
+    return { frames: [...frames], named }
+  })
+
+const statusOf = (key: string, path: string) =>
+  Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    return (yield* client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key)))).status
+  }).pipe(Effect.scoped)
+
+describe("a project's thread changes stream", () => {
+  layer(TestServer({ rateLimit: Option.none() }), { excludeTestServices: true })((it) => {
+    it.effect("a change to one of the reader's threads comes as a changes frame naming it", () =>
+      Effect.gen(function* () {
+        const owner = yield* ownerWithCli("changes-own")
+        const thread = yield* threadOn(owner.key, owner.cli)
+        const changes = yield* connect(owner.key, changesPath(owner.project.id))
+
+        yield* markDone(owner.cli, thread.threadId)
+        const [frame] = yield* nextFrames(changes, 1)
+        expect(frame?.event).toBe("changes")
+        expect(threadIdsOf(frame!)).toEqual([thread.threadId])
+      }).pipe(Effect.scoped))
+
+    it.effect("a teammate's thread is named only once it is shared", () =>
+      Effect.gen(function* () {
+        const owner = yield* ownerWithCli("changes-mate")
+        const mate = yield* teammate(owner, "reader")
+        const changes = yield* connect(mate.key, changesPath(owner.project.id))
+
+        const kept = yield* threadOn(owner.key, owner.cli, { content: "Private work" })
+        yield* pin(owner.cli, kept.threadId)
+        const shared = yield* threadOn(owner.key, owner.cli, { content: "Shared work" })
+        yield* share(owner.cli, shared.threadId)
+
+        const [frame] = yield* nextFrames(changes, 1)
+        expect(threadIdsOf(frame!)).toEqual([shared.threadId])
+      }).pipe(Effect.scoped))
+
+    it.effect("another project's thread changes are not sent", () =>
+      Effect.gen(function* () {
+        const owner = yield* ownerWithCli("changes-other")
+        const other = yield* secondProject(owner, "OTHER")
+        const changes = yield* connect(owner.key, changesPath(owner.project.id))
+
+        const elsewhere = yield* threadOn(owner.key, other.cli)
+        yield* markDone(other.cli, elsewhere.threadId)
+        const here = yield* threadOn(owner.key, owner.cli)
+
+        const [frame] = yield* nextFrames(changes, 1)
+        expect(threadIdsOf(frame!)).toEqual([here.threadId])
+      }).pipe(Effect.scoped))
+
+    it.effect("a burst of changes comes gathered: 30 threads created at once are named in fewer frames than changes", () =>
+      Effect.gen(function* () {
+        const owner = yield* ownerWithCli("changes-burst")
+        const changes = yield* connect(owner.key, changesPath(owner.project.id))
+
+        const created = yield* Effect.all(Arr.makeBy(30, (i) => threadOn(owner.key, owner.cli, { content: `Part ${i}` })), { concurrency: 10 })
+        const ids = created.map((thread) => thread.threadId)
+        const { frames, named } = yield* framesNaming(changes, ids)
+        expect([...named].sort()).toEqual([...ids].sort())
+        expect(frames.length).toBeLessThan(ids.length)
+        for (const frame of frames) expect(new Set(threadIdsOf(frame)).size).toBe(threadIdsOf(frame).length)
+      }).pipe(Effect.scoped))
+
+    it.effect("a project the key's user cannot see is 404, one the key is narrowed away from 403, a malformed projectId 400", () =>
+      Effect.gen(function* () {
+        const owner = yield* ownerWithCli("changes-refused")
+        const stranger = yield* ownerWithCli("changes-stranger")
+        const other = yield* secondProject(owner, "NARROW")
+        const narrowed = yield* createKey(owner.user.id, [other.project.id])
+
+        expect(yield* statusOf(stranger.key, changesPath(owner.project.id))).toBe(404)
+        expect(yield* statusOf(narrowed.secret, changesPath(owner.project.id))).toBe(403)
+        expect(yield* statusOf(owner.key, "/api/threads/changes?projectId=")).toBe(400)
+        expect(yield* statusOf(owner.key, "/api/threads/changes")).toBe(400)
+      }))
+
+    it.effect("the stream ends when its key is revoked", () =>
+      Effect.gen(function* () {
+        const owner = yield* ownerWithCli("changes-revoked")
+        const reader = yield* createKey(owner.user.id, null)
+        const changes = yield* connect(reader.secret, changesPath(owner.project.id))
+        const ended = yield* Effect.fork(Stream.runCollect(changes).pipe(Effect.timeout("6 seconds")))
+
+        yield* (yield* ApiKeys).revoke(reader.record.id)
+        yield* Effect.flatMap(ended.await, (exit) => Effect.sync(() => expect(exit._tag).toBe("Success")))
+      }).pipe(Effect.scoped))
+  })
+})
