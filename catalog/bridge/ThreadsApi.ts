@@ -39,7 +39,7 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
       .addSuccess(EventStream)
       .annotate(
         OpenApi.Description,
-        "The project's thread changes as server-sent events: `event: changes` frames carry `{threadIds}`, the threads the caller may read whose state changed (a run started or ended, a request raised or answered, a message, done, pinned, shared), gathered over 200 ms. Nothing is replayed: a client reads what it shows when the stream opens, then again for the threads a frame names"
+        "The project's changes as server-sent events: `event: changes` frames carry `{threadIds, profileIds}`: the threads the caller may read whose state changed (a run started or ended, a request raised or answered, a message, done, pinned, shared) and the caller's machines (CLI profiles) that went online or offline, gathered over 200 ms. Nothing is replayed: a client reads what it shows when the stream opens, then again for what a frame names"
       )
   )
   .add(

@@ -84,6 +84,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
         return { sessionId, profileId, released }
       })).pipe(Effect.catchTag("SqlError", Effect.die))
       for (const thread of result.released) yield* live.threadChanged(thread.id, thread.profileId)
+      yield* live.machinesChanged([result.sessionId])
       const profile = yield* profiles.getOwn(principal, result.profileId)
       return { sessionId: result.sessionId, profile }
     })
@@ -101,17 +102,19 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
       yield* sessions.own(principal, sessionId)
       const released = yield* sql.withTransaction(endSession(sessionId, "disconnected")).pipe(Effect.catchTag("SqlError", Effect.die))
       for (const thread of released) yield* live.threadChanged(thread.id, thread.profileId)
+      yield* live.machinesChanged([sessionId])
     })
 
     /** The sweeper's half: sessions silent past the TTL end, and their claims are released. */
     const expireSilent = Effect.fn("AgentSessions.expireSilent")(function* () {
-      const released = yield* sql.withTransaction(Effect.gen(function* () {
+      const { released, silent } = yield* sql.withTransaction(Effect.gen(function* () {
         const silent = yield* silentSessions(undefined).pipe(Effect.orDie)
-        const threads = []
-        for (const session of silent) threads.push(...(yield* endSession(session.id, "expired")))
-        return threads
+        const released = []
+        for (const session of silent) released.push(...(yield* endSession(session.id, "expired")))
+        return { released, silent }
       })).pipe(Effect.catchTag("SqlError", Effect.die))
       for (const thread of released) yield* live.threadChanged(thread.id, thread.profileId)
+      yield* live.machinesChanged(silent.map((session) => session.id))
       return released.length
     })
 

@@ -3,15 +3,15 @@ import type { ProjectId } from "../../catalog/domain/Ids.js"
 import type { Principal } from "../platform/auth/Principal.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { sseBody, sseFrame } from "../platform/http/Sse.js"
-import { LiveEvents, type ThreadChange } from "../platform/notifications/LiveEvents.js"
+import { LiveEvents, type ProjectChange } from "../platform/notifications/LiveEvents.js"
 import { Projects } from "../projects/Projects.js"
 
 /**
- * A project's thread changes as server-sent events, for pages that show its threads: each frame
- * names the threads whose state changed (a run started or ended, a request raised or answered, a
- * message, done, pinned, shared), so a page reads again what it shows of those and nothing else,
- * instead of asking on a timer. The frame carries ids only: what changed is read through the
- * reader's own access, as any other read.
+ * A project's changes as server-sent events, for pages that show its threads and machines: each
+ * frame names the threads whose state changed (a run started or ended, a request raised or
+ * answered, a message, done, pinned, shared) and the machines that went online or offline, so a
+ * page reads again what it shows of those and nothing else, instead of asking on a timer. The
+ * frame carries ids only: what changed is read through the reader's own access, as any other read.
  */
 
 /**
@@ -20,8 +20,15 @@ import { Projects } from "../projects/Projects.js"
  */
 const GATHER = Duration.millis(200)
 
-/** The thread changes the principal may read: their own threads and what a teammate shared. */
-const readableBy = (principal: Principal) => (change: ThreadChange) => change.owner === principal.userId || change.shared
+/** What the principal may read: their own threads and machines, and the threads a teammate shared. */
+const readableBy = (principal: Principal) => (change: ProjectChange) =>
+  change.owner === principal.userId || ("shared" in change && change.shared)
+
+/** One frame's worth: the threads and the machines (CLI profiles) named, each once. */
+const frameOf = (changes: ReadonlyArray<ProjectChange>) => ({
+  threadIds: [...new Set(changes.flatMap((change) => ("threadId" in change ? [change.threadId] : [])))],
+  profileIds: [...new Set(changes.flatMap((change) => ("profileId" in change ? [change.profileId] : [])))]
+})
 
 export class ProjectChanges extends Effect.Service<ProjectChanges>()("trellis/ProjectChanges", {
   effect: Effect.gen(function* () {
@@ -29,7 +36,7 @@ export class ProjectChanges extends Effect.Service<ProjectChanges>()("trellis/Pr
     const projects = yield* Projects
     const revokedKeys = yield* RevokedKeys
 
-    /** `changes` frames (`{threadIds}`) for the project from now on, until the key is revoked or the client leaves. */
+    /** `changes` frames (`{threadIds, profileIds}`) for the project from now on, until the key is revoked or the client leaves. */
     const stream = Effect.fn("ProjectChanges.stream")(function* (principal: Principal, projectId: ProjectId) {
       yield* projects.access(principal, projectId)
       const readable = readableBy(principal)
@@ -39,11 +46,11 @@ export class ProjectChanges extends Effect.Service<ProjectChanges>()("trellis/Pr
           const first = yield* Queue.take(changes)
           yield* Effect.sleep(GATHER)
           const rest = yield* Queue.takeAll(changes)
-          return [...new Set(Chunk.toArray(Chunk.prepend(rest, first)).filter(readable).map((change) => change.threadId))]
+          return Chunk.toArray(Chunk.prepend(rest, first)).filter(readable)
         })
         const frames = Stream.repeatEffect(gathered).pipe(
-          Stream.filter((threadIds) => threadIds.length > 0),
-          Stream.map((threadIds) => sseFrame({ event: "changes", data: { threadIds } }))
+          Stream.filter((changes) => changes.length > 0),
+          Stream.map((changes) => sseFrame({ event: "changes", data: frameOf(changes) }))
         )
         // A stream outlives the request that authenticated it: it ends when its key is revoked.
         return sseBody(frames, yield* revokedKeys.revoked(principal.apiKeyId))

@@ -4,19 +4,21 @@ import { Array as Arr, Effect, Option, Stream } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { connect, type Frame } from "../support/Sse.js"
 import { createKey, TestServer } from "../support/TestServer.js"
-import { markDone, ownerWithCli, pin, secondProject, share, teammate, threadOn } from "../support/ThreadFixtures.js"
+import { disconnect, markDone, ownerWithCli, pin, registerMachine, secondProject, share, teammate, threadOn } from "../support/ThreadFixtures.js"
 
 /**
  * `GET /api/threads/changes?projectId=`: a page of a project waits on this stream instead of asking
- * on a timer. Each `changes` frame names the threads the reader may read whose state changed.
+ * on a timer. Each `changes` frame names the threads the reader may read whose state changed and
+ * the reader's machines that went online or offline.
  */
 
 const changesPath = (projectId: string) => `/api/threads/changes?projectId=${projectId}`
 
-const threadIdsOf = (frame: Frame): ReadonlyArray<string> => {
-  const ids: unknown = Reflect.get(Object(frame.data), "threadIds")
+const idsOf = (frame: Frame, field: "threadIds" | "profileIds"): ReadonlyArray<string> => {
+  const ids: unknown = Reflect.get(Object(frame.data), field)
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : []
 }
+const threadIdsOf = (frame: Frame) => idsOf(frame, "threadIds")
 
 /** The next `count` frames, or a failure naming what came when none comes within 10 s. */
 const nextFrames = <E>(stream: Stream.Stream<Frame, E>, count: number) =>
@@ -52,7 +54,22 @@ describe("a project's thread changes stream", () => {
         yield* markDone(owner.cli, thread.threadId)
         const [frame] = yield* nextFrames(changes, 1)
         expect(frame?.event).toBe("changes")
-        expect(threadIdsOf(frame!)).toEqual([thread.threadId])
+        expect(frame?.data).toEqual({ threadIds: [thread.threadId], profileIds: [] })
+      }).pipe(Effect.scoped))
+
+    it.effect("a machine of the reader's that connects or disconnects is named by its profile; a teammate's is not", () =>
+      Effect.gen(function* () {
+        const owner = yield* ownerWithCli("changes-machines")
+        const changes = yield* connect(owner.key, changesPath(owner.project.id))
+
+        yield* teammate(owner, "other")
+        const laptop = yield* registerMachine(owner.key, owner.project.id, { name: "second-laptop", path: "/home/dev/second" })
+        const [connected] = yield* nextFrames(changes, 1)
+        expect(connected?.data).toEqual({ threadIds: [], profileIds: [laptop.profileId] })
+
+        yield* disconnect(laptop)
+        const [disconnected] = yield* nextFrames(changes, 1)
+        expect(disconnected?.data).toEqual({ threadIds: [], profileIds: [laptop.profileId] })
       }).pipe(Effect.scoped))
 
     it.effect("a teammate's thread is named only once it is shared", () =>

@@ -36,8 +36,9 @@ export const relay = <E, R>(channel: string, listen: Stream.Stream<string, E, R>
   )
 
 /**
- * What changed, as a project's listeners are told: whose thread it is and whether it is shared, so
- * a listener is told only of the threads its user may read (see ThreadVisibility).
+ * What changed, as a project's listeners are told: a thread's state, or whether a machine (a CLI
+ * profile) is online. Whose it is and whether it is shared go with it, so a listener is told only
+ * of what its user may read (see ThreadVisibility; a profile is its owner's alone).
  */
 export const ThreadChange = Schema.Struct({
   projectId: Schema.String,
@@ -45,8 +46,14 @@ export const ThreadChange = Schema.Struct({
   owner: Schema.String,
   shared: Schema.Boolean
 })
-export type ThreadChange = typeof ThreadChange.Type
-const decodeThreadChange = Schema.decodeUnknownOption(Schema.parseJson(ThreadChange))
+export const ProfileChange = Schema.Struct({
+  projectId: Schema.String,
+  profileId: Schema.String,
+  owner: Schema.String
+})
+export const ProjectChange = Schema.Union(ThreadChange, ProfileChange)
+export type ProjectChange = typeof ProjectChange.Type
+const decodeProjectChange = Schema.decodeUnknownOption(Schema.parseJson(ProjectChange))
 
 export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents", {
   scoped: Effect.gen(function* () {
@@ -54,12 +61,12 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
     const threads = makeSignalHub()
     const profiles = makeSignalHub()
     const revokedKeys = makeSignalHub()
-    const projects = makeKeyedHub<ThreadChange>()
+    const projects = makeKeyedHub<ProjectChange>()
 
     yield* Effect.forkScoped(relay(THREAD_CHANNEL, pg.listen(THREAD_CHANNEL), threads.publish))
     yield* Effect.forkScoped(relay(PROFILE_CHANNEL, pg.listen(PROFILE_CHANNEL), profiles.publish))
     yield* Effect.forkScoped(relay(PROJECT_CHANNEL, pg.listen(PROJECT_CHANNEL), (payload) =>
-      Option.match(decodeThreadChange(payload), {
+      Option.match(decodeProjectChange(payload), {
         onNone: () => Effect.void,
         onSome: (change) => projects.publish(change.projectId, change)
       })))
@@ -90,6 +97,15 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
       )
     }
 
+    /** The machines of these CLI sessions went online or offline: their projects are told. */
+    const machinesChanged = (sessionIds: ReadonlyArray<string>) =>
+      sessionIds.length === 0 ? Effect.void : pg`
+        SELECT pg_notify(${PROJECT_CHANNEL}, json_build_object('projectId', p.project_id, 'profileId', p.id, 'owner', p.user_id)::text)
+        FROM cli_profiles p WHERE p.id IN (SELECT s.profile_id FROM agent_sessions s WHERE s.id IN ${pg.in(sessionIds)})`.pipe(
+        Effect.asVoid,
+        Effect.catchAllCause((cause) => Effect.logWarning("NOTIFY failed", cause))
+      )
+
     const chunksAdded = (threadId: string) => notify(THREAD_CHANNEL, threadId)
 
     /**
@@ -103,11 +119,12 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
 
     return {
       threadChanged,
+      machinesChanged,
       chunksAdded,
       threadSignals: (threadId: string) => signals(threads, threadId),
       queueSignals: (profileId: string) => signals(profiles, profileId),
       keyRevokedSignals: (apiKeyId: string) => signals(revokedKeys, apiKeyId),
-      /** The project's thread changes from now until the scope closes, each as it comes. */
+      /** The project's changes from now until the scope closes, each as it comes. */
       projectChanges: (projectId: string) => projects.subscribe(projectId)
     } as const
   })
