@@ -16,7 +16,7 @@ import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { Mcp, type Serve, Sent, startServe, Thread } from "../e2e/support/Trellis.js"
-import { registerCli } from "../support/FakeCli.js"
+import { type BridgeClient, registerCli } from "../support/FakeCli.js"
 import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
 
 const DESKTOP = { width: 1440, height: 900 }
@@ -48,6 +48,7 @@ const kindOf = (request: Request): string => {
   if (/^\/api\/threads\/[^/]+\/messages$/.test(url.pathname)) return "messages"
   if (/^\/api\/threads\/[^/]+\/messages\/[^/]+$/.test(url.pathname)) return "message"
   if (/^\/api\/threads\/[^/]+\/events$/.test(url.pathname)) return "events"
+  if (url.pathname === "/api/threads/changes") return "changes"
   return url.pathname.startsWith("/api/") ? url.pathname.replace(/thread_[0-9a-f]+/, ":id") : "asset"
 }
 
@@ -72,6 +73,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
   let mcp: Mcp | undefined
   let browser: Browser | undefined
   let threadId = ""
+  let bridge: BridgeClient | undefined
 
   const backend = () => {
     if (serve === undefined || browser === undefined || mcp === undefined) throw new Error("the backend or the browser did not start")
@@ -89,7 +91,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
 
     // The thread: 60 turns, each follow-up sent after the last answer completed, as a person does.
     const key = serve.credentials.apiKey
-    const client = await run(Effect.flatMap(HttpClient.HttpClient, (http) =>
+    const client = bridge = await run(Effect.flatMap(HttpClient.HttpClient, (http) =>
       HttpApiClient.makeWith(TrellisApi, { httpClient: http.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key))), baseUrl: serve?.baseUrl ?? "" })).pipe(
       Effect.provide(FetchHttpClient.layer)
     ))
@@ -169,6 +171,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
     expect(opening["messages"]).toBe(1)
     expect(opening["mcp:list_thread_messages"]).toBeUndefined()
     expect(opening["events"]).toBe(1)
+    expect(opening["changes"]).toBe(1)
     await screenshot(page, "conversation-open", { fullPage: false })
 
     // Scrolling up reads the earlier pages, until the first message.
@@ -220,9 +223,21 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
     await settle(page, 60_000)
     const idle = requests.take()
     console.log("requests per minute of an idle tab:", JSON.stringify(idle))
-    expect(idle["messages"]).toBeUndefined()
-    expect(idle["mcp:list_thread_messages"]).toBeUndefined()
-    expect(idle["events"]).toBeUndefined()
+    // Not one: the thread's event stream and the project's changes stream stay open, and nothing is polled.
+    expect(idle).toEqual({})
+
+    // A change made elsewhere reaches the idle tab through its changes stream, and costs one read of the thread.
+    const done = (value: boolean) => run(Effect.suspend(() => bridge === undefined
+      ? Effect.dieMessage("no bridge client")
+      : bridge.threads.setDone({ path: { threadId }, payload: { done: value } })))
+    await done(true)
+    await page.locator(".thread-head .badge.done").waitFor({ timeout: 5_000 })
+    await settle(page, 1_500)
+    const told = requests.take()
+    console.log("requests after the thread was marked done elsewhere:", JSON.stringify(told))
+    expect(told["mcp:get_thread"]).toBe(1)
+    expect(told["messages"] ?? 0).toBeLessThanOrEqual(1)
+    await done(false)
 
     // Another client with the same key meanwhile: none of its calls is refused.
     const refused = await Promise.all(Array.from({ length: 20 }, () =>

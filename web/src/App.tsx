@@ -9,11 +9,16 @@ import { NewThreadPage } from "./pages/NewThread"
 import { ThreadsPage } from "./pages/Threads"
 import { WaitingPage } from "./pages/Waiting"
 import { useWaitingCount } from "./waitingCount"
+import { ProjectChangesProvider } from "./projectChanges"
 import { followLink, machinesPath, navigate, newThreadPath, projectOf, type Route, threadsPath, useRoute, waitingPath } from "./router"
 
 export const App = () => {
   const route = useRoute()
-  return route.page === "signIn" ? <SignIn /> : <SignedIn route={route} />
+  return route.page === "signIn" ? <SignIn /> : (
+    <ProjectChangesProvider projectId={projectOf(route)}>
+      <SignedIn route={route} />
+    </ProjectChangesProvider>
+  )
 }
 
 /**

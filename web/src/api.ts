@@ -53,7 +53,7 @@ export const isSignedOut = (error: ToolError): boolean => error._tag === "McpReq
 
 /**
  * A tool's result for the component's lifetime: fetched again when `args` change (compared as
- * JSON), on `reload()`, and every `pollMs` while the tab is visible. A newer answer replaces an
+ * JSON) and on `reload()` (which pages call when the project's changes stream names what they show). A newer answer replaces an
  * older one; a call still on its way when the arguments change is cancelled. With `keepPrevious`,
  * the last answer stays shown (`refreshing`) while changed arguments load, so a filter toggle does
  * not blank the page and what the person opened in it stays open. A refresh that fails keeps the
@@ -62,7 +62,7 @@ export const isSignedOut = (error: ToolError): boolean => error._tag === "McpReq
 export const useTool = <N extends ToolName>(
   name: N,
   args: ArgumentsOf<N>,
-  options: { readonly pollMs?: number; readonly keepPrevious?: boolean } = {}
+  options: { readonly keepPrevious?: boolean } = {}
 ): readonly [Loaded<ResultOf<N>>, () => void] => {
   const key = `${name}:${JSON.stringify(args)}`
   const [state, setState] = useState<{ readonly key: string; readonly loaded: Loaded<ResultOf<N>> }>({
@@ -95,15 +95,6 @@ export const useTool = <N extends ToolName>(
     return () => abort.abort()
     // `key` stands for `name` and `args`: a new object of equal arguments is not a new request.
   }, [key, generation])
-
-  useEffect(() => {
-    const pollMs = options.pollMs
-    if (pollMs === undefined) return
-    const timer = setInterval(() => {
-      if (document.visibilityState === "visible") reload()
-    }, pollMs)
-    return () => clearInterval(timer)
-  }, [options.pollMs, reload])
 
   return [state.key === key || (options.keepPrevious === true && state.loaded._tag === "Ready") ? state.loaded : { _tag: "Loading" }, reload]
 }

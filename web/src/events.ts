@@ -3,7 +3,7 @@ import { applyEvent, type ComposedMessage, type Composition, emptyComposition, t
 import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
 import { useEffect, useState } from "react"
 import { flushSync } from "react-dom"
-import { pauseLeft } from "./backoff"
+import { keepOpen } from "./liveSource"
 
 /** One event of a thread's event stream (catalog/bridge/ThreadsApi.ts); an `events` frame carries an array of them. */
 const StreamedEvent = Schema.Struct({ id: Schema.String, messageId: Schema.String, seq: Schema.Number, event: NormalizedEvent })
@@ -34,13 +34,6 @@ export const composedOf = (composition: Composition): ComposedMessage => {
   composedCache.set(composition, composed)
   return composed
 }
-
-/**
- * How long after the server closed the stream with an error a new one is opened: 2 s, doubling
- * while it keeps failing (up to 10 s), and never before a 429's `Retry-After` has passed.
- */
-const REOPEN_MS = 2_000
-const MAX_REOPEN_MS = 10_000
 
 /** A cursor is a decimal integer id; the stream sends them in increasing order. */
 const cursorOf = (id: string): bigint | undefined => (/^\d{1,19}$/.test(id) ? BigInt(id) : undefined)
@@ -113,44 +106,24 @@ export const useThreadEvents = (threadId: string): ThreadEvents => {
       if (timer === undefined) timer = setTimeout(flush, 250)
     }
 
-    // EventSource reconnects by itself after a network error, sending `Last-Event-ID`; an HTTP
-    // error (a restarting server's 502, a 429) closes it for good, so a new one is opened after a
-    // pause, resuming with `?after=` from the last event applied.
-    let source: EventSource | undefined
-    let reopen: ReturnType<typeof setTimeout> | undefined
-    let failures = 0
-    const open = () => {
+    const close = keepOpen(() => {
       const after = fold.lastId()
       // Batched: a long thread's backlog comes as a few dozen frames of up to 500 events, not one frame each.
-      const opened = new EventSource(`/api/threads/${encodeURIComponent(threadId)}/events?batch=1${after === undefined ? "" : `&after=${after}`}`)
-      opened.addEventListener("events", (message: MessageEvent<unknown>) => {
-        const events = decodeBatch(message.data)
-        if (Either.isLeft(events)) return
-        let applied = false
-        for (const event of events.right) applied = fold.apply(event) || applied
-        if (applied) schedule()
-      })
-      opened.onopen = () => {
-        failures = 0
-        setState((previous) => ({ ...previous, connected: true }))
-      }
-      opened.onerror = () => {
-        setState((previous) => ({ ...previous, connected: false }))
-        if (opened.readyState === EventSource.CLOSED && reopen === undefined) {
-          const delay = Math.max(pauseLeft(), Math.min(MAX_REOPEN_MS, REOPEN_MS * 2 ** failures))
-          failures += 1
-          reopen = setTimeout(() => {
-            reopen = undefined
-            open()
-          }, delay)
-        }
-      }
-      source = opened
-    }
-    open()
+      return `/api/threads/${encodeURIComponent(threadId)}/events?batch=1${after === undefined ? "" : `&after=${after}`}`
+    }, {
+      listen: (source) =>
+        source.addEventListener("events", (message: MessageEvent<unknown>) => {
+          const events = decodeBatch(message.data)
+          if (Either.isLeft(events)) return
+          let applied = false
+          for (const event of events.right) applied = fold.apply(event) || applied
+          if (applied) schedule()
+        }),
+      opened: () => setState((previous) => ({ ...previous, connected: true })),
+      lost: () => setState((previous) => ({ ...previous, connected: false }))
+    })
     return () => {
-      source?.close()
-      if (reopen !== undefined) clearTimeout(reopen)
+      close()
       if (frame !== undefined) cancelAnimationFrame(frame)
       if (timer !== undefined) clearTimeout(timer)
     }

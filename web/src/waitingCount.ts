@@ -5,12 +5,15 @@ import { readRequest, summarize } from "./thread/interactionRequest"
 import { loadAttention } from "./thread/waitingInteractions"
 import { outcomes, type Statuses } from "./threadOutcomes"
 import { onSettled } from "./waitingSignal"
+import { useReloadOnChange, type Watched } from "./projectChanges"
 
 /**
- * How often every page looks for new requests and finished runs. It goes on while the tab is
- * hidden (the browser slows it down there), since that is when a notification is worth most.
+ * Every page looks for new requests and finished runs when the project's changes stream names a
+ * thread, at most once a second; also while the tab is hidden, since that is when a notification
+ * is worth most.
  */
-const POLL_MS = 5_000
+const SPACING_MS = 1_000
+const WATCHED: Watched = { threads: "any" }
 
 /**
  * On every page of a project: how many requests wait on the person (in the navigation), a browser
@@ -22,12 +25,18 @@ export const useWaitingCount = (projectId: string | undefined): number => {
   const [state, setState] = useState<{ readonly projectId: string | undefined; readonly alerts: ReadonlyArray<{ id: string; title: string; body: string }> } | undefined>(undefined)
   const [ended, setEnded] = useState(0)
   const statuses = useRef<Statuses>(new Map())
+  const [generation, setGeneration] = useState(0)
+  useReloadOnChange(() => setGeneration((n) => n + 1), WATCHED, SPACING_MS)
+
+  useEffect(() => {
+    if (projectId === undefined) return
+    statuses.current = new Map()
+    setEnded(0)
+  }, [projectId])
 
   useEffect(() => {
     if (projectId === undefined) return
     const abort = new AbortController()
-    statuses.current = new Map()
-    setEnded(0)
     const read = () => {
       void loadAttention(projectId, abort.signal).then((found) => {
         if (abort.signal.aborted || Either.isLeft(found)) return
@@ -50,18 +59,16 @@ export const useWaitingCount = (projectId: string | undefined): number => {
       if (inFront()) setEnded(0)
     }
     read()
-    const timer = setInterval(read, POLL_MS)
     const unsubscribe = onSettled(read)
     window.addEventListener("focus", seen)
     document.addEventListener("visibilitychange", seen)
     return () => {
       abort.abort()
-      clearInterval(timer)
       unsubscribe()
       window.removeEventListener("focus", seen)
       document.removeEventListener("visibilitychange", seen)
     }
-  }, [projectId])
+  }, [projectId, generation])
 
   const alerts = useMemo(() => state !== undefined && state.projectId === projectId ? state.alerts : [], [state, projectId])
   useTabTitleCount(alerts.length + ended)

@@ -4,9 +4,8 @@ import { pathsInOrder } from "../newthread/draft"
 import { followLink, newThreadPath } from "../router"
 import { ago } from "./format"
 import "./Machines.css"
+import { useReloadOnChange } from "../projectChanges"
 
-/** A machine goes online or offline with its heartbeat (60 s): read the list again while the tab is visible. */
-const POLL_MS = 10_000
 
 const Runtime = ({ runtime }: { readonly runtime: AvailableCli }) => (
   <li>
@@ -84,9 +83,13 @@ trellis agent start`}</code></pre>
   </div>
 )
 
-/** The person's machines for the project (`list_cli_profiles`): online or not, what they run and where. */
+/**
+ * The person's machines for the project (`list_cli_profiles`): online or not, what they run and
+ * where; read again when the changes stream says one connected, disconnected or went silent.
+ */
 export const MachinesPage = ({ projectId }: { readonly projectId: string }) => {
-  const [profiles, reload] = useTool("list_cli_profiles", { projectId }, { pollMs: POLL_MS })
+  const [profiles, reload] = useTool("list_cli_profiles", { projectId })
+  useReloadOnChange(reload, { machines: true })
   return (
     <section aria-labelledby="machines-title" className="machines">
       <div className="page-head">

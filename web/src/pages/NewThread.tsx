@@ -2,14 +2,14 @@ import { useState } from "react"
 import { describeError, useTool } from "../api"
 import { NewThreadForm } from "../newthread/NewThreadForm"
 import { followLink, machinesPath } from "../router"
-
-/** Machines come and go online while the form is open: read them again now and then. */
-const POLL_MS = 15_000
+import { useReloadOnChange } from "../projectChanges"
 
 /** New thread (`create_thread`), optionally spawned beside the thread the link names (`?spawnFrom=`). */
 export const NewThreadPage = ({ projectId }: { readonly projectId: string }) => {
   const [spawnFrom] = useState(() => new URLSearchParams(window.location.search).get("spawnFrom") ?? "")
-  const [profiles] = useTool("list_cli_profiles", { projectId }, { pollMs: POLL_MS })
+  // Machines come and go online while the form is open.
+  const [profiles, reloadProfiles] = useTool("list_cli_profiles", { projectId })
+  useReloadOnChange(reloadProfiles, { machines: true })
   const [agents] = useTool("list_project_agents", { projectId })
 
   return (

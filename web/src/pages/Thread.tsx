@@ -4,7 +4,8 @@ import { useThreadEvents } from "../events"
 import { followLink, threadsPath } from "../router"
 import { usePageTitle } from "../tabTitle"
 import { ago, runtimeOf, StatusBadge, ThreadStatus } from "./format"
-import { ThreadList } from "./Threads"
+import { LIST_SPACING_MS, LISTED, ThreadList } from "./Threads"
+import { useReloadOnChange } from "../projectChanges"
 import { Timeline } from "../thread/Timeline"
 import { Earlier } from "../thread/Earlier"
 import { type Message, newTurns } from "../thread/rows"
@@ -14,9 +15,6 @@ import { Composer } from "../thread/Composer"
 import { ThreadActions } from "../thread/ThreadActions"
 import { ThreadInteractions } from "../thread/ThreadInteractions"
 import type { CliType } from "../../../catalog/domain/CliType.js"
-
-/** How often the thread's record is read: its `hasPendingInteraction` is what brings a new request to the page. */
-const THREAD_POLL_MS = 3_000
 
 const noMessages: ReadonlyArray<Message> = []
 
@@ -76,7 +74,11 @@ const Conversation = ({ threadId, cliType, running, waitingOnYou, requests, acti
 
 /** One thread: its header and its conversation as the composer builds it from the event stream. */
 export const ThreadPage = ({ projectId, threadId }: { readonly projectId: string; readonly threadId: string }) => {
-  const [thread, reloadThread] = useTool("get_thread", { threadId }, { pollMs: THREAD_POLL_MS })
+  const [thread, reloadThread] = useTool("get_thread", { threadId })
+  // Its record is read again when the project's changes stream names it (its `hasPendingInteraction`
+  // is what brings a new request to the page); a group's or a workflow run's, when any thread changes.
+  const single = thread._tag !== "Ready" || thread.value.kind === "thread"
+  useReloadOnChange(reloadThread, single ? { threads: [threadId] } : LISTED, single ? 0 : LIST_SPACING_MS)
   usePageTitle(thread._tag === "Ready" ? thread.value.title : undefined)
   return (
     <article aria-labelledby="thread-title">
@@ -134,7 +136,8 @@ export const ThreadPage = ({ projectId, threadId }: { readonly projectId: string
 }
 
 const GroupThreads = ({ projectId, groupId }: { readonly projectId: string; readonly groupId: string }) => {
-  const [members] = useTool("list_threads", { threadId: groupId, includeDone: true }, { pollMs: 5_000 })
+  const [members, reload] = useTool("list_threads", { threadId: groupId, includeDone: true })
+  useReloadOnChange(reload, LISTED, LIST_SPACING_MS)
   if (members._tag !== "Ready") return null
   return <ThreadList projectId={projectId} threads={members.value.threads} label="Threads of the group" />
 }

@@ -1,11 +1,16 @@
 import { useState } from "react"
 import { describeError, useTool } from "../api"
 import { followLink, machinesPath, newThreadPath, threadPath } from "../router"
+import { useReloadOnChange, type Watched } from "../projectChanges"
 import "./Threads.css"
 import { ago, type OrdinaryThread, runtimeOf, StatusBadge, ThreadStatus, type ThreadContainer } from "./format"
 
-/** How often the list is read again while the tab is visible: activity moves threads up. */
-const POLL_MS = 5_000
+/**
+ * A list of the project's threads is read again when any of them changes (activity moves threads
+ * up; a machine's dot goes on and off), at most once a second.
+ */
+export const LISTED: Watched = { threads: "any", machines: true }
+export const LIST_SPACING_MS = 1_000
 
 const ThreadRow = ({ projectId, thread }: { readonly projectId: string; readonly thread: OrdinaryThread }) => (
   <li className="row">
@@ -28,7 +33,8 @@ const ThreadRow = ({ projectId, thread }: { readonly projectId: string; readonly
 )
 
 const GroupMembers = ({ projectId, groupId }: { readonly projectId: string; readonly groupId: string }) => {
-  const [members] = useTool("list_threads", { threadId: groupId, includeDone: true }, { pollMs: POLL_MS })
+  const [members, reload] = useTool("list_threads", { threadId: groupId, includeDone: true })
+  useReloadOnChange(reload, LISTED, LIST_SPACING_MS)
   if (members._tag === "Loading") return <p className="hint" role="status">Loading the group…</p>
   if (members._tag === "Failed") return <p role="alert">Cannot load the group: {describeError(members.error)}</p>
   return <ThreadList projectId={projectId} threads={members.value.threads} label="Threads of the group" />
@@ -82,7 +88,8 @@ const NoThreads = ({ projectId, includeDone }: { readonly projectId: string; rea
 /** The person's threads in the project, most recent activity first (the order `list_threads` gives). */
 export const ThreadsPage = ({ projectId }: { readonly projectId: string }) => {
   const [includeDone, setIncludeDone] = useState(false)
-  const [threads, reload] = useTool("list_threads", { projectId, includeDone, limit: 50 }, { pollMs: POLL_MS, keepPrevious: true })
+  const [threads, reload] = useTool("list_threads", { projectId, includeDone, limit: 50 }, { keepPrevious: true })
+  useReloadOnChange(reload, LISTED, LIST_SPACING_MS)
 
   return (
     <section aria-labelledby="threads-title">

@@ -4,9 +4,8 @@ import { followLink, threadPath } from "../router"
 import { InteractionCard } from "../thread/InteractionCard"
 import { useInteractions } from "../thread/useInteractions"
 import { loadWaiting } from "../thread/waitingInteractions"
+import { LIST_SPACING_MS, LISTED } from "./Threads"
 
-/** How often the project's threads are read again for new requests while the tab is visible. */
-const POLL_MS = 5_000
 
 /**
  * Waiting on you: every pending request of the person's threads in the project, oldest first, each
@@ -15,7 +14,7 @@ const POLL_MS = 5_000
  */
 export const WaitingPage = ({ projectId }: { readonly projectId: string }) => {
   const load = useMemo(() => (signal: AbortSignal) => loadWaiting(projectId, signal), [projectId])
-  const { entries, loaded, error, settle, reload } = useInteractions(load, projectId, POLL_MS)
+  const { entries, loaded, error, settle, reload } = useInteractions(load, projectId, LISTED, LIST_SPACING_MS)
   // The tab title's count and the notifications are the app's, on every page (waitingCount.ts).
 
   return (

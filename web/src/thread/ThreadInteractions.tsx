@@ -8,13 +8,11 @@ import { revealCard, useRevealRequests } from "./revealRequest"
 import { isWaiting, useInteractions } from "./useInteractions"
 import { useStickToBottom } from "./useStickToBottom"
 
-/** A backstop read while the page is open: another tab's answer leaves the thread's flags unchanged when more requests wait. */
-const POLL_MS = 10_000
-
 /**
  * The thread's requests waiting on the person, at the end of the conversation where the call that
  * asks stands, answerable in place. They are read again whenever `changed` does (the thread's
- * `hasPendingInteraction` and last activity, from its polled record); the ones settled while the
+ * `hasPendingInteraction` and last activity, from its record) and when the project's changes stream
+ * names the thread (another tab's answer, while more requests wait, leaves those flags as they were); the ones settled while the
  * page is open stay, showing how they ended.
  *
  * Opening the page brings the first waiting card into view with the focus on its first control; a
@@ -29,7 +27,7 @@ export const ThreadInteractions = ({ threadId, changed }: { readonly threadId: s
         Either.map(found, (interactions) => interactions.map((interaction) => ({ interaction, context: undefined })))),
     [threadId]
   )
-  const { entries, loaded, error, settle } = useInteractions(load, `${threadId}:${changed}`, POLL_MS)
+  const { entries, loaded, error, settle } = useInteractions(load, `${threadId}:${changed}`, { threads: [threadId] })
   const section = useRef<HTMLElement>(null)
   const waitingIds = entries.filter((entry) => isWaiting(entry.interaction)).map((entry) => entry.interaction.interactionId)
   const firstWaiting = waitingIds[0]

@@ -3,6 +3,7 @@ import type { Interaction } from "../../../catalog/domain/Interaction.js"
 import { useCallback, useEffect, useRef, useState } from "react"
 import { announceSettled } from "../waitingSignal"
 import { lookUpInteraction } from "./interactionRoutes"
+import { useReloadOnChange, type Watched } from "../projectChanges"
 
 /** An interaction and what the page knows of where it comes from (its thread, for a list across threads). */
 export interface Entry<T> {
@@ -28,11 +29,11 @@ type Load<T> = (signal: AbortSignal) => Promise<Either.Either<ReadonlyArray<Entr
 
 /**
  * The pending interactions `load` finds, read again when `key` changes (the thread's
- * `hasPendingInteraction` and last activity: a new request changes both) and every `pollMs` while
- * the tab is visible. One that leaves the pending list without this page answering it was settled
+ * `hasPendingInteraction` and last activity: a new request changes both) and when the project's
+ * changes stream names what is `watched` (at most every `spacingMs`). One that leaves the pending list without this page answering it was settled
  * elsewhere (another tab), expired, or ended with its batch: it is looked up once to show which.
  */
-export const useInteractions = <T>(load: Load<T>, key: string, pollMs: number): Interactions<T> => {
+export const useInteractions = <T>(load: Load<T>, key: string, watched: Watched, spacingMs = 0): Interactions<T> => {
   const [entries, setEntries] = useState<ReadonlyArray<Entry<T>>>([])
   const [loaded, setLoaded] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
@@ -79,12 +80,7 @@ export const useInteractions = <T>(load: Load<T>, key: string, pollMs: number): 
     return () => abort.abort()
   }, [key, generation, settle])
 
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === "visible") reload()
-    }, pollMs)
-    return () => clearInterval(timer)
-  }, [pollMs, reload])
+  useReloadOnChange(reload, watched, spacingMs)
 
   return { entries, loaded, error, settle, reload }
 }

@@ -1,0 +1,105 @@
+import { Either, Schema } from "effect"
+import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from "react"
+import { keepOpen } from "./liveSource"
+
+/**
+ * What the page learns from its project's changes stream (`GET /api/threads/changes`, catalog/
+ * bridge/ThreadsApi.ts): the threads whose state changed and the machines that went online or
+ * offline, or, after the stream was down, that anything may have. Pages read again what they show
+ * of those instead of asking on a timer, so an idle tab makes no request.
+ */
+export type ProjectChange =
+  | { readonly _tag: "Named"; readonly threadIds: ReadonlySet<string>; readonly profileIds: ReadonlySet<string> }
+  | { readonly _tag: "Anything" }
+
+export type ChangeListener = (change: ProjectChange) => void
+
+const decodeFrame = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
+  threadIds: Schema.Array(Schema.String),
+  profileIds: Schema.Array(Schema.String)
+})))
+
+interface Changes {
+  readonly subscribe: (listener: ChangeListener) => () => void
+}
+
+const ChangesContext = createContext<Changes>({ subscribe: () => () => undefined })
+
+/** One stream per tab for the project shown, shared by every part of the page that listens. */
+export const ProjectChangesProvider = ({ projectId, children }: { readonly projectId: string | undefined; readonly children: ReactNode }) => {
+  const [changes] = useState(() => {
+    const listeners = new Set<ChangeListener>()
+    return {
+      listeners,
+      tell: (change: ProjectChange) => listeners.forEach((listener) => listener(change)),
+      subscribe: (listener: ChangeListener) => {
+        listeners.add(listener)
+        return () => {
+          listeners.delete(listener)
+        }
+      }
+    }
+  })
+
+  useEffect(() => {
+    if (projectId === undefined) return
+    return keepOpen(() => `/api/threads/changes?projectId=${encodeURIComponent(projectId)}`, {
+      listen: (source) =>
+        source.addEventListener("changes", (message: MessageEvent<unknown>) => {
+          const frame = decodeFrame(message.data)
+          if (Either.isRight(frame)) {
+            changes.tell({ _tag: "Named", threadIds: new Set(frame.right.threadIds), profileIds: new Set(frame.right.profileIds) })
+          }
+        }),
+      // Nothing is replayed: what changed while the stream was down is read again.
+      opened: (reopened) => {
+        if (reopened) changes.tell({ _tag: "Anything" })
+      }
+    })
+  }, [projectId, changes])
+
+  return <ChangesContext.Provider value={changes}>{children}</ChangesContext.Provider>
+}
+
+/** What a part of the page shows: some threads (or any of the project's), and the person's machines. */
+export interface Watched {
+  readonly threads?: ReadonlyArray<string> | "any"
+  readonly machines?: boolean
+}
+
+/** True when the change may concern what is watched. */
+export const concerns = (change: ProjectChange, watched: Watched): boolean => {
+  if (change._tag === "Anything") return true
+  const threads = watched.threads ?? []
+  return (threads === "any" ? change.threadIds.size > 0 : threads.some((id) => change.threadIds.has(id))) ||
+    (watched.machines === true && change.profileIds.size > 0)
+}
+
+/** Calls `onChange` for each change of the project while the component is mounted. */
+export const useProjectChanges = (onChange: ChangeListener): void => {
+  const changes = useContext(ChangesContext)
+  const latest = useRef(onChange)
+  latest.current = onChange
+  useEffect(() => changes.subscribe((change) => latest.current(change)), [changes])
+}
+
+/**
+ * Calls `reload` when a change concerns what is watched: at once, then at most every `spacingMs`
+ * (a list of the whole project in a busy project would otherwise be read on every frame).
+ */
+export const useReloadOnChange = (reload: () => void, watched: Watched, spacingMs = 0): void => {
+  const last = useRef(0)
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+  useEffect(() => () => clearTimeout(timer.current), [])
+  useProjectChanges((change) => {
+    if (!concerns(change, watched) || timer.current !== undefined) return
+    const run = () => {
+      timer.current = undefined
+      last.current = Date.now()
+      reload()
+    }
+    const wait = last.current + spacingMs - Date.now()
+    if (wait <= 0) run()
+    else timer.current = setTimeout(run, wait)
+  })
+}
