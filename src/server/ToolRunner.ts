@@ -24,6 +24,7 @@ import { ArtifactComments } from "../artifacts/ArtifactComments.js"
 import { Artifacts } from "../artifacts/Artifacts.js"
 import { ArtifactCommentTools } from "../artifacts/ArtifactCommentTools.js"
 import { ArtifactTools } from "../artifacts/ArtifactTools.js"
+import { TaskArtifactsLive } from "../artifacts/TaskArtifactsLive.js"
 import { LabelTools } from "../lists-labels/LabelTools.js"
 import { ListTools } from "../lists-labels/ListTools.js"
 import { ProjectTools } from "../projects/ProjectTools.js"
@@ -76,6 +77,6 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
 
     return { tools: Catalog, call } as const
   }),
-  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, TaskReads.Default, TaskWrites.Default, TaskLinks.Default, TaskComments.Default, TaskSearch.Default, TaskTree.Default, Artifacts.Default, ArtifactComments.Default, ThreadRows.Default, ThreadListing.Default, ThreadCreation.Default, ThreadMessages.Default, CliProfiles.Default,
+  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, TaskReads.Default, TaskWrites.Default, TaskLinks.Default, TaskComments.Default, TaskSearch.Default, TaskTree.Default, Artifacts.Default, TaskArtifactsLive, ArtifactComments.Default, ThreadRows.Default, ThreadListing.Default, ThreadCreation.Default, ThreadMessages.Default, CliProfiles.Default,
     ProjectAgents.Default, Scopes.Default, Prompts.Default, Skills.Default]
 }) {}

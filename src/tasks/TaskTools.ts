@@ -16,7 +16,8 @@ import {
 } from "../../catalog/Tasks.js"
 import { CurrentPrincipal, CurrentProject, DefaultProject } from "../platform/auth/Principal.js"
 import { InvalidArgument } from "../../catalog/domain/Errors.js"
-import { Artifacts, type ArtifactSummaryRow } from "../artifacts/Artifacts.js"
+import type { ArtifactSummary } from "../../catalog/domain/Artifact.js"
+import { TaskArtifacts } from "./TaskArtifacts.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
 import type { ResolvedTask } from "./TaskAccess.js"
 import { TaskComments } from "./TaskComments.js"
@@ -56,11 +57,11 @@ export const TaskTools = Effect.gen(function* () {
   const comments = yield* TaskComments
   const search = yield* TaskSearch
   const tree = yield* TaskTree
-  const artifacts = yield* Artifacts
+  const artifacts = yield* TaskArtifacts
 
   const resolve = (address: string, projectId: string | undefined) => resolveTask(reads, address, projectId)
 
-  const details = (resolved: ResolvedTask, artifactsOf: ReadonlyMap<string, ReadonlyArray<ArtifactSummaryRow>>) =>
+  const details = (resolved: ResolvedTask, artifactsOf: ReadonlyMap<string, ReadonlyArray<typeof ArtifactSummary.Type>>) =>
     Effect.map(reads.details(resolved), (found) => taskDetails(found, artifactsOf.get(found.task.id) ?? []))
 
   return [

@@ -2,8 +2,7 @@ import { Either } from "effect"
 import type { SubtaskSummary, TaskDetails, TaskSummary } from "../../catalog/Tasks.js"
 import * as RichText from "../../catalog/domain/RichText.js"
 import type { ExternalLink } from "../../catalog/domain/Task.js"
-import type { ArtifactSummaryRow } from "../artifacts/Artifacts.js"
-import { artifactSummary } from "../artifacts/ArtifactViews.js"
+import type { ArtifactSummary } from "../../catalog/domain/Artifact.js"
 import type { TaskDetailRows } from "./TaskReads.js"
 import type { StoredLink, TaskRow } from "./TaskRow.js"
 
@@ -48,7 +47,7 @@ const subtaskSummary = (row: TaskRow): typeof SubtaskSummary.Type => ({
 })
 
 /** get_task's result; `artifacts` are this task's. */
-export const taskDetails = (found: TaskDetailRows, artifacts: ReadonlyArray<ArtifactSummaryRow>): typeof TaskDetails.Type => {
+export const taskDetails = (found: TaskDetailRows, artifacts: ReadonlyArray<typeof ArtifactSummary.Type>): typeof TaskDetails.Type => {
   const { access, comments, links, subtasks, task, taskPath, taskUrl } = found
   const descriptionMarkdown = task.description === null
     ? ""
@@ -62,7 +61,7 @@ export const taskDetails = (found: TaskDetailRows, artifacts: ReadonlyArray<Arti
     description: task.description,
     descriptionMarkdown,
     externalLinks: links.map(externalLink),
-    artifacts: artifacts.map(artifactSummary),
+    artifacts,
     files: [],
     comments: comments.map((comment) => ({ ...comment, createdAt: comment.createdAt.toISOString() })),
     subtasks: subtasks.map(subtaskSummary)
