@@ -9,7 +9,7 @@ import {
   num,
   str,
   stringify
-} from "../LineNormalizer.js"
+} from "./LineNormalizer.js"
 
 /**
  * Runtime A: Claude Code, `claude -p --output-format stream-json --verbose`

@@ -9,7 +9,7 @@ import {
   obj,
   str,
   stringify
-} from "../LineNormalizer.js"
+} from "./LineNormalizer.js"
 
 /**
  * Runtime B, default transport: `codex app-server` (JSON-RPC over stdio, RUNTIMES §3.3).

@@ -9,7 +9,7 @@ import {
   obj,
   str,
   stringify
-} from "../LineNormalizer.js"
+} from "./LineNormalizer.js"
 
 /**
  * Runtime B, one-shot transport: `codex exec --json`. Chunk type is the line's `type`.

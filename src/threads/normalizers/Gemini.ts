@@ -8,7 +8,7 @@ import {
   obj,
   str,
   stringify
-} from "../LineNormalizer.js"
+} from "./LineNormalizer.js"
 
 /**
  * Runtime D: Gemini CLI `--output-format stream-json`. Registered but not executable yet; this

@@ -10,7 +10,7 @@ import {
   obj,
   str,
   stringify
-} from "../LineNormalizer.js"
+} from "./LineNormalizer.js"
 
 /**
  * Runtime C: OpenCode. The bridge drives `opencode serve` and uploads each SSE event

@@ -2,11 +2,11 @@ import type { CliType, RuntimeTransport } from "../../../catalog/domain/CliType.
 import { type ChunkNormalizer, lineNormalizer, misread } from "./LineNormalizer.js"
 import type { NormalizedEvent } from "../../../catalog/events/NormalizedEvent.js"
 import { CLI_STOPPED_TYPE, CLI_WARNING_TYPE } from "../../../catalog/bridge/AgentApi.js"
-import { normalizeClaudeChunk } from "./runtimes/ClaudeCode.js"
-import { normalizeCodexAppServerChunk } from "./runtimes/CodexAppServer.js"
-import { normalizeCodexExecChunk } from "./runtimes/CodexExec.js"
-import { normalizeGeminiChunk } from "./runtimes/Gemini.js"
-import { normalizeOpenCodeRunChunk, normalizeOpenCodeServerChunk } from "./runtimes/OpenCode.js"
+import { normalizeClaudeChunk } from "./ClaudeCode.js"
+import { normalizeCodexAppServerChunk } from "./CodexAppServer.js"
+import { normalizeCodexExecChunk } from "./CodexExec.js"
+import { normalizeGeminiChunk } from "./Gemini.js"
+import { normalizeOpenCodeRunChunk, normalizeOpenCodeServerChunk } from "./OpenCode.js"
 
 /** Where a thread's chunks come from: its runtime, and the transport when the runtime has several. */
 export interface ChunkSource {

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { unbundle } from "../../../catalog/events/Bundles.js"
 import { NormalizedEvent } from "../../../catalog/events/NormalizedEvent.js"
-import { normalizeClaudeChunk } from "../../../src/threads/normalizers/runtimes/ClaudeCode.js"
+import { normalizeClaudeChunk } from "../../../src/threads/normalizers/ClaudeCode.js"
 
 const fixtureDir = fileURLToPath(new URL("../../fixtures/claude/", import.meta.url))
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { unbundle } from "../../../catalog/events/Bundles.js"
 import { NormalizedEvent } from "../../../catalog/events/NormalizedEvent.js"
-import { normalizeCodexExecChunk } from "../../../src/threads/normalizers/runtimes/CodexExec.js"
+import { normalizeCodexExecChunk } from "../../../src/threads/normalizers/CodexExec.js"
 import { get, getNum, getStr, isIgnored, isValid, only } from "../../support/EventHelpers.js"
 import { transcript } from "../../support/Transcripts.js"
 

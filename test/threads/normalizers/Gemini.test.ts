@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { unbundle } from "../../../catalog/events/Bundles.js"
-import { normalizeGeminiChunk } from "../../../src/threads/normalizers/runtimes/Gemini.js"
+import { normalizeGeminiChunk } from "../../../src/threads/normalizers/Gemini.js"
 import { get, getNum, getStr, isIgnored, isValid, only } from "../../support/EventHelpers.js"
 import { transcript } from "../../support/Transcripts.js"
 

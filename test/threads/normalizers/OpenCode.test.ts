@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { unbundle } from "../../../catalog/events/Bundles.js"
 import type { ChunkNormalizer } from "../../../src/threads/normalizers/LineNormalizer.js"
 import { NormalizedEvent } from "../../../catalog/events/NormalizedEvent.js"
-import { normalizeOpenCodeRunChunk, normalizeOpenCodeServerChunk } from "../../../src/threads/normalizers/runtimes/OpenCode.js"
+import { normalizeOpenCodeRunChunk, normalizeOpenCodeServerChunk } from "../../../src/threads/normalizers/OpenCode.js"
 import { get, getNum, getStr, isIgnored, isValid, only } from "../../support/EventHelpers.js"
 import { transcript } from "../../support/Transcripts.js"
 
