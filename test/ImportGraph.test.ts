@@ -60,8 +60,16 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   cli: ["cli", "agent", "server", "feature", "platform", "catalog"]
 }
 
-/** The strongly connected components of more than one module (Tarjan). */
-const cycles = (): ReadonlyArray<ReadonlyArray<string>> => {
+/** The folders' graph: a folder imports another when one of its modules imports one of the other's. */
+const folderGraph = new Map<string, ReadonlyArray<string>>()
+for (const [file, targets] of graph) {
+  const from = path.dirname(file)
+  const to = targets.map((target) => path.dirname(target)).filter((folder) => folder !== from)
+  folderGraph.set(from, [...new Set([...(folderGraph.get(from) ?? []), ...to])])
+}
+
+/** The strongly connected components of more than one node (Tarjan). */
+const cycles = (graph: ReadonlyMap<string, ReadonlyArray<string>>): ReadonlyArray<ReadonlyArray<string>> => {
   let next = 0
   const index = new Map<string, number>()
   const low = new Map<string, number>()
@@ -84,7 +92,7 @@ const cycles = (): ReadonlyArray<ReadonlyArray<string>> => {
     for (let top = stack.pop(); top !== undefined; top = top === file ? undefined : stack.pop()) component.push(top)
     if (component.length > 1) found.push(component.sort())
   }
-  for (const file of files) if (!index.has(file)) visit(file)
+  for (const node of graph.keys()) if (!index.has(node)) visit(node)
   return found
 }
 
@@ -115,6 +123,19 @@ describe("the import graph", () => {
   })
 
   it("no module imports itself back through others, type imports included", () => {
-    expect(cycles()).toEqual([])
+    expect(cycles(graph)).toEqual([])
+  })
+
+  it("no two folders import each other, directly or through others", () => {
+    expect(folderGraph.size).toBeGreaterThan(20)
+    expect(cycles(folderGraph)).toEqual([])
+  })
+
+  it("no module imports the package by its own name", () => {
+    const name: unknown = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).name
+    expect(typeof name).toBe("string")
+    const against = files.flatMap((file) =>
+      imports(file).filter((imported) => imported === name || imported.startsWith(`${String(name)}/`)).map((imported) => `${file} → ${imported}`))
+    expect(against).toEqual([])
   })
 })

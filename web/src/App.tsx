@@ -1,7 +1,7 @@
 import { Option, Schema } from "effect"
 import { useEffect } from "react"
 import { returnPath, SIGN_IN_PAGE, SignInLinkReason, signInPagePath } from "../../catalog/domain/SignIn.js"
-import { describeError, isSignedOut, signOut, useTool } from "./api"
+import { describeError, isSignedOut, signOut, useTool } from "./lib/api"
 import { SignInPage } from "./pages/SignIn"
 import { ThreadPage } from "./pages/Thread"
 import { MachinesPage } from "./pages/Machines"
@@ -9,8 +9,8 @@ import { NewThreadPage } from "./pages/NewThread"
 import { ThreadsPage } from "./pages/Threads"
 import { WaitingPage } from "./pages/Waiting"
 import { useWaitingCount } from "./waitingCount"
-import { ProjectChangesProvider } from "./projectChanges"
-import { followLink, machinesPath, navigate, newThreadPath, projectOf, type Route, threadsPath, useRoute, waitingPath } from "./router"
+import { ProjectChangesProvider } from "./lib/projectChanges"
+import { followLink, machinesPath, navigate, newThreadPath, projectOf, type Route, threadsPath, useRoute, waitingPath } from "./lib/router"
 
 export const App = () => {
   const route = useRoute()

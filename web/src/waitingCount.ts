@@ -1,11 +1,11 @@
 import { Either } from "effect"
 import { useEffect, useMemo, useRef, useState } from "react"
-import { inFront, showNotification, useNotifyNew, useTabTitleCount } from "./notify"
+import { inFront, showNotification, useNotifyNew, useTabTitleCount } from "./lib/notify"
 import { readRequest, summarize } from "./thread/interactionRequest"
 import { loadAttention } from "./thread/waitingInteractions"
-import { outcomes, type Statuses } from "./threadOutcomes"
-import { onSettled } from "./waitingSignal"
-import { useReloadOnChange, type Watched } from "./projectChanges"
+import { outcomes, type Statuses } from "./lib/threadOutcomes"
+import { onSettled } from "./lib/waitingSignal"
+import { useReloadOnChange, type Watched } from "./lib/projectChanges"
 
 /**
  * Every page looks for new requests and finished runs when the project's changes stream names a

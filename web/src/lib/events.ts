@@ -1,6 +1,6 @@
 import { Either, Schema } from "effect"
-import { applyEvent, type ComposedMessage, type Composition, emptyComposition, toMessage } from "../../catalog/events/compose.js"
-import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
+import { applyEvent, type ComposedMessage, type Composition, emptyComposition, toMessage } from "../../../catalog/events/compose.js"
+import { NormalizedEvent } from "../../../catalog/events/NormalizedEvent.js"
 import { useEffect, useState } from "react"
 import { flushSync } from "react-dom"
 import { keepOpen } from "./liveSource"

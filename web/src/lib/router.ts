@@ -1,5 +1,5 @@
 import { type MouseEvent, useEffect, useState } from "react"
-import { SIGN_IN_PAGE } from "../../catalog/domain/SignIn.js"
+import { SIGN_IN_PAGE } from "../../../catalog/domain/SignIn.js"
 
 /** The app's pages; the server answers every one of these paths with the same shell. */
 export type Route =

@@ -1,4 +1,4 @@
-import type { OrdinaryThread, ThreadContainer } from "./pages/format"
+import type { OrdinaryThread, ThreadContainer } from "./format"
 import type { Alert } from "./notify"
 
 /** What each thread was doing at the last read, by id. */

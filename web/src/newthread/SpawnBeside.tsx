@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react"
 import type { ThreadTarget } from "../../../catalog/Threads.js"
-import { describeError, useTool } from "../api"
+import { describeError, useTool } from "../lib/api"
 import { Field } from "./Field"
 import type { FieldErrors } from "./fieldErrors"
 

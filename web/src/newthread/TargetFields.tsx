@@ -1,5 +1,5 @@
 import type { CliPath, CliProfile } from "../../../catalog/domain/CliProfile.js"
-import { ago } from "../pages/format"
+import { ago } from "../lib/format"
 import { type Draft, effortOf, modelOf, modeOf, pathsInOrder, type Target } from "./draft"
 import { Field } from "./Field"
 import type { FieldErrors } from "./fieldErrors"

@@ -1,6 +1,6 @@
 import type { AvailableCli, CliPath, CliProfile } from "../../../catalog/domain/CliProfile.js"
 import type { CliType } from "../../../catalog/domain/CliType.js"
-import type { ArgumentsOf } from "../api"
+import type { ArgumentsOf } from "../lib/api"
 import type { LastChoice } from "./lastChoice"
 
 /** The form as the person fills it: every control's value, as text or a flag. */

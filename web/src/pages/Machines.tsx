@@ -1,10 +1,10 @@
 import type { AvailableCli, CliPath, CliProfile } from "../../../catalog/domain/CliProfile.js"
-import { describeError, useTool } from "../api"
+import { describeError, useTool } from "../lib/api"
 import { pathsInOrder } from "../newthread/draft"
-import { followLink, newThreadPath } from "../router"
-import { ago } from "./format"
+import { followLink, newThreadPath } from "../lib/router"
+import { ago } from "../lib/format"
 import "./Machines.css"
-import { useReloadOnChange } from "../projectChanges"
+import { useReloadOnChange } from "../lib/projectChanges"
 
 
 const Runtime = ({ runtime }: { readonly runtime: AvailableCli }) => (

@@ -1,8 +1,8 @@
 import { useState } from "react"
-import { describeError, useTool } from "../api"
+import { describeError, useTool } from "../lib/api"
 import { NewThreadForm } from "../newthread/NewThreadForm"
-import { followLink, machinesPath } from "../router"
-import { useReloadOnChange } from "../projectChanges"
+import { followLink, machinesPath } from "../lib/router"
+import { useReloadOnChange } from "../lib/projectChanges"
 
 /** New thread (`create_thread`), optionally spawned beside the thread the link names (`?spawnFrom=`). */
 export const NewThreadPage = ({ projectId }: { readonly projectId: string }) => {

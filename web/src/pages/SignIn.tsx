@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react"
 import type { SignInLinkReason } from "../../../catalog/domain/SignIn.js"
-import { signIn } from "../api"
+import { signIn } from "../lib/api"
 import "./SignIn.css"
 
 const FRESH_LINK = "trellis admin signin-link"

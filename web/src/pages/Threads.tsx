@@ -1,9 +1,9 @@
 import { useState } from "react"
-import { describeError, useTool } from "../api"
-import { followLink, machinesPath, newThreadPath, threadPath } from "../router"
-import { useReloadOnChange, type Watched } from "../projectChanges"
+import { describeError, useTool } from "../lib/api"
+import { followLink, machinesPath, newThreadPath, threadPath } from "../lib/router"
+import { useReloadOnChange, type Watched } from "../lib/projectChanges"
 import "./Threads.css"
-import { ago, type OrdinaryThread, runtimeOf, StatusBadge, ThreadStatus, type ThreadContainer } from "./format"
+import { ago, type OrdinaryThread, runtimeOf, StatusBadge, ThreadStatus, type ThreadContainer } from "../lib/format"
 
 /**
  * A list of the project's threads is read again when any of them changes (activity moves threads

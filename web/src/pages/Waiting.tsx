@@ -1,6 +1,6 @@
 import { useMemo } from "react"
-import { NotificationsToggle } from "../notify"
-import { followLink, threadPath } from "../router"
+import { NotificationsToggle } from "../lib/notify"
+import { followLink, threadPath } from "../lib/router"
 import { InteractionCard } from "../thread/InteractionCard"
 import { useInteractions } from "../thread/useInteractions"
 import { loadWaiting } from "../thread/waitingInteractions"

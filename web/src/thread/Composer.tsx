@@ -1,6 +1,6 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from "react"
 import type { CliType } from "../../../catalog/domain/CliType.js"
-import { callTool, describeError } from "../api"
+import { callTool, describeError } from "../lib/api"
 import { StopButton, useStop } from "./StopButton"
 import "./Composer.css"
 

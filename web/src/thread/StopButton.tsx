@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { useEffect, useState } from "react"
-import { callThreadRoute } from "../api"
+import { callThreadRoute } from "../lib/api"
 import { describeRouteError } from "./interactionRoutes"
 
 type StopState =

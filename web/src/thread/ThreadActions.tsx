@@ -1,7 +1,7 @@
 import { type Effect, Either } from "effect"
 import { useState } from "react"
 import type { Thread } from "../../../catalog/Threads.js"
-import { callThreadRoute, type ThreadRoutes } from "../api"
+import { callThreadRoute, type ThreadRoutes } from "../lib/api"
 import { describeRouteError, type RouteError } from "./interactionRoutes"
 import "./ThreadActions.css"
 

@@ -1,5 +1,5 @@
 import type { ContextWindow, SessionInfo } from "../../../catalog/events/compose.js"
-import { StatusBadge } from "../pages/format"
+import { StatusBadge } from "../lib/format"
 import { seconds, tokens } from "./Part"
 
 /** The assistant turn's heading: who speaks and the message's state. */

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { createContext, useContext, useState } from "react"
-import { callThreadRoute } from "../api"
+import { callThreadRoute } from "../lib/api"
 import { describeRouteError } from "./interactionRoutes"
 import { Markdown } from "./Markdown"
 import type { Message } from "./rows"

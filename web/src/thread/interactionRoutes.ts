@@ -3,8 +3,8 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Either } from "effect"
 import { TrellisApi } from "../../../catalog/bridge/TrellisApi.js"
 import type { Interaction } from "../../../catalog/domain/Interaction.js"
-import { callThreadRoute } from "../api"
-import { PageHttpClient } from "../backoff"
+import { callThreadRoute } from "../lib/api"
+import { PageHttpClient } from "../lib/backoff"
 
 /** What a failed thread route says to the person: its own message, else what kind of failure it was. */
 export type RouteError = { readonly _tag: string; readonly message?: string }

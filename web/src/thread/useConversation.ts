@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { useCallback, useEffect, useRef, useState } from "react"
 import { MAX_MESSAGE_PAGE, MESSAGE_PAGE_SIZE } from "../../../catalog/bridge/MessagePage.js"
-import { callThreadRoute } from "../api"
+import { callThreadRoute } from "../lib/api"
 import { describeRouteError } from "./interactionRoutes"
 import type { Message } from "./rows"
 

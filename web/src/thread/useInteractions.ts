@@ -1,9 +1,9 @@
 import { Either } from "effect"
 import type { Interaction } from "../../../catalog/domain/Interaction.js"
 import { useCallback, useEffect, useRef, useState } from "react"
-import { announceSettled } from "../waitingSignal"
+import { announceSettled } from "../lib/waitingSignal"
 import { lookUpInteraction } from "./interactionRoutes"
-import { useReloadOnChange, type Watched } from "../projectChanges"
+import { useReloadOnChange, type Watched } from "../lib/projectChanges"
 
 /** An interaction and what the page knows of where it comes from (its thread, for a list across threads). */
 export interface Entry<T> {

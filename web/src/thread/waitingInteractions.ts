@@ -1,6 +1,6 @@
 import { Either } from "effect"
-import { callTool, describeError } from "../api"
-import type { OrdinaryThread, ThreadContainer } from "../pages/format"
+import { callTool, describeError } from "../lib/api"
+import type { OrdinaryThread, ThreadContainer } from "../lib/format"
 import { listPending } from "./interactionRoutes"
 import type { Entry } from "./useInteractions"
 
