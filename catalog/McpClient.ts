@@ -74,7 +74,8 @@ const rootCause = (error: unknown): string | undefined => {
   return message
 }
 
-const isNamed = <N extends ToolName>(name: N) => (tool: (typeof Catalog)[number]): tool is Named<N> => tool.name === name
+/** A type guard for the catalog tool of a name: its Schemas typed as that tool's. */
+export const isNamed = <N extends ToolName>(name: N) => (tool: (typeof Catalog)[number]): tool is Named<N> => tool.name === name
 
 export interface McpClientOptions {
   /** The endpoint, e.g. `http://127.0.0.1:3000/api/mcp` (with `?project=<id>` to scope `P?` tools). */

@@ -11,19 +11,19 @@ const seedA = (slug: string) =>
   Effect.gen(function* () {
     const owner = yield* seedOwner(slug)
     const scope = scopedTo(owner.project.id)
-    const { projectAgentId } = yield* ok<{ projectAgentId: string }>(owner.key, "create_project_agent", {
+    const { projectAgentId } = yield* ok(owner.key, "create_project_agent", {
       name: "Alpha agent",
       appearance: { color: "red" }
     }, scope)
-    const { promptId } = yield* ok<{ promptId: string }>(owner.key, "create_prompt", { key: "alpha-prompt", content: "Alpha prompt text" }, scope)
-    const orgPrompt = yield* ok<{ promptId: string }>(owner.key, "create_prompt", {
+    const { promptId } = yield* ok(owner.key, "create_prompt", { key: "alpha-prompt", content: "Alpha prompt text" }, scope)
+    const orgPrompt = yield* ok(owner.key, "create_prompt", {
       key: "alpha-prompt",
       content: "Alpha org",
       scope: "organization"
     }, scope)
-    const { skillId } = yield* ok<{ skillId: string }>(owner.key, "create_skill", { name: "alpha-skill", content: "Alpha skill body" }, scope)
+    const { skillId } = yield* ok(owner.key, "create_skill", { name: "alpha-skill", content: "Alpha skill body" }, scope)
     yield* ok(owner.key, "update_skill", { skillId, edits: [{ op: "write", path: "notes.md", content: "alpha file" }] })
-    const orgSkill = yield* ok<{ skillId: string }>(owner.key, "create_skill", {
+    const orgSkill = yield* ok(owner.key, "create_skill", {
       name: "alpha-skill",
       content: "Alpha org",
       scope: "organization"

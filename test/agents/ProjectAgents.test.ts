@@ -7,22 +7,13 @@ import { AgentColor } from "../../catalog/domain/ProjectAgent.js"
 import { createTask, fails, getTask, joinAs, ok, okNull, scopedTo } from "../support/TaskTools.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 
-interface Agent {
-  readonly projectAgentId: string
-  readonly name: string
-  readonly description: string | null
-  readonly prompt: string | null
-  readonly category: string | null
-  readonly appearance: { readonly color: string }
-  readonly automation: Record<string, unknown> | null
-}
 
 const agentsOf = (key: string, projectId: string) =>
-  Effect.map(ok<{ agents: ReadonlyArray<Agent> }>(key, "list_project_agents", {}, scopedTo(projectId)), (r) => r.agents)
+  Effect.map(ok(key, "list_project_agents", {}, scopedTo(projectId)), (r) => r.agents)
 
 const createAgent = (key: string, projectId: string, args: Record<string, unknown>) =>
   Effect.map(
-    ok<{ projectAgentId: string }>(key, "create_project_agent", { appearance: { color: "teal" }, ...args }, scopedTo(projectId)),
+    ok(key, "create_project_agent", { appearance: { color: "teal" }, ...args }, scopedTo(projectId)),
     (r) => r.projectAgentId
   )
 

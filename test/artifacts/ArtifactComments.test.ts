@@ -24,7 +24,7 @@ const seedArtifact = (slug: string, content: string) =>
   })
 
 const setStatus = (key: string, commentIds: ReadonlyArray<string>, status: "open" | "resolved") =>
-  ok<{ commentIds: ReadonlyArray<string>; status: string; lostCommentIds: ReadonlyArray<string> }>(key, "set_artifact_comment_status", { commentIds, status })
+  ok(key, "set_artifact_comment_status", { commentIds, status })
 
 const statusesOf = (key: string, artifactId: string) =>
   Effect.map(threadsOf(key, artifactId), (threads) => threads.map((thread) => [thread.commentId, thread.status]))
@@ -136,7 +136,7 @@ describe("artifact comment tools", () => {
       Effect.gen(function* () {
         const { artifactId, key, project, user } = yield* seedArtifact("ac-replies", "some text")
         const thread = yield* comment(key, artifactId, "some")
-        const first = yield* ok<{ commentId: string; threadId: string }>(key, "reply_to_artifact_comment", { commentId: thread.commentId, content: "First" })
+        const first = yield* ok(key, "reply_to_artifact_comment", { commentId: thread.commentId, content: "First" })
         expect(first).toMatchObject({ threadId: thread.commentId, artifactId })
         const member = yield* joinAs(project.id, "ac-replies", "member")
         yield* ok(member.key, "reply_to_artifact_comment", { commentId: thread.commentId, content: "Second" })
@@ -195,7 +195,7 @@ describe("artifact comment tools", () => {
         const foreign = yield* comment(stranger.key, stranger.artifactId, "foreign")
         const a = yield* comment(key, artifactId, "alpha")
         const b = yield* comment(key, artifactId, "beta")
-        const reply = yield* ok<{ commentId: string }>(key, "reply_to_artifact_comment", { commentId: a.commentId, content: "r" })
+        const reply = yield* ok(key, "reply_to_artifact_comment", { commentId: a.commentId, content: "r" })
         const before = yield* threadsOf(key, artifactId)
         for (const [bad, code] of [
           [reply.commentId, "invalid_argument"],
@@ -266,7 +266,7 @@ describe("artifact comment tools", () => {
         ])
         expect(threads[1]).toMatchObject({ anchorText: "Drop that.", anchorEnd: null, content: dropped.content })
         // Lost threads still count as open on the task.
-        const { artifacts } = yield* ok<{ artifacts: ReadonlyArray<{ openCommentCount: number }> }>(key, "get_task", { taskId: task.taskId })
+        const { artifacts } = yield* ok(key, "get_task", { taskId: task.taskId })
         expect(artifacts[0]?.openCommentCount).toBe(2)
         expect((yield* updateContent(key, artifactId, "Intro. Keep this. Drop that.")).lostCommentIds).toEqual([])
         const back = yield* threadsOf(key, artifactId)

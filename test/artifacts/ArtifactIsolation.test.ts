@@ -17,7 +17,7 @@ const seedA = (slug: string) =>
     const artifact = yield* createArtifact(a.key, a.task.taskId, { name: "Alpha design", content: "The classified roadmap." })
     yield* createArtifact(a.key, a.task.taskId, { name: "Alpha notes", contentType: "html", content: "<p>x</p>" })
     const thread = yield* comment(a.key, artifact.artifactId, "classified roadmap", { content: "alpha remark" })
-    const reply = yield* ok<{ commentId: string }>(a.key, "reply_to_artifact_comment", { commentId: thread.commentId, content: "alpha answer" })
+    const reply = yield* ok(a.key, "reply_to_artifact_comment", { commentId: thread.commentId, content: "alpha answer" })
     return { ...a, artifactId: artifact.artifactId, commentId: thread.commentId, replyId: reply.commentId }
   })
 

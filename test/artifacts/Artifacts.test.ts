@@ -4,7 +4,6 @@ import { Catalog } from "../../catalog/index.js"
 import { MAX_ARTIFACT_CONTENT_LENGTH } from "../../catalog/domain/Artifact.js"
 import { Projects } from "../../src/projects/Projects.js"
 import {
-  type ArtifactSummary,
   comment,
   createArtifact,
   getArtifact,
@@ -14,9 +13,10 @@ import {
 } from "../support/ArtifactTools.js"
 import { callTool, TestServer } from "../support/TestServer.js"
 import { call, createTask, fails, getTask, joinAs, listTasks, ok, scopedTo } from "../support/TaskTools.js"
+import { succeeds } from "../support/ToolCalls.js"
 
 const summariesOf = (key: string, taskId: string) =>
-  Effect.map(ok<{ artifacts: ReadonlyArray<ArtifactSummary> }>(key, "get_task", { taskId }), (task) => task.artifacts)
+  Effect.map(ok(key, "get_task", { taskId }), (task) => task.artifacts)
 
 describe("artifact tools", () => {
   layer(TestServer())((it) => {
@@ -63,7 +63,7 @@ describe("artifact tools", () => {
           [{ taskId: `${organization.slug}/${ref}` }, {}]
         ] as const) {
           expect((yield* createArtifact(key, args.taskId, args, options)).taskId).toBe(task.taskId)
-          expect((yield* ok<{ artifacts: ReadonlyArray<unknown> }>(key, "list_task_artifacts", args, options)).artifacts.length).toBeGreaterThan(0)
+          expect((yield* ok(key, "list_task_artifacts", args, options)).artifacts.length).toBeGreaterThan(0)
         }
         const error = yield* fails(key, "create_task_artifact", { taskId: ref, name: "X" })
         expect(error).toMatchObject({ code: "invalid_argument" })
@@ -130,7 +130,7 @@ describe("artifact tools", () => {
         const second = yield* createArtifact(key, task.taskId, { name: "Second", contentType: "html", runId: "r" })
         const other = yield* createTask(key, scopedTo((yield* getTask(key, task.taskId)).projectId), { name: "Other" })
         yield* createArtifact(key, other.taskId, { name: "Elsewhere" })
-        const { artifacts } = yield* ok<{ artifacts: ReadonlyArray<Record<string, unknown>> }>(key, "list_task_artifacts", { taskId: task.taskId })
+        const { artifacts } = yield* ok(key, "list_task_artifacts", { taskId: task.taskId })
         expect(artifacts.map((artifact) => artifact["artifactId"])).toEqual([first.artifactId, second.artifactId])
         expect(artifacts[1]).toMatchObject({ name: "Second", contentType: "html", runId: "r", taskId: task.taskId, authorName: user.name, openCommentCount: 0 })
         for (const artifact of artifacts) expect(artifact).not.toHaveProperty("content")
@@ -160,14 +160,19 @@ describe("artifact tools", () => {
         const tasks = [task, ...(yield* Effect.forEach([1, 2, 3, 4], (n) => createTask(key, scope, { name: `Task ${n}` })))]
         yield* Effect.forEach(tasks, (item, i) => Effect.forEach(Array.from({ length: i }, (_, n) => n), (n) => createArtifact(key, item.taskId, { name: `A${i}.${n}` })))
         const identifiers = [...tasks.map((item) => item.taskId), "task_00000000000000000000000000000000"]
-        const { tasks: results } = yield* ok<{ tasks: ReadonlyArray<{ identifier: string; task?: { artifacts: ReadonlyArray<ArtifactSummary> }; error?: unknown }> }>(
+        const { tasks: results } = yield* ok(
           key,
           "get_tasks",
           { identifiers }
         )
         expect(results.map((result) => result.identifier)).toEqual(identifiers)
-        tasks.forEach((_, i) => expect(results[i]?.task?.artifacts.map((artifact) => artifact.name)).toEqual(Array.from({ length: i }, (_, n) => `A${i}.${n}`)))
-        expect(results[5]?.error).toMatchObject({ code: "not_found" })
+        tasks.forEach((_, i) => {
+          const entry = results[i]
+          expect(entry !== undefined && "task" in entry ? entry.task.artifacts.map((artifact) => artifact.name) : entry)
+            .toEqual(Array.from({ length: i }, (_, n) => `A${i}.${n}`))
+        })
+        const missing = results[5]
+        expect(missing !== undefined && "error" in missing ? missing.error : missing).toMatchObject({ code: "not_found" })
       }))
 
     it.effect("get_task_artifact with includeComments adds the threads as list_artifact_comments gives them; commentsStatus filters", () =>
@@ -248,10 +253,10 @@ describe("artifact tools", () => {
         // Back by bare ref: with projectId, with ?project=, and with neither (the artifact's own project).
         const ref = (yield* getTask(key, task.taskId)).refId
         const targetRef = (yield* getTask(key, target.taskId)).refId
-        expect((yield* ok<{ taskId: string }>(key, "move_task_artifact", { artifactId, taskId: ref, projectId: project.id })).taskId).toBe(task.taskId)
-        expect((yield* ok<{ taskId: string }>(key, "move_task_artifact", { artifactId, taskId: targetRef }, scope)).taskId).toBe(target.taskId)
-        expect((yield* ok<{ taskId: string }>(key, "move_task_artifact", { artifactId, taskId: ref })).taskId).toBe(task.taskId)
-        expect((yield* ok<{ taskId: string }>(key, "move_task_artifact", { artifactId, taskId: `${organization.slug}/${targetRef}` })).taskId).toBe(target.taskId)
+        expect((yield* ok(key, "move_task_artifact", { artifactId, taskId: ref, projectId: project.id })).taskId).toBe(task.taskId)
+        expect((yield* ok(key, "move_task_artifact", { artifactId, taskId: targetRef }, scope)).taskId).toBe(target.taskId)
+        expect((yield* ok(key, "move_task_artifact", { artifactId, taskId: ref })).taskId).toBe(task.taskId)
+        expect((yield* ok(key, "move_task_artifact", { artifactId, taskId: `${organization.slug}/${targetRef}` })).taskId).toBe(target.taskId)
         expect((yield* fails(key, "move_task_artifact", { artifactId, taskId: "MAIN-999" })).code).toBe("not_found")
       }))
 
@@ -311,7 +316,7 @@ describe("artifact tools", () => {
         const viewer = yield* joinAs(project.id, "art-viewer", "viewer")
         const before = yield* getArtifact(key, artifactId, { includeComments: true })
         expect(yield* getArtifact(viewer.key, artifactId, { includeComments: true })).toEqual(before)
-        expect((yield* ok<{ artifacts: ReadonlyArray<unknown> }>(viewer.key, "list_task_artifacts", { taskId: task.taskId })).artifacts).toHaveLength(1)
+        expect((yield* ok(viewer.key, "list_task_artifacts", { taskId: task.taskId })).artifacts).toHaveLength(1)
         expect(yield* threadsOf(viewer.key, artifactId)).toEqual(before.comments)
         for (const [name, args] of [
           ["create_task_artifact", { taskId: task.taskId, name: "Nope" }],
@@ -359,7 +364,7 @@ describe("artifact tools", () => {
         for (const [name, args] of calls) {
           const output: Schema.Schema.AnyNoContext | undefined = Catalog.find((candidate) => candidate.name === name)?.output
           if (output === undefined) return yield* Effect.dieMessage(`${name} is not in the catalog`)
-          const result = yield* ok<unknown>(key, name, args)
+          const result = yield* succeeds(key, name, args)
           const decoded = Schema.decodeUnknownEither(output, { onExcessProperty: "error" })(result)
           expect(Either.isRight(decoded) ? "ok" : String(decoded.left), name).toBe("ok")
         }
@@ -390,7 +395,7 @@ describe("artifact tools", () => {
           expect(error.message, `${name} ${field}`).toContain(`${field}: must not split a character`)
         }
         expect(yield* getArtifact(key, artifactId, { includeComments: true })).toEqual(before)
-        const listed = yield* ok<{ artifacts: ReadonlyArray<unknown> }>(key, "list_task_artifacts", { taskId: task.taskId })
+        const listed = yield* ok(key, "list_task_artifacts", { taskId: task.taskId })
         expect(listed.artifacts).toHaveLength(1)
       }))
 

@@ -9,24 +9,6 @@ import { Users } from "../../src/orgs/Users.js"
 import { createTask, fails, getTask, ok, scopedTo } from "../support/TaskTools.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
-interface ListRow {
-  readonly listId: string
-  readonly ref: string
-  readonly name: string
-  readonly color: string | null
-  readonly defaultViewMode: string | null
-  readonly defaultBoardGroupBy: string | null
-  readonly isSystem: boolean
-  readonly createdAt: string
-  readonly updatedAt: string
-}
-interface ListsPage {
-  readonly lists: ReadonlyArray<ListRow>
-  readonly nextCursor: string | null
-}
-interface LabelsResult {
-  readonly labels: ReadonlyArray<{ readonly _id: string; readonly name: string; readonly color: string }>
-}
 /** A user with `role` in the owner's project, and their API key. */
 const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
   Effect.gen(function* () {
@@ -40,7 +22,7 @@ describe("List and label tools over MCP", () => {
     it.effect("list_task_lists uses the connection's ?project= and starts with the system BACKLOG", () =>
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("url-project")
-        const page = yield* ok<ListsPage>(key, "list_task_lists", {}, scopedTo(project.id))
+        const page = yield* ok(key, "list_task_lists", {}, scopedTo(project.id))
         expect(page).toEqual({
           lists: [{
             listId: expect.stringMatching(/^list_[0-9a-f]{32}$/),
@@ -55,7 +37,7 @@ describe("List and label tools over MCP", () => {
           }],
           nextCursor: null
         })
-        expect(yield* ok<ListsPage>(key, "list_task_lists", { projectId: project.id })).toEqual(page)
+        expect(yield* ok(key, "list_task_lists", { projectId: project.id })).toEqual(page)
       }))
 
     it.effect("an explicit projectId wins over ?project=", () =>
@@ -63,9 +45,9 @@ describe("List and label tools over MCP", () => {
         const { key, organization, project } = yield* seedOwner("explicit-project")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         yield* ok(key, "create_task_list", { projectId: other.id, name: "Only in other" }, scopedTo(project.id))
-        const inOther = yield* ok<ListsPage>(key, "list_task_lists", {}, scopedTo(other.id))
+        const inOther = yield* ok(key, "list_task_lists", {}, scopedTo(other.id))
         expect(inOther.lists.map((list) => list.ref)).toEqual(["BACKLOG", "ONLY-IN-OTHER"])
-        expect((yield* ok<ListsPage>(key, "list_task_lists", {}, scopedTo(project.id))).lists).toHaveLength(1)
+        expect((yield* ok(key, "list_task_lists", {}, scopedTo(project.id))).lists).toHaveLength(1)
       }))
 
     it.effect("without projectId or ?project= the List and label tools are a tool error naming projectId", () =>
@@ -89,14 +71,14 @@ describe("List and label tools over MCP", () => {
     it.effect("create_task_list returns { listId }, and list_task_lists shows the List with its fields", () =>
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("create-list")
-        const created = yield* ok<{ listId: string }>(key, "create_task_list", {
+        const created = yield* ok(key, "create_task_list", {
           name: "Sprint board",
           ref: "sprint",
           color: "purple",
           defaultViewMode: "board"
         }, scopedTo(project.id))
         expect(Object.keys(created)).toEqual(["listId"])
-        const { lists } = yield* ok<ListsPage>(key, "list_task_lists", {}, scopedTo(project.id))
+        const { lists } = yield* ok(key, "list_task_lists", {}, scopedTo(project.id))
         expect(lists[1]).toMatchObject({
           listId: created.listId,
           ref: "SPRINT",
@@ -112,12 +94,12 @@ describe("List and label tools over MCP", () => {
     it.effect("update_task_list takes a raw ID or a bare ref in any case and returns { listId }", () =>
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("update-list")
-        const { listId } = yield* ok<{ listId: string }>(key, "create_task_list", { name: "Ideas", color: "red" }, scopedTo(project.id))
+        const { listId } = yield* ok(key, "create_task_list", { name: "Ideas", color: "red" }, scopedTo(project.id))
         expect(yield* ok(key, "update_task_list", { listId: "ideas", name: "Later", color: null }, scopedTo(project.id)))
           .toEqual({ listId })
         expect(yield* ok(key, "update_task_list", { listId, ref: "later", defaultViewMode: "list" }, scopedTo(project.id)))
           .toEqual({ listId })
-        const { lists } = yield* ok<ListsPage>(key, "list_task_lists", { query: "later" }, scopedTo(project.id))
+        const { lists } = yield* ok(key, "list_task_lists", { query: "later" }, scopedTo(project.id))
         expect(lists).toEqual([expect.objectContaining({ listId, ref: "LATER", name: "Later", color: null, defaultViewMode: "list" })])
       }))
 
@@ -125,13 +107,13 @@ describe("List and label tools over MCP", () => {
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("paging")
         for (const name of ["One", "Two", "Three"]) yield* ok(key, "create_task_list", { name }, scopedTo(project.id))
-        const first = yield* ok<ListsPage>(key, "list_task_lists", { limit: 3 }, scopedTo(project.id))
+        const first = yield* ok(key, "list_task_lists", { limit: 3 }, scopedTo(project.id))
         expect(first.lists.map((list) => list.ref)).toEqual(["BACKLOG", "ONE", "TWO"])
-        const second = yield* ok<ListsPage>(key, "list_task_lists", { limit: 3, cursor: first.nextCursor }, scopedTo(project.id))
+        const second = yield* ok(key, "list_task_lists", { limit: 3, cursor: first.nextCursor }, scopedTo(project.id))
         expect(second).toMatchObject({ lists: [{ ref: "THREE" }], nextCursor: null })
-        const found = yield* ok<ListsPage>(key, "list_task_lists", { query: "T", cursor: null }, scopedTo(project.id))
+        const found = yield* ok(key, "list_task_lists", { query: "T", cursor: null }, scopedTo(project.id))
         expect(found.lists.map((list) => list.ref)).toEqual(["TWO", "THREE"])
-        expect((yield* ok<ListsPage>(key, "list_task_lists", { archived: true }, scopedTo(project.id))).lists).toEqual([])
+        expect((yield* ok(key, "list_task_lists", { archived: true }, scopedTo(project.id))).lists).toEqual([])
       }))
 
     it.effect("list_task_lists without a limit returns a page of 20 and a cursor to the rest", () =>
@@ -141,10 +123,10 @@ describe("List and label tools over MCP", () => {
         const lists = yield* TaskLists
         // The most a project holds: the Backlog and 20 active Lists, seeded through the service.
         for (let n = 1; n <= 20; n++) yield* lists.create(access, { name: `L${n}` })
-        const first = yield* ok<ListsPage>(key, "list_task_lists", {}, scopedTo(project.id))
+        const first = yield* ok(key, "list_task_lists", {}, scopedTo(project.id))
         expect(first.lists.map((list) => list.ref)).toEqual(["BACKLOG", ...Array.from({ length: 19 }, (_, i) => `L${i + 1}`)])
         expect(first.nextCursor).not.toBeNull()
-        const rest = yield* ok<ListsPage>(key, "list_task_lists", { cursor: first.nextCursor }, scopedTo(project.id))
+        const rest = yield* ok(key, "list_task_lists", { cursor: first.nextCursor }, scopedTo(project.id))
         expect(rest).toMatchObject({ lists: [{ ref: "L20" }], nextCursor: null })
       }))
 
@@ -237,16 +219,16 @@ describe("List and label tools over MCP", () => {
         const { key, project } = yield* seedOwner("labels")
         const scope = scopedTo(project.id)
         expect(yield* ok(key, "list_task_labels", {}, scope)).toEqual({ labels: [] })
-        const bug = yield* ok<{ labelId: string }>(key, "create_task_label", { name: "Bug", color: "rose" }, scope)
+        const bug = yield* ok(key, "create_task_label", { name: "Bug", color: "rose" }, scope)
         expect(bug).toEqual({ labelId: expect.stringMatching(/^label_[0-9a-f]{32}$/) })
-        const docs = yield* ok<{ labelId: string }>(key, "create_task_label", { name: "Docs" }, scope)
-        expect(yield* ok<LabelsResult>(key, "list_task_labels", {}, scope)).toEqual({
+        const docs = yield* ok(key, "create_task_label", { name: "Docs" }, scope)
+        expect(yield* ok(key, "list_task_labels", {}, scope)).toEqual({
           labels: [{ _id: bug.labelId, name: "Bug", color: "rose" }, { _id: docs.labelId, name: "Docs", color: "blue" }]
         })
         expect(yield* ok(key, "update_task_label", { labelId: "docs", name: "Documentation", color: "sky" }, scope))
           .toEqual({ labelId: docs.labelId })
         expect(yield* ok(key, "update_task_label", { labelId: bug.labelId, color: "red" }, scope)).toEqual({ labelId: bug.labelId })
-        expect((yield* ok<LabelsResult>(key, "list_task_labels", { projectId: project.id })).labels).toEqual([
+        expect((yield* ok(key, "list_task_labels", { projectId: project.id })).labels).toEqual([
           { _id: bug.labelId, name: "Bug", color: "red" },
           { _id: docs.labelId, name: "Documentation", color: "sky" }
         ])
@@ -256,7 +238,7 @@ describe("List and label tools over MCP", () => {
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("label-rename")
         const scope = scopedTo(project.id)
-        const bug = yield* ok<{ labelId: string }>(key, "create_task_label", { name: "Bug", color: "rose" }, scope)
+        const bug = yield* ok(key, "create_task_label", { name: "Bug", color: "rose" }, scope)
         const tasks = []
         for (const name of ["Crash on save", "Wrong total"]) {
           tasks.push(yield* createTask(key, scope, { name, label: "bug" }))
@@ -310,8 +292,8 @@ describe("List and label tools over MCP", () => {
         yield* ok(key, "create_task_list", { name: "Visible" }, scope)
         yield* ok(key, "create_task_label", { name: "Seen" }, scope)
         const viewer = yield* joinAs(project.id, "viewer", "viewer")
-        expect((yield* ok<ListsPage>(viewer, "list_task_lists", {}, scope)).lists.map((list) => list.ref)).toEqual(["BACKLOG", "VISIBLE"])
-        expect((yield* ok<LabelsResult>(viewer, "list_task_labels", {}, scope)).labels.map((label) => label.name)).toEqual(["Seen"])
+        expect((yield* ok(viewer, "list_task_lists", {}, scope)).lists.map((list) => list.ref)).toEqual(["BACKLOG", "VISIBLE"])
+        expect((yield* ok(viewer, "list_task_labels", {}, scope)).labels.map((label) => label.name)).toEqual(["Seen"])
         for (const [name, args, role] of [
           ["create_task_list", { name: "Mine" }, "member or admin"],
           ["update_task_list", { listId: "VISIBLE", name: "Mine" }, "member or admin"],
@@ -331,7 +313,7 @@ describe("List and label tools over MCP", () => {
         const scope = scopedTo(project.id)
         yield* ok(key, "create_task_label", { name: "Seen" }, scope)
         const member = yield* joinAs(project.id, "member", "member")
-        const { listId } = yield* ok<{ listId: string }>(member, "create_task_list", { name: "Team" }, scope)
+        const { listId } = yield* ok(member, "create_task_list", { name: "Team" }, scope)
         expect(yield* ok(member, "update_task_list", { listId, color: "green" }, scope)).toEqual({ listId })
         expect(yield* fails(member, "create_task_label", { name: "Mine" }, scope)).toMatchObject({ code: "forbidden" })
         expect(yield* fails(member, "update_task_label", { labelId: "Seen", color: "red" }, scope)).toMatchObject({ code: "forbidden" })
@@ -341,8 +323,8 @@ describe("List and label tools over MCP", () => {
       Effect.gen(function* () {
         const mine = yield* seedOwner("iso-mine")
         const theirs = yield* seedOwner("iso-theirs")
-        const secret = yield* ok<{ listId: string }>(theirs.key, "create_task_list", { name: "Secret plans", ref: "SECRET" }, scopedTo(theirs.project.id))
-        const label = yield* ok<{ labelId: string }>(theirs.key, "create_task_label", { name: "Classified" }, scopedTo(theirs.project.id))
+        const secret = yield* ok(theirs.key, "create_task_list", { name: "Secret plans", ref: "SECRET" }, scopedTo(theirs.project.id))
+        const label = yield* ok(theirs.key, "create_task_label", { name: "Classified" }, scopedTo(theirs.project.id))
         const scope = scopedTo(mine.project.id)
         for (const listId of [secret.listId, "SECRET"]) {
           const error = yield* fails(mine.key, "update_task_list", { listId, name: "Mine now" }, scope)
@@ -358,7 +340,7 @@ describe("List and label tools over MCP", () => {
           expect(error).toMatchObject({ code: "not_found", message: `projectId: project ${theirs.project.id} not found` })
           expect(yield* fails(mine.key, name, {}, scopedTo(theirs.project.id))).toMatchObject({ code: "not_found" })
         }
-        const { lists } = yield* ok<ListsPage>(mine.key, "list_task_lists", { query: "secret" }, scope)
+        const { lists } = yield* ok(mine.key, "list_task_lists", { query: "secret" }, scope)
         expect(lists).toEqual([])
         expect(yield* ok(mine.key, "list_task_labels", {}, scope)).toEqual({ labels: [] })
       }))
@@ -367,7 +349,7 @@ describe("List and label tools over MCP", () => {
       Effect.gen(function* () {
         const { key, organization, project } = yield* seedOwner("iso-projects")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
-        const { listId } = yield* ok<{ listId: string }>(key, "create_task_list", { name: "Elsewhere", ref: "ELSE" }, scopedTo(other.id))
+        const { listId } = yield* ok(key, "create_task_list", { name: "Elsewhere", ref: "ELSE" }, scopedTo(other.id))
         yield* ok(key, "create_task_label", { name: "Far" }, scopedTo(other.id))
         for (const address of [listId, "ELSE"]) {
           expect(yield* fails(key, "update_task_list", { listId: address, name: "Here" }, scopedTo(project.id))).toMatchObject({

@@ -23,8 +23,8 @@ const seedA = (slug: string) =>
   Effect.gen(function* () {
     const owner = yield* seedOwner(slug)
     const scope = scopedTo(owner.project.id)
-    const { listId } = yield* ok<{ listId: string }>(owner.key, "create_task_list", { name: "Secret plans", ref: "SECRET" }, scope)
-    const { labelId } = yield* ok<{ labelId: string }>(owner.key, "create_task_label", { name: "Classified", color: "red" }, scope)
+    const { listId } = yield* ok(owner.key, "create_task_list", { name: "Secret plans", ref: "SECRET" }, scope)
+    const { labelId } = yield* ok(owner.key, "create_task_label", { name: "Classified", color: "red" }, scope)
     const agentId = yield* createProjectAgent(owner.key, owner.project.id, "A agent")
     const parent = yield* createTask(owner.key, scope, {
       name: "Alpha secret",
@@ -46,7 +46,7 @@ const seedB = (slug: string) =>
     const owner = yield* seedOwner(slug)
     const scope = scopedTo(owner.project.id)
     yield* ok(owner.key, "create_task_list", { name: "Ours", ref: "OURS" }, scope)
-    const { labelId } = yield* ok<{ labelId: string }>(owner.key, "create_task_label", { name: "Mine" }, scope)
+    const { labelId } = yield* ok(owner.key, "create_task_label", { name: "Mine" }, scope)
     const task = yield* createTask(owner.key, scope, { name: "Bravo own", label: labelId })
     return { ...owner, scope, labelId, task }
   })
@@ -225,7 +225,7 @@ describe("tenant isolation of the work-tracking tools", () => {
         const a = yield* seedA("tenant-a2")
         const b = yield* seedB("tenant-b2")
         for (const query of ["alpha", "secret", "classified", "notes", "MAIN-1", "main"]) {
-          const page = yield* ok<{ tasks: ReadonlyArray<{ taskId: string }> }>(b.key, "search_tasks", { query, limit: 50 }, b.scope)
+          const page = yield* ok(b.key, "search_tasks", { query, limit: 50 }, b.scope)
           expect(page.tasks.map((task) => task.taskId)).not.toContain(a.parent.taskId)
           expect(JSON.stringify(page)).not.toContain("Alpha")
         }
@@ -237,7 +237,7 @@ describe("tenant isolation of the work-tracking tools", () => {
           yield* ok(b.key, "list_task_labels", {}, b.scope)
         ])
         for (const secret of SECRETS) expect(text).not.toContain(secret)
-        const filtered = yield* ok<{ tasks: ReadonlyArray<unknown> }>(
+        const filtered = yield* ok(
           b.key,
           "search_tasks",
           { query: "alpha", filters: { assigneeId: a.user.id, delegatedToAgentId: a.agentId } },

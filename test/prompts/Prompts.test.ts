@@ -20,10 +20,10 @@ interface Prompt {
 }
 
 const promptsOf = (key: string, args: Record<string, unknown>, scope: Scope = {}) =>
-  Effect.map(ok<{ prompts: ReadonlyArray<Prompt> }>(key, "list_prompts", args, scope), (r) => r.prompts)
+  Effect.map(ok(key, "list_prompts", args, scope), (r) => r.prompts)
 
 const createPrompt = (key: string, args: Record<string, unknown>, scope: Scope = {}) =>
-  Effect.map(ok<{ promptId: string }>(key, "create_prompt", { content: "Review this", ...args }, scope), (r) => r.promptId)
+  Effect.map(ok(key, "create_prompt", { content: "Review this", ...args }, scope), (r) => r.promptId)
 
 const keysOf = (prompts: ReadonlyArray<Prompt>) => prompts.map((prompt) => prompt.key)
 

@@ -7,35 +7,19 @@ import { Users } from "../../src/orgs/Users.js"
 import { call, fails, joinAs, ok, okNull, scopedTo, type Scope } from "../support/TaskTools.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
-interface SkillSummary {
-  readonly skillId: string
-  readonly scope: string
-  readonly name: string
-  readonly description: string | null
-  readonly category: string | null
-  readonly version: number
-  readonly extensionProblem: string | null
-}
-interface SkillDetails extends SkillSummary {
-  readonly skillMd: string
-  readonly files: ReadonlyArray<{ readonly path: string; readonly content: string }>
-}
-type SaveResult =
-  | { readonly ok: true; readonly version: number }
-  | { readonly ok: false; readonly index: number; readonly code: string; readonly message: string; readonly occurrences: number }
 
 const SKILL_MD = "---\nname: deploy\ndescription: Ships it\n---\n\n# Deploy\n\nRun `make deploy`.\n"
 
 const skillsOf = (key: string, args: Record<string, unknown>, scope: Scope = {}) =>
-  Effect.map(ok<{ skills: ReadonlyArray<SkillSummary> }>(key, "list_skills", args, scope), (r) => r.skills)
+  Effect.map(ok(key, "list_skills", args, scope), (r) => r.skills)
 
 const createSkill = (key: string, args: Record<string, unknown>, scope: Scope = {}) =>
-  Effect.map(ok<{ skillId: string }>(key, "create_skill", { content: SKILL_MD, ...args }, scope), (r) => r.skillId)
+  Effect.map(ok(key, "create_skill", { content: SKILL_MD, ...args }, scope), (r) => r.skillId)
 
-const getSkill = (key: string, skillId: string) => ok<SkillDetails>(key, "get_skill", { skillId })
+const getSkill = (key: string, skillId: string) => ok(key, "get_skill", { skillId })
 
 const updateSkill = (key: string, skillId: string, args: Record<string, unknown>) =>
-  ok<SaveResult>(key, "update_skill", { skillId, ...args })
+  ok(key, "update_skill", { skillId, ...args })
 
 /** A result that must be JSON null (load_skill, read_skill_file). */
 const isNull = (key: string, name: string, args: unknown, scope: Scope) =>

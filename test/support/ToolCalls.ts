@@ -2,6 +2,8 @@ import { expect } from "@effect/vitest"
 import { Effect, Redacted, Schema } from "effect"
 import { ToolErrorBody } from "../../catalog/domain/Errors.js"
 import * as McpClient from "../../catalog/McpClient.js"
+import { Catalog } from "../../catalog/index.js"
+import type * as Tool from "../../catalog/Tool.js"
 
 /**
  * The tests' tool calls, all over the contract's MCP client (`catalog/McpClient.ts`) against the
@@ -59,6 +61,23 @@ export const succeeds = (key: string, name: string, args: unknown, scope: Scope 
   Effect.map(answer(key, name, args, scope), (result) => {
     expect(result.isError, `${name} ${JSON.stringify(args)} → ${JSON.stringify(result.structuredContent)}`).toBeUndefined()
     return result.structuredContent
+  })
+
+/** A result decoded with its tool's output Schema; a result off the Schema fails the test. */
+const decodeOutput = <T extends Tool.Any>(tool: T, content: unknown): Effect.Effect<Tool.OutputOf<T>> =>
+  Schema.decodeUnknown(tool.output)(content).pipe(
+    Effect.catchAll((error) => Effect.dieMessage(`${tool.name}: a result off its output Schema ${JSON.stringify(content)}\n${error.message}`))
+  )
+
+/**
+ * A tool call that must succeed, with any arguments (a test may send what it likes), and its result
+ * decoded with the tool's output Schema: the result's type is the tool's.
+ */
+export const succeedsAs = <N extends McpClient.ToolName>(key: string, name: N, args: unknown, scope: Scope = {}) =>
+  Effect.gen(function* () {
+    const tool = Catalog.find(McpClient.isNamed(name))
+    if (tool === undefined) return yield* Effect.dieMessage(`${name} is not a tool of the catalog`)
+    return yield* decodeOutput(tool, yield* succeeds(key, name, args, scope))
   })
 
 /** A tool call that must succeed with the result null, which is text only (structuredContent is an object). */

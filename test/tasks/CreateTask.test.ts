@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 import { fails, ok, scopedTo } from "../support/TaskTools.js"
-import { type Created, createTask, doc, getTask, listTasks, noRateLimit, paragraph, url } from "./TaskFixtures.js"
+import { createTask, doc, getTask, listTasks, noRateLimit, paragraph, url } from "./TaskFixtures.js"
 
 describe("create_task", () => {
   layer(TestServer(noRateLimit))((it) => {
@@ -14,7 +14,7 @@ describe("create_task", () => {
         expect(first).toEqual({ taskId: expect.stringMatching(/^task_[0-9a-f]{32}$/), refId: "MAIN-1", taskPath: null, taskUrl: null })
         expect(Object.keys(first).sort()).toEqual(["refId", "taskId", "taskPath", "taskUrl"])
         expect((yield* createTask(key, project.id, { name: "Two" })).refId).toBe("MAIN-2")
-        expect((yield* ok<Created>(key, "create_task", { name: "Three", projectId: project.id })).refId).toBe("MAIN-3")
+        expect((yield* ok(key, "create_task", { name: "Three", projectId: project.id })).refId).toBe("MAIN-3")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         expect((yield* createTask(key, other.id)).refId).toBe("OTHER-1")
         expect((yield* createTask(key, project.id, { name: "Four" })).refId).toBe("MAIN-4")

@@ -15,9 +15,6 @@ import {
   type Scope
 } from "../support/TaskTools.js"
 
-interface Labels {
-  readonly labels: ReadonlyArray<{ readonly _id: string; readonly name: string; readonly color: string }>
-}
 
 const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
 
@@ -27,8 +24,8 @@ const seed = (slug: string) =>
 /** Labels Bug and Docs; tasks: two active with Bug, one archived with Bug, one with Docs, one without a label. */
 const labelled = (key: string, scope: Scope) =>
   Effect.gen(function* () {
-    const bug = (yield* ok<{ labelId: string }>(key, "create_task_label", { name: "Bug", color: "red" }, scope)).labelId
-    const docs = (yield* ok<{ labelId: string }>(key, "create_task_label", { name: "Docs" }, scope)).labelId
+    const bug = (yield* ok(key, "create_task_label", { name: "Bug", color: "red" }, scope)).labelId
+    const docs = (yield* ok(key, "create_task_label", { name: "Docs" }, scope)).labelId
     const first = yield* createTask(key, scope, { name: "First bug", label: bug })
     const second = yield* createTask(key, scope, { name: "Second bug", label: "bug", parentId: first.taskId })
     const shelved = yield* createTask(key, scope, { name: "Shelved bug", label: bug })
@@ -41,7 +38,7 @@ const labelled = (key: string, scope: Scope) =>
 /** Every label, and every task's label and archive state. */
 const snapshot = (key: string, scope: Scope) =>
   Effect.gen(function* () {
-    const labels = yield* ok<Labels>(key, "list_task_labels", {}, scope)
+    const labels = yield* ok(key, "list_task_labels", {}, scope)
     const tasks = yield* listTasks(key, scope, { includeArchived: true })
     return { labels, tasks: tasks.map((task) => ({ taskId: task.taskId, label: task.label, isArchived: task.isArchived })) }
   })
@@ -61,7 +58,7 @@ describe("delete_task_label", () => {
       Effect.gen(function* () {
         const { key, scope } = yield* seed("dl-clear")
         const seeded = yield* labelled(key, scope)
-        const result = yield* ok<{ affectedTaskIds: ReadonlyArray<string> }>(key, "delete_task_label", { labelId: seeded.bug }, scope)
+        const result = yield* ok(key, "delete_task_label", { labelId: seeded.bug }, scope)
         expect(Object.keys(result)).toEqual(["affectedTaskIds"])
         expect(sorted(result.affectedTaskIds)).toEqual(sorted(seeded.carriers))
         for (const taskId of seeded.carriers) expect(yield* labelOf(key, scope, taskId)).toBeNull()
@@ -78,7 +75,7 @@ describe("delete_task_label", () => {
         const seeded = yield* labelled(key, scope)
         yield* ok(key, "create_task_label", { name: "Unused" }, scope)
         expect(yield* ok(key, "delete_task_label", { labelId: "unused", resolution: "clear" }, scope)).toEqual({ affectedTaskIds: [] })
-        expect((yield* ok<Labels>(key, "list_task_labels", {}, scope)).labels.map((label) => label.name)).toEqual(["Bug", "Docs"])
+        expect((yield* ok(key, "list_task_labels", {}, scope)).labels.map((label) => label.name)).toEqual(["Bug", "Docs"])
         expect(yield* labelOf(key, scope, seeded.first.taskId)).toMatchObject({ name: "Bug" })
       }))
 
@@ -86,7 +83,7 @@ describe("delete_task_label", () => {
       Effect.gen(function* () {
         const { key, scope } = yield* seed("dl-reassign")
         const seeded = yield* labelled(key, scope)
-        const result = yield* ok<{ affectedTaskIds: ReadonlyArray<string> }>(
+        const result = yield* ok(
           key,
           "delete_task_label",
           { labelId: "BUG", resolution: "reassign", reassignTo: "  dOcS " },
@@ -99,8 +96,8 @@ describe("delete_task_label", () => {
         expect(yield* labelOf(key, scope, seeded.plain.taskId)).toBeNull()
         expect((yield* getTask(key, seeded.shelved.taskId, scope)).isArchived).toBe(true)
         // By ID, onto a third label.
-        const { labelId: later } = yield* ok<{ labelId: string }>(key, "create_task_label", { name: "Later" }, scope)
-        const again = yield* ok<{ affectedTaskIds: ReadonlyArray<string> }>(
+        const { labelId: later } = yield* ok(key, "create_task_label", { name: "Later" }, scope)
+        const again = yield* ok(
           key,
           "delete_task_label",
           { labelId: seeded.docs, resolution: "reassign", reassignTo: later },
@@ -108,7 +105,7 @@ describe("delete_task_label", () => {
         )
         expect(sorted(again.affectedTaskIds)).toEqual(sorted([...seeded.carriers, seeded.documented.taskId]))
         expect(yield* labelOf(key, scope, seeded.first.taskId)).toMatchObject({ _id: later, name: "Later" })
-        expect((yield* ok<Labels>(key, "list_task_labels", {}, scope)).labels.map((label) => label.name)).toEqual(["Later"])
+        expect((yield* ok(key, "list_task_labels", {}, scope)).labels.map((label) => label.name)).toEqual(["Later"])
       }))
 
     it.effect("reassign without reassignTo is rejected naming reassignTo, and nothing changes", () =>
@@ -168,7 +165,7 @@ describe("delete_task_label", () => {
         const seeded = yield* labelled(key, scope)
         const shelvedAt = yield* archivedAt(seeded.shelved.taskId)
         expect(shelvedAt).not.toBeNull()
-        const result = yield* ok<{ affectedTaskIds: ReadonlyArray<string> }>(
+        const result = yield* ok(
           key,
           "delete_task_label",
           { labelId: seeded.bug, resolution: "archiveTasks" },
@@ -183,7 +180,7 @@ describe("delete_task_label", () => {
         expect(yield* archivedAt(seeded.shelved.taskId)).toBe(shelvedAt)
         // Tasks that did not carry the label stay active.
         expect((yield* listTasks(key, scope)).map((task) => task.name).sort()).toEqual(["Plain", "Write docs"])
-        expect((yield* ok<Labels>(key, "list_task_labels", {}, scope)).labels.map((label) => label.name)).toEqual(["Docs"])
+        expect((yield* ok(key, "list_task_labels", {}, scope)).labels.map((label) => label.name)).toEqual(["Docs"])
       }))
 
     it.effect("labelId is an ID or the exact name ignoring case; an unknown label is not found; a deleted label is gone", () =>
@@ -203,7 +200,7 @@ describe("delete_task_label", () => {
         expect(yield* fails(key, "update_task_label", { labelId: seeded.docs, color: "red" }, scope)).toMatchObject({ code: "not_found" })
         // A task cannot be given the deleted label any more.
         expect(yield* fails(key, "update_task", { taskId: seeded.plain.taskId, label: "Docs" }, scope)).toMatchObject({ code: "not_found" })
-        expect((yield* ok<Labels>(key, "list_task_labels", {}, scope)).labels.map((label) => label._id)).toEqual([seeded.bug])
+        expect((yield* ok(key, "list_task_labels", {}, scope)).labels.map((label) => label._id)).toEqual([seeded.bug])
       }))
 
     it.effect("argument validation: labelId is required and not empty, resolution is clear, reassign or archiveTasks", () =>
@@ -241,7 +238,7 @@ describe("delete_task_label", () => {
         }
         expect(yield* snapshot(key, scope)).toEqual(before)
         const admin = yield* joinAs(project.id, "dl-roles", "admin")
-        const result = yield* ok<{ affectedTaskIds: ReadonlyArray<string> }>(admin.key, "delete_task_label", { labelId: "Bug" }, scope)
+        const result = yield* ok(admin.key, "delete_task_label", { labelId: "Bug" }, scope)
         expect(sorted(result.affectedTaskIds)).toEqual(sorted(seeded.carriers))
       }))
 
@@ -250,7 +247,7 @@ describe("delete_task_label", () => {
         const { key, organization, scope } = yield* seed("dl-projects")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const seeded = yield* labelled(key, scope)
-        const { labelId: far } = yield* ok<{ labelId: string }>(key, "create_task_label", { name: "Far" }, scopedTo(other.id))
+        const { labelId: far } = yield* ok(key, "create_task_label", { name: "Far" }, scopedTo(other.id))
         const farTask = yield* createTask(key, scopedTo(other.id), { name: "Far task", label: far })
         const before = yield* snapshot(key, scope)
         const beforeOther = yield* snapshot(key, scopedTo(other.id))

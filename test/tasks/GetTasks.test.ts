@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 import { fails, ok, scopedTo } from "../support/TaskTools.js"
-import { createTask, getTask, type GetTasksEntry, noRateLimit } from "./TaskFixtures.js"
+import { createTask, getTask, noRateLimit } from "./TaskFixtures.js"
 
 describe("get_tasks", () => {
   layer(TestServer(noRateLimit))((it) => {
@@ -13,12 +13,12 @@ describe("get_tasks", () => {
         const created = []
         for (let n = 1; n <= 3; n++) created.push(yield* createTask(key, project.id, { name: `T${n}` }))
         const identifiers = [created[2]!.taskId, "main-1", "batch/MAIN-2"]
-        const { tasks } = yield* ok<{ tasks: ReadonlyArray<GetTasksEntry> }>(key, "get_tasks", { identifiers }, scope)
+        const { tasks } = yield* ok(key, "get_tasks", { identifiers }, scope)
         expect(tasks.map((entry) => entry.identifier)).toEqual(identifiers)
         expect(tasks.map((entry) => "task" in entry ? entry.task.name : null)).toEqual(["T3", "T1", "T2"])
         expect(tasks[1]).toEqual({ identifier: "main-1", task: yield* getTask(key, created[0]!.taskId) })
         const twentyFive = Array.from({ length: 25 }, (_, i) => `MAIN-${(i % 3) + 1}`)
-        const full = yield* ok<{ tasks: ReadonlyArray<GetTasksEntry> }>(key, "get_tasks", { identifiers: twentyFive, projectId: project.id })
+        const full = yield* ok(key, "get_tasks", { identifiers: twentyFive, projectId: project.id })
         expect(full.tasks.map((entry) => "task" in entry ? entry.task.refId : null)).toEqual(twentyFive)
         expect(yield* fails(key, "get_tasks", { identifiers: [...twentyFive, "MAIN-1"] }, scope)).toMatchObject({
           code: "invalid_argument",
@@ -38,7 +38,7 @@ describe("get_tasks", () => {
         const stranger = yield* seedOwner("batch-stranger")
         const hidden = yield* createTask(stranger.key, stranger.project.id, { name: "Hidden" })
         const identifiers = ["MAIN-1", "MAIN-99", "not a ref!", hidden.taskId, "batch-stranger/MAIN-1", first.taskId, "MAIN-2"]
-        const { tasks } = yield* ok<{ tasks: ReadonlyArray<GetTasksEntry> }>(key, "get_tasks", { identifiers }, scopedTo(project.id))
+        const { tasks } = yield* ok(key, "get_tasks", { identifiers }, scopedTo(project.id))
         expect(tasks).toEqual([
           { identifier: "MAIN-1", task: expect.objectContaining({ name: "First" }) },
           { identifier: "MAIN-99", error: { code: "not_found", message: expect.stringContaining("MAIN-99") } },

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 import { archiveTask, fails, ok, scopedTo } from "../support/TaskTools.js"
-import { createTask, getTask, listTasks, noRateLimit, refsOf, type TaskList, url } from "./TaskFixtures.js"
+import { createTask, getTask, listTasks, noRateLimit, refsOf, url } from "./TaskFixtures.js"
 
 describe("list_tasks", () => {
   layer(TestServer(noRateLimit))((it) => {
@@ -15,7 +15,7 @@ describe("list_tasks", () => {
         expect(refsOf(yield* listTasks(key, project.id, { statuses: ["In Progress", "Done"] }))).toEqual(["MAIN-2", "MAIN-3", "MAIN-4"])
         expect(refsOf(yield* listTasks(key, project.id, { statuses: ["Canceled"] }))).toEqual(["MAIN-5"])
         expect(yield* listTasks(key, project.id, { statuses: ["Blocked"] })).toEqual([])
-        expect(refsOf(yield* ok<TaskList>(key, "list_tasks", { projectId: project.id, statuses: ["To Do"] }).pipe(Effect.map((r) => r.tasks))))
+        expect(refsOf(yield* ok(key, "list_tasks", { projectId: project.id, statuses: ["To Do"] }).pipe(Effect.map((r) => r.tasks))))
           .toEqual(["MAIN-1"])
       }))
 
@@ -23,7 +23,7 @@ describe("list_tasks", () => {
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("list-filter")
         const scope = scopedTo(project.id)
-        const { listId } = yield* ok<{ listId: string }>(key, "create_task_list", { name: "Sprint" }, scope)
+        const { listId } = yield* ok(key, "create_task_list", { name: "Sprint" }, scope)
         yield* createTask(key, project.id)
         yield* createTask(key, project.id, { listId: "SPRINT" })
         yield* createTask(key, project.id, { listId })

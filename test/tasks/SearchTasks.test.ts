@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import type { ResultOf } from "../../catalog/McpClient.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { createProjectAgent, seedOwner, TestServer } from "../support/TestServer.js"
 import {
@@ -10,11 +11,10 @@ import {
   joinAs,
   ok,
   scopedTo,
-  type Scope,
-  type TaskPage
+  type Scope
 } from "../support/TaskTools.js"
 
-const search = (key: string, scope: Scope, args: Record<string, unknown>) => ok<TaskPage>(key, "search_tasks", args, scope)
+const search = (key: string, scope: Scope, args: Record<string, unknown>) => ok(key, "search_tasks", args, scope)
 
 const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
 
@@ -164,7 +164,7 @@ describe("search_tasks", () => {
     it.effect("listId keeps one List's tasks, by List ID or bare ref; an unknown List is not found", () =>
       Effect.gen(function* () {
         const { key, scope } = yield* seed("search-list")
-        const { listId } = yield* ok<{ listId: string }>(key, "create_task_list", { name: "Sprint", ref: "SPRINT" }, scope)
+        const { listId } = yield* ok(key, "create_task_list", { name: "Sprint", ref: "SPRINT" }, scope)
         const inSprint = yield* createTask(key, scope, { name: "Ibis sprint", listId })
         const inBacklog = yield* createTask(key, scope, { name: "Ibis backlog" })
         for (const address of [listId, "SPRINT", "sprint"]) {
@@ -215,7 +215,7 @@ describe("search_tasks", () => {
         const sizes: Array<number> = []
         let cursor: string | null = null
         for (let page = 0; page < 10; page++) {
-          const result: TaskPage = yield* search(key, scope, { query: "heron", limit: 3, cursor })
+          const result: ResultOf<"search_tasks"> = yield* search(key, scope, { query: "heron", limit: 3, cursor })
           walked.push(...idsOf(result.tasks))
           sizes.push(result.tasks.length)
           cursor = result.nextCursor

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 import { fails, ok, scopedTo } from "../support/TaskTools.js"
-import { createTask, getTask, type GetTasksEntry, listTasks, noRateLimit, refsOf, type TaskDetails } from "./TaskFixtures.js"
+import { createTask, getTask, listTasks, noRateLimit, refsOf } from "./TaskFixtures.js"
 
 describe("task addresses: IDs, refs and scoped refs, labels and Lists", () => {
   layer(TestServer(noRateLimit))((it) => {
@@ -15,7 +15,7 @@ describe("task addresses: IDs, refs and scoped refs, labels and Lists", () => {
         const byId = yield* getTask(key, taskId)
         expect(byId).toMatchObject({ taskId, refId: "MAIN-2", name: "Second", projectId: project.id, scopedRef: "address/MAIN-2" })
         for (const ref of ["MAIN-2", "main-2", "Main-2"]) {
-          expect(yield* ok<TaskDetails>(key, "get_task", { taskId: ref, projectId: project.id })).toEqual(byId)
+          expect(yield* ok(key, "get_task", { taskId: ref, projectId: project.id })).toEqual(byId)
           expect(yield* getTask(key, ref, scopedTo(project.id))).toEqual(byId)
         }
         for (const ref of ["address/MAIN-2", "ADDRESS/main-2", "Address/Main-2"]) {
@@ -38,7 +38,7 @@ describe("task addresses: IDs, refs and scoped refs, labels and Lists", () => {
             message: expect.stringContaining("projectId: ")
           })
         }
-        const { tasks } = yield* ok<{ tasks: ReadonlyArray<GetTasksEntry> }>(key, "get_tasks", { identifiers: ["MAIN-1"] })
+        const { tasks } = yield* ok(key, "get_tasks", { identifiers: ["MAIN-1"] })
         expect(tasks).toEqual([{ identifier: "MAIN-1", error: { code: "invalid_argument", message: expect.stringContaining("projectId: ") } }])
         expect(yield* fails(key, "list_tasks", {})).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("projectId: required") })
         expect(yield* fails(key, "create_task", { name: "X" })).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("projectId: required") })
@@ -85,8 +85,8 @@ describe("task addresses: IDs, refs and scoped refs, labels and Lists", () => {
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("label-list")
         const scope = scopedTo(project.id)
-        const { labelId } = yield* ok<{ labelId: string }>(key, "create_task_label", { name: "Needs Review", color: "rose" }, scope)
-        const { listId } = yield* ok<{ listId: string }>(key, "create_task_list", { name: "Sprint 1", ref: "SPRINT" }, scope)
+        const { labelId } = yield* ok(key, "create_task_label", { name: "Needs Review", color: "rose" }, scope)
+        const { listId } = yield* ok(key, "create_task_list", { name: "Sprint 1", ref: "SPRINT" }, scope)
         const byName = yield* createTask(key, project.id, { label: "needs review", listId: "sprint" })
         const byId = yield* createTask(key, project.id, { label: labelId, listId })
         for (const { taskId } of [byName, byId]) {

@@ -11,7 +11,7 @@ describe("create_task_comment", () => {
         const { key, project, user } = yield* seedOwner("comments")
         const member = yield* joinAs(project.id, "comments", "member", "Mel Member")
         const { taskId } = yield* createTask(key, project.id)
-        const first = yield* ok<{ commentId: string; taskId: string }>(key, "create_task_comment", { taskId: "MAIN-1", content: "  Looks **good**\n" }, scopedTo(project.id))
+        const first = yield* ok(key, "create_task_comment", { taskId: "MAIN-1", content: "  Looks **good**\n" }, scopedTo(project.id))
         expect(first).toEqual({ commentId: expect.stringMatching(/^comment_[0-9a-f]{32}$/), taskId })
         yield* ok(member.key, "create_task_comment", { taskId, content: "Agreed" })
         for (const content of ["", "   ", "\n\t "]) {

@@ -37,7 +37,7 @@ describe("task tool edge cases", () => {
         const kept = yield* createTask(key, scope, { name: "Kept", label: "Bug" })
         const gone = yield* createTask(key, scope, { name: "Gone", label: "Bug" })
         yield* ok(key, "delete_task", { taskId: gone.taskId }, scope)
-        const result = yield* ok<{ affectedTaskIds: ReadonlyArray<string> }>(
+        const result = yield* ok(
           key, "delete_task_label", { labelId: "Bug", resolution: "archiveTasks" }, scope)
         expect(result.affectedTaskIds).toEqual([kept.taskId])
         const sql = yield* SqlClient.SqlClient
@@ -84,9 +84,9 @@ describe("task tool edge cases", () => {
         const { key, scope } = yield* seed("ref-search")
         yield* createTask(key, scope, { name: "Alpha" })
         const beta = yield* createTask(key, scope, { name: "Beta main course" })
-        const byWord = yield* ok<{ tasks: ReadonlyArray<{ taskId: string }> }>(key, "search_tasks", { query: "main" }, scope)
+        const byWord = yield* ok(key, "search_tasks", { query: "main" }, scope)
         expect(byWord.tasks.map((task) => task.taskId)).toEqual([beta.taskId])
-        const byRef = yield* ok<{ tasks: ReadonlyArray<{ refId: string }> }>(key, "search_tasks", { query: "main-1" }, scope)
+        const byRef = yield* ok(key, "search_tasks", { query: "main-1" }, scope)
         expect(byRef.tasks[0]?.refId).toBe("MAIN-1")
       }))
   })

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 import { fails, ok, scopedTo } from "../support/TaskTools.js"
-import { createTask, getTask, type LinksResult, noRateLimit, url } from "./TaskFixtures.js"
+import { createTask, getTask, noRateLimit, url } from "./TaskFixtures.js"
 
 describe("update_task_link", () => {
   layer(TestServer(noRateLimit))((it) => {
@@ -10,7 +10,7 @@ describe("update_task_link", () => {
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("links-add")
         const { taskId } = yield* createTask(key, project.id, { externalLinks: [url("first")] })
-        const result = yield* ok<LinksResult>(key, "update_task_link", {
+        const result = yield* ok(key, "update_task_link", {
           taskId: "MAIN-1",
           op: "upsert",
           id: "pr:42",
@@ -46,7 +46,7 @@ describe("update_task_link", () => {
         const before = (yield* getTask(key, taskId)).externalLinks
         // Real time must pass for updatedAt to move (it.effect runs on the TestClock).
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-        const { externalLinks } = yield* ok<LinksResult>(key, "update_task_link", {
+        const { externalLinks } = yield* ok(key, "update_task_link", {
           taskId,
           op: "upsert",
           id: "b",
@@ -63,12 +63,12 @@ describe("update_task_link", () => {
       Effect.gen(function* () {
         const { key, project } = yield* seedOwner("links-delete")
         const { taskId } = yield* createTask(key, project.id, { externalLinks: [url("a"), url("b"), url("c")] })
-        const first = yield* ok<LinksResult>(key, "update_task_link", { taskId, op: "delete", id: "b" })
+        const first = yield* ok(key, "update_task_link", { taskId, op: "delete", id: "b" })
         expect(first).toEqual({ taskId, externalLinks: [expect.objectContaining({ id: "a" }), expect.objectContaining({ id: "c" })] })
         expect(yield* ok(key, "update_task_link", { taskId, op: "delete", id: "b" })).toEqual(first)
         expect(yield* ok(key, "update_task_link", { taskId, op: "delete", id: "never-there" })).toEqual(first)
         // A re-added id goes last.
-        const readded = yield* ok<LinksResult>(key, "update_task_link", { taskId, op: "upsert", id: "b", link: { kind: "url", url: "https://example.com/b2" } })
+        const readded = yield* ok(key, "update_task_link", { taskId, op: "upsert", id: "b", link: { kind: "url", url: "https://example.com/b2" } })
         expect(readded.externalLinks.map((link) => link.id)).toEqual(["a", "c", "b"])
       }))
 
@@ -79,11 +79,11 @@ describe("update_task_link", () => {
         yield* ok(key, "update_task_link", { taskId, op: "upsert", id: "l19", link: { kind: "url", url: "https://example.com/19" } })
         expect(yield* fails(key, "update_task_link", { taskId, op: "upsert", id: "l20", link: { kind: "url", url: "https://example.com/20" } }))
           .toMatchObject({ code: "limit_exceeded", message: expect.stringContaining("20") })
-        const replaced = yield* ok<LinksResult>(key, "update_task_link", { taskId, op: "upsert", id: "l0", link: { kind: "branch", name: "main" } })
+        const replaced = yield* ok(key, "update_task_link", { taskId, op: "upsert", id: "l0", link: { kind: "branch", name: "main" } })
         expect(replaced.externalLinks).toHaveLength(20)
         expect(replaced.externalLinks[0]).toMatchObject({ id: "l0", kind: "branch", name: "main" })
         yield* ok(key, "update_task_link", { taskId, op: "delete", id: "l5" })
-        const again = yield* ok<LinksResult>(key, "update_task_link", { taskId, op: "upsert", id: "l20", link: { kind: "url", url: "https://example.com/20" } })
+        const again = yield* ok(key, "update_task_link", { taskId, op: "upsert", id: "l20", link: { kind: "url", url: "https://example.com/20" } })
         expect(again.externalLinks).toHaveLength(20)
         expect((yield* getTask(key, taskId)).externalLinks.map((link) => link.id)).not.toContain("l5")
       }))

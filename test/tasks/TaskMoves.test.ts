@@ -13,9 +13,9 @@ import {
   listTasks,
   ok,
   scopedTo,
-  type Scope,
-  type TaskDetails
+  type Scope
 } from "../support/TaskTools.js"
+import type { ResultOf } from "../../catalog/McpClient.js"
 import { concurrently } from "../support/TestDatabase.js"
 
 const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
@@ -39,7 +39,7 @@ const placement = (key: string, scope: Scope, taskIds: ReadonlyArray<string>) =>
   Effect.forEach(taskIds, (taskId) =>
     Effect.map(getTask(key, taskId, scope), (task) => ({ taskId, parentId: task.parentId, list: task.list?.ref })))
 
-const subtaskIds = (task: TaskDetails) => task.subtasks.map((subtask) => subtask.taskId)
+const subtaskIds = (task: ResultOf<"get_task">) => task.subtasks.map((subtask) => subtask.taskId)
 
 /** The top-level task ranked last in the project. */
 const lastTopLevel = (projectId: string) =>
@@ -231,8 +231,8 @@ describe("move_tasks_to_list", () => {
         const { key, scope } = yield* seed("mtl-subtree")
         const { child, grandchild, loose, root, sibling } = yield* tree(key, scope)
         const other = yield* createTask(key, scope, { name: "Stays" })
-        const { listId } = yield* ok<{ listId: string }>(key, "create_task_list", { name: "Sprint", ref: "SPRINT" }, scope)
-        const result = yield* ok<{ listId: string; movedTaskIds: ReadonlyArray<string> }>(
+        const { listId } = yield* ok(key, "create_task_list", { name: "Sprint", ref: "SPRINT" }, scope)
+        const result = yield* ok(
           key,
           "move_tasks_to_list",
           { taskIds: [root.taskId, "MAIN-5"], listId: "sprint" },
@@ -250,7 +250,7 @@ describe("move_tasks_to_list", () => {
         expect((yield* getTask(key, grandchild.taskId, scope)).parentId).toBe(child.taskId)
         // Back to the Backlog by List ID.
         const backlog = (yield* getTask(key, other.taskId, scope)).list!.listId
-        const back = yield* ok<{ movedTaskIds: ReadonlyArray<string> }>(key, "move_tasks_to_list", { taskIds: [child.taskId], listId: backlog }, scope)
+        const back = yield* ok(key, "move_tasks_to_list", { taskIds: [child.taskId], listId: backlog }, scope)
         expect(sorted(back.movedTaskIds)).toEqual(sorted([child.taskId, grandchild.taskId]))
         expect((yield* getTask(key, root.taskId, scope)).list?.ref).toBe("SPRINT")
         expect((yield* getTask(key, grandchild.taskId, scope)).list?.ref).toBe("BACKLOG")
@@ -261,7 +261,7 @@ describe("move_tasks_to_list", () => {
         const { key, scope } = yield* seed("mtl-alone")
         const { child, grandchild, root, sibling } = yield* tree(key, scope)
         yield* ok(key, "create_task_list", { name: "Later" }, scope)
-        const result = yield* ok<{ movedTaskIds: ReadonlyArray<string> }>(key, "move_tasks_to_list", { taskIds: [child.taskId], listId: "LATER" }, scope)
+        const result = yield* ok(key, "move_tasks_to_list", { taskIds: [child.taskId], listId: "LATER" }, scope)
         expect(sorted(result.movedTaskIds)).toEqual(sorted([child.taskId, grandchild.taskId]))
         for (const task of [root, sibling]) expect((yield* getTask(key, task.taskId, scope)).list?.ref).toBe("BACKLOG")
         expect((yield* getTask(key, child.taskId, scope)).parentId).toBe(root.taskId)
@@ -282,7 +282,7 @@ describe("move_tasks_to_list", () => {
           code: "invalid_argument",
           message: expect.stringContaining("taskIds")
         })
-        const result = yield* ok<{ movedTaskIds: ReadonlyArray<string> }>(key, "move_tasks_to_list", { taskIds: created.slice(0, 25), listId: "BULK" }, scope)
+        const result = yield* ok(key, "move_tasks_to_list", { taskIds: created.slice(0, 25), listId: "BULK" }, scope)
         expect(sorted(result.movedTaskIds)).toEqual(sorted(created.slice(0, 25)))
         expect(yield* listTasks(key, scope, { listId: "BULK" })).toHaveLength(25)
       }))
@@ -291,8 +291,8 @@ describe("move_tasks_to_list", () => {
       Effect.gen(function* () {
         const { key, organization, project, scope } = yield* seed("mtl-target")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
-        const elsewhere = yield* ok<{ listId: string }>(key, "create_task_list", { name: "Elsewhere", ref: "ELSE" }, scopedTo(other.id))
-        const old = yield* ok<{ listId: string }>(key, "create_task_list", { name: "Old" }, scope)
+        const elsewhere = yield* ok(key, "create_task_list", { name: "Elsewhere", ref: "ELSE" }, scopedTo(other.id))
+        const old = yield* ok(key, "create_task_list", { name: "Old" }, scope)
         yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE task_lists SET archived_at = now() WHERE id = ${old.listId}`.pipe(Effect.orDie))
         const task = yield* createTask(key, scope, { name: "Task" })
         for (const listId of ["NOPE", elsewhere.listId, "ELSE", "list_00000000000000000000000000000000"]) {
@@ -375,7 +375,7 @@ describe("delete_task", () => {
         const { key, scope } = yield* seed("del-all")
         const { child, grandchild, loose, root, sibling } = yield* tree(key, scope)
         const subtree = [root, child, grandchild, sibling]
-        const result = yield* ok<{ deletedTaskIds: ReadonlyArray<string> }>(key, "delete_task", { taskId: root.taskId }, scope)
+        const result = yield* ok(key, "delete_task", { taskId: root.taskId }, scope)
         expect(sorted(result.deletedTaskIds)).toEqual(sorted(idsOf(subtree)))
         for (const task of subtree) {
           for (const address of [task.taskId, task.refId, `del-all/${task.refId}`]) {
@@ -386,20 +386,20 @@ describe("delete_task", () => {
           }
         }
         expect(idsOf(yield* listTasks(key, scope, { includeArchived: true }))).toEqual([loose.taskId])
-        const { tasks } = yield* ok<{ tasks: ReadonlyArray<{ identifier: string; error?: { code: string } }> }>(
+        const { tasks } = yield* ok(
           key,
           "get_tasks",
           { identifiers: [root.taskId, "MAIN-3", loose.taskId] },
           scope
         )
-        expect(tasks.map((entry) => entry.error?.code ?? "found")).toEqual(["not_found", "not_found", "found"])
+        expect(tasks.map((entry) => ("error" in entry ? entry.error.code : "found"))).toEqual(["not_found", "not_found", "found"])
       }))
 
     it.effect("an explicit delete_all deletes a subtask's subtree only; the parent's subtasks and subtaskCount drop it", () =>
       Effect.gen(function* () {
         const { key, scope } = yield* seed("del-sub")
         const { child, grandchild, root, sibling } = yield* tree(key, scope)
-        const result = yield* ok<{ deletedTaskIds: ReadonlyArray<string> }>(
+        const result = yield* ok(
           key,
           "delete_task",
           { taskId: child.refId, cascadeMode: "delete_all" },
@@ -421,7 +421,7 @@ describe("delete_task", () => {
         const kidA = yield* createTask(key, scope, { name: "Kid A", parentId: doomed.taskId })
         const kidB = yield* createTask(key, scope, { name: "Kid B", parentId: doomed.taskId })
         const grandkid = yield* createTask(key, scope, { name: "Grandkid", parentId: kidA.taskId })
-        const result = yield* ok<{ deletedTaskIds: ReadonlyArray<string> }>(
+        const result = yield* ok(
           key,
           "delete_task",
           { taskId: doomed.taskId, cascadeMode: "keep_children" },

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 import { call, fails, ok, scopedTo, type ToolErrorBody } from "../support/TaskTools.js"
-import { createTask, getTask, type GetTasksEntry, joinAs, listTasks, noRateLimit, refsOf, url } from "./TaskFixtures.js"
+import { createTask, getTask, joinAs, listTasks, noRateLimit, refsOf, url } from "./TaskFixtures.js"
 
 describe("task tools: permissions and isolation", () => {
   layer(TestServer(noRateLimit))((it) => {
@@ -16,7 +16,7 @@ describe("task tools: permissions and isolation", () => {
         const seen = yield* getTask(viewer.key, "MAIN-1", scope)
         expect(seen).toMatchObject({ taskId, name: "Visible" })
         expect(refsOf(yield* listTasks(viewer.key, project.id))).toEqual(["MAIN-1"])
-        const { tasks } = yield* ok<{ tasks: ReadonlyArray<GetTasksEntry> }>(viewer.key, "get_tasks", { identifiers: [taskId] })
+        const { tasks } = yield* ok(viewer.key, "get_tasks", { identifiers: [taskId] })
         expect(tasks).toEqual([{ identifier: taskId, task: seen }])
         for (const [name, args] of [
           ["create_task", { name: "Mine" }],
@@ -86,7 +86,7 @@ describe("task tools: permissions and isolation", () => {
           expect(["forbidden", "not_found"]).toContain((result.structuredContent as { error: ToolErrorBody }).error.code)
           expect(JSON.stringify(result)).not.toContain("Out of reach")
         }
-        const { tasks } = yield* ok<{ tasks: ReadonlyArray<GetTasksEntry> }>(narrowed, "get_tasks", { identifiers: [taskId, "narrowed/MAIN-1"] })
+        const { tasks } = yield* ok(narrowed, "get_tasks", { identifiers: [taskId, "narrowed/MAIN-1"] })
         expect(tasks.map((entry) => "error" in entry ? entry.error.code : "task")).toEqual([
           expect.stringMatching(/^(forbidden|not_found)$/),
           expect.stringMatching(/^(forbidden|not_found)$/)
