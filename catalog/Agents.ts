@@ -36,8 +36,7 @@ export const ListProjectAgents = Tool.make("list_project_agents", {
 
 export const CreateProjectAgent = Tool.make("create_project_agent", {
   title: "Create a project agent",
-  description:
-    "Creates an agent that tasks of the project can be delegated to. `appearance.color` comes from the Agent palette. " +
+  description: "Creates an agent that tasks of the project can be delegated to. `appearance.color` comes from the Agent palette. " +
     "`automation` only affects delegations made in the web UI; delegating through tools or the CLI never starts a thread. " +
     "Needs project role admin or member.",
   input: Schema.Struct({
@@ -55,8 +54,7 @@ export const CreateProjectAgent = Tool.make("create_project_agent", {
 
 export const UpdateProjectAgent = Tool.make("update_project_agent", {
   title: "Update a project agent",
-  description:
-    "Changes only the fields given. description, prompt and category take null to clear; `automation` replaces the whole " +
+  description: "Changes only the fields given. description, prompt and category take null to clear; `automation` replaces the whole " +
     "config (null clears it). Needs project role admin or member. Returns null.",
   input: Schema.Struct({
     projectAgentId: ProjectAgentId,

@@ -13,8 +13,7 @@ const CommentIdArgument = ArtifactCommentId.annotations({ description: "An artif
 
 export const ListArtifactComments = Tool.make("list_artifact_comments", {
   title: "List an artifact's comment threads",
-  description:
-    "Lists an artifact's comment threads, oldest first: each root comment with its anchor (the snippet and where it is now; " +
+  description: "Lists an artifact's comment threads, oldest first: each root comment with its anchor (the snippet and where it is now; " +
     "anchorLost when the snippet is gone from the content), status and flat replies. `status` keeps only open or resolved threads.",
   input: Schema.Struct({
     artifactId: ArtifactIdArgument,
@@ -26,16 +25,17 @@ export const ListArtifactComments = Tool.make("list_artifact_comments", {
 
 export const CreateArtifactComment = Tool.make("create_artifact_comment", {
   title: "Comment on a snippet of an artifact",
-  description:
-    "Opens a comment thread anchored to an exact snippet of a markdown artifact (whitespace, newlines and casing must match); " +
+  description: "Opens a comment thread anchored to an exact snippet of a markdown artifact (whitespace, newlines and casing must match); " +
     "`occurrence` picks which match (1-based, default 1). The server stores the anchor with its surroundings so it follows " +
     "later edits. Fails when the snippet is not found, the occurrence is beyond the matches, or the artifact is html.",
   input: Schema.Struct({
     artifactId: ArtifactIdArgument,
     content: CommentContent,
     anchorText: Snippet.annotations({ description: "The exact snippet of the content to comment on" }),
-    occurrence: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be an integer of at least 1" }))
-      .annotations({ default: 1, description: "Which match of anchorText, 1-based" }))
+    occurrence: Schema.optional(
+      Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be an integer of at least 1" }))
+        .annotations({ default: 1, description: "Which match of anchorText, 1-based" })
+    )
   }),
   output: CommentThread,
   annotations: { readOnly: false, destructive: false, idempotent: false }
@@ -55,8 +55,7 @@ export const ReplyToArtifactComment = Tool.make("reply_to_artifact_comment", {
 
 export const SetArtifactCommentStatus = Tool.make("set_artifact_comment_status", {
   title: "Resolve or reopen artifact comment threads",
-  description:
-    `Sets the status of 1–${MAX_COMMENT_IDS_PER_STATUS_BATCH} threads (root comment IDs) at once, atomically: if one ID is ` +
+  description: `Sets the status of 1–${MAX_COMMENT_IDS_PER_STATUS_BATCH} threads (root comment IDs) at once, atomically: if one ID is ` +
     "unknown, a reply, or out of the caller's reach, nothing changes. A reopened thread is first re-anchored to the current content.",
   input: Schema.Struct({
     commentIds: Schema.Array(CommentIdArgument).pipe(

@@ -82,7 +82,9 @@ export const Artifact = Schema.Struct({
   ...ArtifactListItem.fields,
   authorId: Schema.String,
   content: Schema.String,
-  comments: Schema.optional(Schema.Array(CommentThread).annotations({ description: "With includeComments: the threads, as list_artifact_comments gives them" }))
+  comments: Schema.optional(
+    Schema.Array(CommentThread).annotations({ description: "With includeComments: the threads, as list_artifact_comments gives them" })
+  )
 }).annotations({ identifier: "Artifact" })
 
 /** Threads a change left without their snippet: kept, with anchorLost: true. */
@@ -110,8 +112,7 @@ export const ListTaskArtifacts = Tool.make("list_task_artifacts", {
 
 export const GetTaskArtifact = Tool.make("get_task_artifact", {
   title: "Get an artifact",
-  description:
-    "Returns an artifact with its content. `includeComments` adds its comment threads (shaped as list_artifact_comments " +
+  description: "Returns an artifact with its content. `includeComments` adds its comment threads (shaped as list_artifact_comments " +
     "gives them); `commentsStatus` keeps only open or only resolved threads.",
   input: Schema.Struct({
     artifactId: ArtifactIdArgument,
@@ -124,8 +125,7 @@ export const GetTaskArtifact = Tool.make("get_task_artifact", {
 
 export const CreateTaskArtifact = Tool.make("create_task_artifact", {
   title: "Create an artifact on a task",
-  description:
-    "Adds a document to a task. `contentType` is markdown (default) or html, and cannot change later; html renders " +
+  description: "Adds a document to a task. `contentType` is markdown (default) or html, and cannot change later; html renders " +
     "read-only and takes no comments. `runId` records which run produced it.",
   input: Schema.Struct({
     taskId: TaskAddress,
@@ -141,8 +141,7 @@ export const CreateTaskArtifact = Tool.make("create_task_artifact", {
 
 export const UpdateTaskArtifact = Tool.make("update_task_artifact", {
   title: "Update an artifact",
-  description:
-    "Changes the given fields only; `runId: null` clears it. The content type cannot change. New content moves each open " +
+  description: "Changes the given fields only; `runId: null` clears it. The content type cannot change. New content moves each open " +
     "comment thread to where its snippet now is; a thread whose snippet is gone is kept with anchorLost: true.",
   input: Schema.Struct({
     artifactId: ArtifactIdArgument,
@@ -156,8 +155,7 @@ export const UpdateTaskArtifact = Tool.make("update_task_artifact", {
 
 export const ReplaceInTaskArtifact = Tool.make("replace_in_task_artifact", {
   title: "Replace text in an artifact",
-  description:
-    "Swaps an exact string of the content (whitespace, newlines and casing must match) for `newString` (empty deletes it). " +
+  description: "Swaps an exact string of the content (whitespace, newlines and casing must match) for `newString` (empty deletes it). " +
     "Without `replaceAll` the string must occur exactly once; zero or several matches fail, saying how many were found. " +
     "Open comment threads follow their snippets, as with update_task_artifact.",
   input: Schema.Struct({
@@ -172,8 +170,7 @@ export const ReplaceInTaskArtifact = Tool.make("replace_in_task_artifact", {
 
 export const MoveTaskArtifact = Tool.make("move_task_artifact", {
   title: "Move an artifact to another task",
-  description:
-    "Moves an artifact, with its comment threads, to another task of the same project (ID or ref). A bare ref resolves in " +
+  description: "Moves an artifact, with its comment threads, to another task of the same project (ID or ref). A bare ref resolves in " +
     "`projectId`, else the URL's ?project=, else the artifact's own project. Moving across projects is refused.",
   input: Schema.Struct({
     artifactId: ArtifactIdArgument,

@@ -28,8 +28,7 @@ const LabelResult = Schema.Struct({ labelId: LabelId })
 
 export const ListTaskLabels = Tool.make("list_task_labels", {
   title: "List task labels",
-  description:
-    "Lists the project's labels in board-column order (a new label is added last). Tools that take a label accept its ID " +
+  description: "Lists the project's labels in board-column order (a new label is added last). Tools that take a label accept its ID " +
     "or its exact name, ignoring case.",
   input: Schema.Struct({ projectId: Tool.ProjectIdArgument }),
   output: Schema.Struct({ labels: Schema.Array(Label) }),
@@ -38,8 +37,7 @@ export const ListTaskLabels = Tool.make("list_task_labels", {
 
 export const CreateTaskLabel = Tool.make("create_task_label", {
   title: "Create a task label",
-  description:
-    `Creates a label as the last board column. A project has at most ${MAX_LABELS} labels. Needs project admin.`,
+  description: `Creates a label as the last board column. A project has at most ${MAX_LABELS} labels. Needs project admin.`,
   input: Schema.Struct({
     projectId: Tool.ProjectIdArgument,
     name: LabelName,
@@ -51,8 +49,7 @@ export const CreateTaskLabel = Tool.make("create_task_label", {
 
 export const UpdateTaskLabel = Tool.make("update_task_label", {
   title: "Update a task label",
-  description:
-    "Renames or recolors a label; pass at least one of name, color. Tasks keep the label. Needs project admin. " +
+  description: "Renames or recolors a label; pass at least one of name, color. Tasks keep the label. Needs project admin. " +
     "Returns the label's ID.",
   input: Schema.Struct({
     projectId: Tool.ProjectIdArgument,
@@ -66,8 +63,7 @@ export const UpdateTaskLabel = Tool.make("update_task_label", {
 
 export const DeleteTaskLabel = Tool.make("delete_task_label", {
   title: "Delete a task label",
-  description:
-    "Deletes a label. What happens to its tasks: `clear` (default) removes the label from them; `reassign` gives them " +
+  description: "Deletes a label. What happens to its tasks: `clear` (default) removes the label from them; `reassign` gives them " +
     "the label `reassignTo` (ID or exact name, required then); `archiveTasks` removes the label and archives the tasks " +
     "that were active. One transaction. Needs project admin. Returns the IDs of the tasks that carried the label.",
   input: Schema.Struct({

@@ -25,8 +25,7 @@ const ListRef = Schema.String.pipe(
   })
 ).annotations({
   title: "List ref",
-  description:
-    `${LIST_REF_RULE}; stored uppercase (any case accepted); unique in the project. BACKLOG and ARCHIVED are reserved.`
+  description: `${LIST_REF_RULE}; stored uppercase (any case accepted); unique in the project. BACKLOG and ARCHIVED are reserved.`
 })
 
 const ListIdOrRef = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
@@ -59,8 +58,7 @@ const ListResult = Schema.Struct({ listId: TaskListId })
 
 export const ListTaskLists = Tool.make("list_task_lists", {
   title: "List task Lists",
-  description:
-    "Lists the project's Lists in the project's List order, the system Backlog (ref BACKLOG) first, one page at a time. " +
+  description: "Lists the project's Lists in the project's List order, the system Backlog (ref BACKLOG) first, one page at a time. " +
     "By default only active Lists; `archived: true` lists archived ones instead. `query` keeps the Lists whose name or ref " +
     "contains it (ignoring case), still in List order. Pass `nextCursor` back as `cursor` for the next page; it is null on the last page.",
   input: Schema.Struct({
@@ -72,13 +70,17 @@ export const ListTaskLists = Tool.make("list_task_lists", {
     query: Schema.optional(Schema.String.annotations({
       description: "Case-insensitive text to find in the List's name or ref; blank means no filter"
     })),
-    limit: Schema.optional(Schema.Int.pipe(
-      Schema.between(1, 50, { message: () => "must be an integer from 1 to 50" })
-    ).annotations({ title: "Page size", description: "Page size, 1–50", default: 20 })),
-    cursor: Schema.optional(Schema.NullOr(Schema.String).annotations({
-      description: "nextCursor from the previous page; null or omitted for the first page",
-      default: null
-    }))
+    limit: Schema.optional(
+      Schema.Int.pipe(
+        Schema.between(1, 50, { message: () => "must be an integer from 1 to 50" })
+      ).annotations({ title: "Page size", description: "Page size, 1–50", default: 20 })
+    ),
+    cursor: Schema.optional(
+      Schema.NullOr(Schema.String).annotations({
+        description: "nextCursor from the previous page; null or omitted for the first page",
+        default: null
+      })
+    )
   }),
   output: Schema.Struct({
     lists: Schema.Array(TaskList),
@@ -89,8 +91,7 @@ export const ListTaskLists = Tool.make("list_task_lists", {
 
 export const CreateTaskList = Tool.make("create_task_list", {
   title: "Create a task List",
-  description:
-    "Creates a List at the end of the project's List order. Without `ref`, one is derived from the name (uppercase, " +
+  description: "Creates a List at the end of the project's List order. Without `ref`, one is derived from the name (uppercase, " +
     "other characters turned into -, cut to 20, made unique with -2, -3…). A project has at most " +
     `${MAX_ACTIVE_LISTS} active Lists besides the system Backlog. Needs List management permission (project role member or admin).`,
   input: Schema.Struct({
@@ -98,9 +99,11 @@ export const CreateTaskList = Tool.make("create_task_list", {
     name: ListName,
     ref: Schema.optional(ListRef),
     color: Schema.optional(Schema.NullOr(Color)),
-    defaultViewMode: Schema.optional(Schema.NullOr(DefaultViewMode).annotations({
-      description: "`list` or `board`; null or omitted: inherit the project's default view"
-    })),
+    defaultViewMode: Schema.optional(
+      Schema.NullOr(DefaultViewMode).annotations({
+        description: "`list` or `board`; null or omitted: inherit the project's default view"
+      })
+    ),
     defaultBoardGroupBy: Schema.optional(Schema.NullOr(DefaultBoardGroupBy))
   }),
   output: ListResult,
@@ -109,8 +112,7 @@ export const CreateTaskList = Tool.make("create_task_list", {
 
 export const UpdateTaskList = Tool.make("update_task_list", {
   title: "Update a task List",
-  description:
-    "Changes a List's name, ref, color or default view. Pass at least one of name, ref, color, defaultViewMode; omitted " +
+  description: "Changes a List's name, ref, color or default view. Pass at least one of name, ref, color, defaultViewMode; omitted " +
     "fields are kept (renaming keeps the ref). `color: null` clears the color; `defaultViewMode: null` makes the List " +
     "inherit the project's default view. To change defaultBoardGroupBy, pass it with `defaultViewMode: \"board\"`. " +
     "System Lists (the Backlog) cannot be updated; archiving, unarchiving and deleting Lists are not available. " +
@@ -121,9 +123,11 @@ export const UpdateTaskList = Tool.make("update_task_list", {
     name: Schema.optional(ListName),
     ref: Schema.optional(ListRef),
     color: Schema.optional(Schema.NullOr(Color).annotations({ description: "A color of the List palette; null clears it" })),
-    defaultViewMode: Schema.optional(Schema.NullOr(DefaultViewMode).annotations({
-      description: "`list` or `board`; null: inherit the project's default view"
-    })),
+    defaultViewMode: Schema.optional(
+      Schema.NullOr(DefaultViewMode).annotations({
+        description: "`list` or `board`; null: inherit the project's default view"
+      })
+    ),
     defaultBoardGroupBy: Schema.optional(Schema.NullOr(DefaultBoardGroupBy))
   }),
   output: ListResult,

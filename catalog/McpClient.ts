@@ -94,7 +94,7 @@ const connection = (options: McpClientOptions) => {
   let nextId = 0
   /** One `tools/call` exchange: the tool's answer as sent, or why there is none. */
   const send = (name: string, args: unknown): Effect.Effect<RawToolResult, McpRequestError, HttpClient.HttpClient> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const requestError = (status: number | null, message: string) => new McpRequestError({ tool: name, status, message })
       const http = yield* HttpClient.HttpClient
       const request = HttpClientRequest.post(options.url).pipe(
@@ -107,7 +107,10 @@ const connection = (options: McpClientOptions) => {
       )
       const { status, contentType, body } = yield* http.execute(request).pipe(
         Effect.flatMap((response) =>
-          Effect.map(response.text, (text) => ({ status: response.status, contentType: response.headers["content-type"] ?? "", body: text }))
+          Effect.map(
+            response.text,
+            (text) => ({ status: response.status, contentType: response.headers["content-type"] ?? "", body: text })
+          )
         ),
         Effect.scoped,
         Effect.mapError((error) => requestError(null, `cannot reach ${options.url}: ${rootCause(error.cause) ?? error.message}`))
@@ -123,8 +126,11 @@ const connection = (options: McpClientOptions) => {
       return reply.result
     })
 
-  const run = <T extends Tool.Any>(tool: T, args: unknown): Effect.Effect<Schema.Schema.Type<T["output"]>, McpToolError | McpRequestError, HttpClient.HttpClient> =>
-    Effect.gen(function* () {
+  const run = <T extends Tool.Any>(
+    tool: T,
+    args: unknown
+  ): Effect.Effect<Schema.Schema.Type<T["output"]>, McpToolError | McpRequestError, HttpClient.HttpClient> =>
+    Effect.gen(function*() {
       const name = tool.name
       // A tool's answer only ever comes with HTTP 200.
       const requestError = (message: string) => new McpRequestError({ tool: name, status: 200, message })

@@ -33,8 +33,7 @@ export const Prompt = Schema.Struct({
 
 export const ListPrompts = Tool.make("list_prompts", {
   title: "List prompts",
-  description:
-    "Lists the slash commands of a project (scope `project`, default) or of an organization (scope `organization`), by key. " +
+  description: "Lists the slash commands of a project (scope `project`, default) or of an organization (scope `organization`), by key. " +
     SCOPE_RULES +
     "These are service prompts, not runtime commands: they are not sent to create_thread with runtimeCommand.",
   input: Schema.Struct(ScopeFields),
@@ -44,8 +43,7 @@ export const ListPrompts = Tool.make("list_prompts", {
 
 export const CreatePrompt = Tool.make("create_prompt", {
   title: "Create a prompt",
-  description:
-    "Creates a slash command in a project (default) or an organization. autoExpand and autoSubmit default to false. " +
+  description: "Creates a slash command in a project (default) or an organization. autoExpand and autoSubmit default to false. " +
     SCOPE_RULES +
     "Needs project role admin or member; organization scope needs organization role owner or admin.",
   input: Schema.Struct({
@@ -54,8 +52,12 @@ export const CreatePrompt = Tool.make("create_prompt", {
     content: PromptContent,
     description: Schema.optional(Schema.NullOr(Schema.String)),
     category: Schema.optional(Schema.NullOr(Schema.String)),
-    autoExpand: Schema.optional(Schema.Boolean.annotations({ description: "Expand the content in place when the command is picked", default: false })),
-    autoSubmit: Schema.optional(Schema.Boolean.annotations({ description: "Send the message right away when the command is picked", default: false }))
+    autoExpand: Schema.optional(
+      Schema.Boolean.annotations({ description: "Expand the content in place when the command is picked", default: false })
+    ),
+    autoSubmit: Schema.optional(
+      Schema.Boolean.annotations({ description: "Send the message right away when the command is picked", default: false })
+    )
   }),
   output: Schema.Struct({ promptId: PromptId }),
   annotations: { readOnly: false, destructive: false, idempotent: false }
@@ -63,8 +65,7 @@ export const CreatePrompt = Tool.make("create_prompt", {
 
 export const UpdatePrompt = Tool.make("update_prompt", {
   title: "Update a prompt",
-  description:
-    "Changes only the fields given; description and category take null to clear. Takes no scope: the prompt keeps its own. " +
+  description: "Changes only the fields given; description and category take null to clear. Takes no scope: the prompt keeps its own. " +
     "Deleting a prompt is not available here (web UI only). Returns null.",
   input: Schema.Struct({
     promptId: PromptId,

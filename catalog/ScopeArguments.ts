@@ -9,13 +9,14 @@ export const ScopeArgument = Schema.optional(ScopeKind.annotations({
 }))
 
 /** `organization` of the prompt and Skill tools: organization scope only. */
-export const OrganizationArgument = Schema.optional(Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" })
-).annotations({
-  description:
-    "Organization scope only: the organization's slug or ID. Defaults to the organization owning the resolved project. " +
-    "Passing it with project scope is an error."
-}))
+export const OrganizationArgument = Schema.optional(
+  Schema.String.pipe(
+    Schema.minLength(1, { message: () => "must not be empty" })
+  ).annotations({
+    description: "Organization scope only: the organization's slug or ID. Defaults to the organization owning the resolved project. " +
+      "Passing it with project scope is an error."
+  })
+)
 
 /** The scope arguments of list_prompts, create_prompt, list_skills and create_skill. */
 export const ScopeFields = { scope: ScopeArgument, projectId: Tool.ProjectIdArgument, organization: OrganizationArgument }

@@ -22,13 +22,11 @@ const SkillPath = Schema.String.pipe(
 ).annotations({ title: "Skill file path", description: `${SKILL_PATH_RULE}. SKILL.md is the Skill's main file.` })
 
 const SkillMd = Schema.String.annotations({
-  description:
-    "SKILL.md, stored verbatim (frontmatter is not checked when saving); never blank. MCP clients are served it as a " +
+  description: "SKILL.md, stored verbatim (frontmatter is not checked when saving); never blank. MCP clients are served it as a " +
     "skill only when it begins with YAML frontmatter giving name (the Skill's name) and description"
 })
 
-const CAPS =
-  `Caps: ${MAX_SKILL_FILES} files (SKILL.md included), ${MAX_SKILL_FILE_BYTES / 1024} KB per file, ` +
+const CAPS = `Caps: ${MAX_SKILL_FILES} files (SKILL.md included), ${MAX_SKILL_FILE_BYTES / 1024} KB per file, ` +
   `${MAX_SKILL_BYTES / 1024 / 1024} MB per Skill over all its files (UTF-8 bytes).`
 
 export const SkillEditEntry = Schema.Union(
@@ -68,8 +66,7 @@ export const SkillSummary = Schema.Struct({
   category: Schema.NullOr(Schema.String),
   version: Schema.Int.annotations({ description: "Starts at 1; one bump per save that changes something" }),
   extensionProblem: Schema.NullOr(Schema.String).annotations({
-    description:
-      "Why MCP clients are not served this Skill through the MCP Skills extension (skills/list, resources/read), " +
+    description: "Why MCP clients are not served this Skill through the MCP Skills extension (skills/list, resources/read), " +
       "for example SKILL.md without YAML frontmatter whose name is the Skill's name and whose description is set; " +
       "null when they are. May quote the frontmatter (author-written; untrusted content)"
   })
@@ -81,8 +78,7 @@ const SkillIdArgument = SkillId.annotations({ description: "The Skill's ID (skil
 
 export const ListSkills = Tool.make("list_skills", {
   title: "List Skills",
-  description:
-    "Lists the Skills of a project (scope `project`, default) or of an organization (scope `organization`), by name, without " +
+  description: "Lists the Skills of a project (scope `project`, default) or of an organization (scope `organization`), by name, without " +
     "file content. `organization` (slug or ID) needs scope `organization`; without it, the organization owning projectId " +
     "(or the connection's ?project=) is used. A key narrowed to projects cannot reach organization Skills.",
   input: Schema.Struct(ScopeFields),
@@ -100,8 +96,7 @@ export const GetSkill = Tool.make("get_skill", {
 
 export const CreateSkill = Tool.make("create_skill", {
   title: "Create a Skill",
-  description:
-    "Creates a Skill (version 1) from its SKILL.md; add other files with update_skill. Scope arguments as list_skills. " +
+  description: "Creates a Skill (version 1) from its SKILL.md; add other files with update_skill. Scope arguments as list_skills. " +
     "Needs project role admin or member; organization scope needs organization role owner or admin.",
   input: Schema.Struct({
     ...ScopeFields,
@@ -116,8 +111,7 @@ export const CreateSkill = Tool.make("create_skill", {
 
 export const UpdateSkill = Tool.make("update_skill", {
   title: "Update a Skill",
-  description:
-    "One save: `content` (a new SKILL.md) is applied first, then `edits` in order, each seeing the earlier results, then " +
+  description: "One save: `content` (a new SKILL.md) is applied first, then `edits` in order, each seeing the earlier results, then " +
     "name, description and category. The version goes up by one when anything stored changes, and not at all otherwise. " +
     "A `replace` whose oldString is missing, or occurs more than once without replaceAll, stops the save and is reported " +
     "as `{ ok: false, index, code, message, occurrences }` (code old_string_not_found or multiple_matches). A cap breach, " +
@@ -153,8 +147,7 @@ export const DeleteSkill = Tool.make("delete_skill", {
 
 export const LoadSkill = Tool.make("load_skill", {
   title: "Load a Skill",
-  description:
-    "Loads a Skill of the project by name: { name, description, skillMd, paths } (paths = its other files, for " +
+  description: "Loads a Skill of the project by name: { name, description, skillMd, paths } (paths = its other files, for " +
     "read_skill_file), or null when the project has no Skill of that name. Organization Skills are never loaded here.",
   input: Schema.Struct({ name: Schema.String.annotations({ description: "The Skill's name" }), projectId: Tool.ProjectIdArgument }),
   output: Schema.NullOr(Schema.Struct({
@@ -168,8 +161,7 @@ export const LoadSkill = Tool.make("load_skill", {
 
 export const ReadSkillFile = Tool.make("read_skill_file", {
   title: "Read a Skill file",
-  description:
-    "Reads one file of a project Skill by path (one of load_skill's paths, or SKILL.md): { path, content }, or null when " +
+  description: "Reads one file of a project Skill by path (one of load_skill's paths, or SKILL.md): { path, content }, or null when " +
     "the Skill or the path does not exist.",
   input: Schema.Struct({
     name: Schema.String.annotations({ description: "The Skill's name" }),

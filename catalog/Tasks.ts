@@ -48,7 +48,9 @@ const Description = Schema.String.annotations({
   description: "Markdown, plain text, or serialized ProseMirror JSON (TipTap StarterKit nodes); stored as ProseMirror JSON"
 })
 
-const Status = Schema.String.annotations({ description: "One of the project's statuses (default set: To Do, In Progress, In Review, Done, Canceled)" })
+const Status = Schema.String.annotations({
+  description: "One of the project's statuses (default set: To Do, In Progress, In Review, Done, Canceled)"
+})
 
 // Years 1 to 9999: what both JavaScript dates and PostgreSQL timestamps hold.
 const UnixTime = Schema.Number.pipe(
@@ -111,13 +113,25 @@ export const TaskDetails = Schema.Struct({
   ...TaskSummary.fields,
   projectId: ProjectId,
   scopedRef: Schema.String.annotations({ description: "org-slug/REF-n, unique across organizations" }),
-  taskPath: Schema.NullOr(Schema.String).annotations({ description: "Path of the task in the web app; null when TRELLIS_APP_URL is not configured" }),
+  taskPath: Schema.NullOr(Schema.String).annotations({
+    description: "Path of the task in the web app; null when TRELLIS_APP_URL is not configured"
+  }),
   taskUrl: Schema.NullOr(Schema.String).annotations({ description: "Full URL; null when TRELLIS_APP_URL is not configured" }),
   description: Schema.NullOr(RichTextDocument),
   descriptionMarkdown: Schema.String,
   externalLinks: Schema.Array(ExternalLink),
-  artifacts: Schema.Array(ArtifactSummary).annotations({ description: "The task's document artifacts, oldest first (read one with get_task_artifact)" }),
-  files: Schema.Array(Schema.Struct({ fileId: Schema.String, name: Schema.String, size: Schema.Number, contentType: Schema.String, downloadUrl: Schema.String })),
+  artifacts: Schema.Array(ArtifactSummary).annotations({
+    description: "The task's document artifacts, oldest first (read one with get_task_artifact)"
+  }),
+  files: Schema.Array(
+    Schema.Struct({
+      fileId: Schema.String,
+      name: Schema.String,
+      size: Schema.Number,
+      contentType: Schema.String,
+      downloadUrl: Schema.String
+    })
+  ),
   comments: Schema.Array(TaskComment).annotations({ description: `The latest comments, at most ${MAX_COMMENTS_ON_GET}, oldest first` }),
   subtasks: Schema.Array(SubtaskSummary).annotations({ description: "Direct subtasks, in rank order" })
 }).annotations({ identifier: "TaskDetails" })
@@ -146,8 +160,7 @@ export const ListTasks = Tool.make("list_tasks", {
 
 export const GetTask = Tool.make("get_task", {
   title: "Get a task",
-  description:
-    "Returns one task with its description (ProseMirror JSON and Markdown), external links, artifact summaries, attached " +
+  description: "Returns one task with its description (ProseMirror JSON and Markdown), external links, artifact summaries, attached " +
     `files, the latest ${MAX_COMMENTS_ON_GET} comments and its direct subtasks (each with its own subtaskCount).`,
   input: Schema.Struct({ taskId: TaskAddress, projectId: Tool.ProjectIdForRefsArgument }),
   output: TaskDetails,
@@ -179,8 +192,7 @@ export const GetTasks = Tool.make("get_tasks", {
 
 export const CreateTask = Tool.make("create_task", {
   title: "Create a task",
-  description:
-    "Creates a task (a subtask with `parentId`). Defaults: taskTypeKey task, priority None, status To Do, no List (the " +
+  description: "Creates a task (a subtask with `parentId`). Defaults: taskTypeKey task, priority None, status To Do, no List (the " +
     "Backlog view), tags []. Delegating (`delegatedToAgentId`) a task with no owner makes the caller its owner unless " +
     "`assigneeId: null` is passed. Returns the task's ID, ref, path and URL (path and URL are null when the app URL is not configured).",
   input: Schema.Struct({
@@ -197,9 +209,11 @@ export const CreateTask = Tool.make("create_task", {
     delegatedToAgentId: Schema.optional(Schema.NullOr(AgentRef)),
     tags: Schema.optional(Schema.Array(Schema.String)),
     label: Schema.optional(LabelRef),
-    externalLinks: Schema.optional(Schema.Array(NewExternalLink).pipe(
-      Schema.maxItems(MAX_EXTERNAL_LINKS, { message: () => `must hold at most ${MAX_EXTERNAL_LINKS} links` })
-    ))
+    externalLinks: Schema.optional(
+      Schema.Array(NewExternalLink).pipe(
+        Schema.maxItems(MAX_EXTERNAL_LINKS, { message: () => `must hold at most ${MAX_EXTERNAL_LINKS} links` })
+      )
+    )
   }),
   removedArguments: { assignee: "the `assignee` object was removed: pass `assigneeId` (a user ID, or null for no owner)" },
   output: Schema.Struct({
@@ -213,8 +227,7 @@ export const CreateTask = Tool.make("create_task", {
 
 export const UpdateTask = Tool.make("update_task", {
   title: "Update a task",
-  description:
-    "Changes the given fields; omitted fields are kept and null clears an optional field (`taskTypeKey: null` resets it to " +
+  description: "Changes the given fields; omitted fields are kept and null clears an optional field (`taskTypeKey: null` resets it to " +
     "task; `tags` replaces the whole list). Clearing the delegation keeps the owner; changing the owner keeps the delegation; " +
     "delegating an ownerless task makes the caller its owner unless `assigneeId: null` is passed too.",
   input: Schema.Struct({
@@ -238,8 +251,7 @@ export const UpdateTask = Tool.make("update_task", {
 
 export const UpdateTaskLink = Tool.make("update_task_link", {
   title: "Add, replace or remove a task's external link",
-  description:
-    "`upsert` adds the link with this `id`, or replaces it in place (keeping its createdAt); `delete` removes it and is " +
+  description: "`upsert` adds the link with this `id`, or replaces it in place (keeping its createdAt); `delete` removes it and is " +
     `idempotent. A task holds at most ${MAX_EXTERNAL_LINKS} links. Returns the task's full list.`,
   input: Schema.Struct({
     taskId: TaskAddress,
@@ -267,8 +279,7 @@ export const CreateTaskComment = Tool.make("create_task_comment", {
 
 export const SearchTasks = Tool.make("search_tasks", {
   title: "Search tasks",
-  description:
-    "Full-text search over task names, refs and descriptions in the project, best matches first, one page at a time. " +
+  description: "Full-text search over task names, refs and descriptions in the project, best matches first, one page at a time. " +
     "`archiveMode` searches active (default) or archived tasks. Filters: `filters.status`, `filters.assigneeId` (null: " +
     "tasks with no owner), `filters.delegatedToAgentId` (null: tasks not delegated), and `listId`. Pass `nextCursor` back " +
     "as `cursor` for the next page; it is null on the last page.",
@@ -283,11 +294,16 @@ export const SearchTasks = Tool.make("search_tasks", {
       delegatedToAgentId: Schema.optional(Schema.NullOr(AgentRef).annotations({ description: "null: tasks not delegated" }))
     })),
     listId: Schema.optional(ListRef),
-    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 50, { message: () => "must be an integer from 1 to 50" }))
-      .annotations({ default: 20 })),
+    limit: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 50, { message: () => "must be an integer from 1 to 50" }))
+        .annotations({ default: 20 })
+    ),
     cursor: Schema.optional(Schema.NullOr(Schema.String).annotations({ description: "nextCursor of the previous page", default: null }))
   }),
-  removedArguments: { "filters.assignee": "the legacy `filters.assignee` object is not accepted: pass `filters.assigneeId` (a user ID, or null for tasks with no owner)" },
+  removedArguments: {
+    "filters.assignee":
+      "the legacy `filters.assignee` object is not accepted: pass `filters.assigneeId` (a user ID, or null for tasks with no owner)"
+  },
   output: Schema.Struct({
     tasks: Schema.Array(TaskSummary),
     nextCursor: Schema.NullOr(Schema.String).annotations({ description: "Cursor of the next page; null on the last page" })
@@ -297,8 +313,7 @@ export const SearchTasks = Tool.make("search_tasks", {
 
 export const MoveTask = Tool.make("move_task", {
   title: "Move a task under another task or to the top level",
-  description:
-    "Makes the task a subtask of `parentId` (in the same project), or a top-level task with `parentId: null`. It goes last " +
+  description: "Makes the task a subtask of `parentId` (in the same project), or a top-level task with `parentId: null`. It goes last " +
     "among its new siblings. A task cannot move under itself or one of its own subtasks.",
   input: Schema.Struct({
     taskId: TaskAddress,
@@ -311,8 +326,7 @@ export const MoveTask = Tool.make("move_task", {
 
 export const MoveTasksToList = Tool.make("move_tasks_to_list", {
   title: "Move tasks to a List",
-  description:
-    `Moves up to ${MAX_IDENTIFIERS_PER_CALL} tasks, each with its subtasks, to an active List of their project. A task and ` +
+  description: `Moves up to ${MAX_IDENTIFIERS_PER_CALL} tasks, each with its subtasks, to an active List of their project. A task and ` +
     "one of its own ancestors cannot be moved in the same call (the subtree already moves with its root).",
   input: Schema.Struct({
     taskIds: Schema.Array(TaskAddress).pipe(
@@ -328,8 +342,7 @@ export const MoveTasksToList = Tool.make("move_tasks_to_list", {
 
 export const DeleteTask = Tool.make("delete_task", {
   title: "Delete a task",
-  description:
-    "Soft-deletes a task; it is removed for good after 30 days. `delete_all` (default) deletes its subtasks too; " +
+  description: "Soft-deletes a task; it is removed for good after 30 days. `delete_all` (default) deletes its subtasks too; " +
     "`keep_children` moves its direct subtasks up one level (to the deleted task's parent, or the top level).",
   input: Schema.Struct({
     taskId: TaskAddress,

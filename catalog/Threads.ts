@@ -147,7 +147,9 @@ export const ListThreadMessages = Tool.make("list_thread_messages", {
 })
 
 export const Worktree = Schema.Struct({
-  parentPathId: Schema.String.annotations({ description: "Must equal the thread's pathId (sent or inherited); a worktree cannot be a parent" }),
+  parentPathId: Schema.String.annotations({
+    description: "Must equal the thread's pathId (sent or inherited); a worktree cannot be a parent"
+  }),
   branch: Schema.String.annotations({ description: "A git refname (validated, not sanitized)" }),
   baseRef: Schema.optional(Schema.String.annotations({ description: "A git refname; defaults to the repository's current HEAD" })),
   startFromOrigin: Schema.optional(Schema.Boolean)
@@ -165,9 +167,12 @@ export const CreateThread = Tool.make("create_thread", {
     profileId: Schema.optional(Schema.String),
     pathId: Schema.optional(Schema.String),
     cliType: Schema.optional(CliType),
-    title: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(MAX_TITLE_LENGTH, {
-      message: () => `must be at most ${MAX_TITLE_LENGTH} characters`
-    }))),
+    title: Schema.optional(Schema.String.pipe(
+      Schema.minLength(1),
+      Schema.maxLength(MAX_TITLE_LENGTH, {
+        message: () => `must be at most ${MAX_TITLE_LENGTH} characters`
+      })
+    )),
     taskId: Schema.optional(Schema.String.annotations({ description: "The task this thread works on (ID or ref)" })),
     projectId: Tool.ProjectIdForRefsArgument,
     cliModel: Schema.optional(Schema.String),

@@ -82,12 +82,14 @@ export type JsonSchemaObject = { readonly [key: string]: unknown }
 
 const toJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchemaObject => {
   const definitions: Record<string, JSONSchema.JsonSchema7> = {}
-  const root: JsonSchemaObject = { ...JSONSchema.fromAST(schema.ast, {
-    definitions,
-    target: "jsonSchema2020-12",
-    topLevelReferenceStrategy: "skip",
-    additionalPropertiesStrategy: "strict"
-  }) }
+  const root: JsonSchemaObject = {
+    ...JSONSchema.fromAST(schema.ast, {
+      definitions,
+      target: "jsonSchema2020-12",
+      topLevelReferenceStrategy: "skip",
+      additionalPropertiesStrategy: "strict"
+    })
+  }
   return Object.keys(definitions).length === 0 ? root : { ...root, $defs: definitions }
 }
 
@@ -98,8 +100,7 @@ const toJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchemaObject => {
 export const headerArguments = (tool: Any): ReadonlyArray<{ readonly argument: string; readonly header: string }> =>
   tool.project === "none" ? [] : [{ argument: "projectId", header: "Project" }]
 
-const isJsonObject = (value: unknown): value is JsonSchemaObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isJsonObject = (value: unknown): value is JsonSchemaObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** JSON Schema 2020-12 of a tool's arguments (always an object schema). */
 export const inputJsonSchema = (tool: Any): JsonSchemaObject => {

@@ -46,8 +46,18 @@ export const Toolsets = {
   tasks: {
     description: "Tasks and subtasks: list, search, read, write, move, links and comments",
     tools: [
-      ListTasks, SearchTasks, GetTask, GetTasks, CreateTask, UpdateTask, UpdateTaskLink, MoveTask, MoveTasksToList, DeleteTask,
-      ListTaskTypes, CreateTaskComment
+      ListTasks,
+      SearchTasks,
+      GetTask,
+      GetTasks,
+      CreateTask,
+      UpdateTask,
+      UpdateTaskLink,
+      MoveTask,
+      MoveTasksToList,
+      DeleteTask,
+      ListTaskTypes,
+      CreateTaskComment
     ]
   },
   agents: { description: "Project agents", tools: [ListProjectAgents, CreateProjectAgent, UpdateProjectAgent] },
@@ -59,8 +69,17 @@ export const Toolsets = {
   artifacts: {
     description: "Task artifacts (documents) and their anchored comment threads",
     tools: [
-      ListTaskArtifacts, GetTaskArtifact, CreateTaskArtifact, UpdateTaskArtifact, ReplaceInTaskArtifact, MoveTaskArtifact,
-      DeleteTaskArtifact, ListArtifactComments, CreateArtifactComment, ReplyToArtifactComment, SetArtifactCommentStatus
+      ListTaskArtifacts,
+      GetTaskArtifact,
+      CreateTaskArtifact,
+      UpdateTaskArtifact,
+      ReplaceInTaskArtifact,
+      MoveTaskArtifact,
+      DeleteTaskArtifact,
+      ListArtifactComments,
+      CreateArtifactComment,
+      ReplyToArtifactComment,
+      SetArtifactCommentStatus
     ]
   },
   threads: {

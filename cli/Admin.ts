@@ -24,7 +24,7 @@ const run = <E extends { readonly message: string }, R>(
   asJson: boolean,
   action: Effect.Effect<Printable, E, R>
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const layer = Trellis.adminServices().pipe(Layer.provideMerge(Database.layer(yield* databaseOptions("trellis admin"))))
     yield* action.pipe(
       Effect.provide(layer),
@@ -48,13 +48,16 @@ const orgCreate = Command.make("create", {
   slug: Options.text("slug").pipe(Options.withSchema(OrganizationSlug)),
   name: Options.text("name").pipe(Options.withSchema(DisplayName("name", 120)))
 }, (args) =>
-  run(args.json, Effect.gen(function* () {
-    const org = yield* (yield* Organizations).create({ slug: args.slug, name: args.name })
-    return {
-      json: { organizationId: org.id, slug: org.slug, name: org.name },
-      text: `Created organization ${org.slug} (${org.id})`
-    }
-  })))
+  run(
+    args.json,
+    Effect.gen(function*() {
+      const org = yield* (yield* Organizations).create({ slug: args.slug, name: args.name })
+      return {
+        json: { organizationId: org.id, slug: org.slug, name: org.name },
+        text: `Created organization ${org.slug} (${org.id})`
+      }
+    })
+  ))
 
 const userCreate = Command.make("create", {
   json,
@@ -63,18 +66,21 @@ const userCreate = Command.make("create", {
   org: organizationOption.pipe(Options.optional, Options.withDescription("Also make the user a member of this organization")),
   role: Options.choice("role", OrganizationRole.literals).pipe(Options.withDefault("member"))
 }, (args) =>
-  run(args.json, Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const user = yield* sql.withTransaction(Effect.gen(function* () {
-      const user = yield* (yield* Users).create({ name: args.name, email: args.email })
-      if (Option.isSome(args.org)) {
-        const org = yield* (yield* Organizations).find(args.org.value)
-        yield* (yield* Memberships).addToOrganization(org.id, user.id, args.role)
-      }
-      return user
-    })).pipe(Effect.catchTag("SqlError", Effect.die))
-    return { json: { userId: user.id, name: user.name, email: user.email }, text: `Created user ${user.email} (${user.id})` }
-  })))
+  run(
+    args.json,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const user = yield* sql.withTransaction(Effect.gen(function*() {
+        const user = yield* (yield* Users).create({ name: args.name, email: args.email })
+        if (Option.isSome(args.org)) {
+          const org = yield* (yield* Organizations).find(args.org.value)
+          yield* (yield* Memberships).addToOrganization(org.id, user.id, args.role)
+        }
+        return user
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      return { json: { userId: user.id, name: user.name, email: user.email }, text: `Created user ${user.email} (${user.id})` }
+    })
+  ))
 
 const projectCreate = Command.make("create", {
   json,
@@ -82,14 +88,17 @@ const projectCreate = Command.make("create", {
   name: Options.text("name").pipe(Options.withSchema(DisplayName("name", 120))),
   ref: Options.text("ref").pipe(Options.withSchema(ProjectRef))
 }, (args) =>
-  run(args.json, Effect.gen(function* () {
-    const org = yield* (yield* Organizations).find(args.org)
-    const project = yield* (yield* Projects).create({ organizationId: org.id, name: args.name, ref: args.ref })
-    return {
-      json: { projectId: project.id, name: project.name, ref: project.ref, organization: org.slug },
-      text: `Created project ${project.ref} (${project.id}) in ${org.slug}`
-    }
-  })))
+  run(
+    args.json,
+    Effect.gen(function*() {
+      const org = yield* (yield* Organizations).find(args.org)
+      const project = yield* (yield* Projects).create({ organizationId: org.id, name: args.name, ref: args.ref })
+      return {
+        json: { projectId: project.id, name: project.name, ref: project.ref, organization: org.slug },
+        text: `Created project ${project.ref} (${project.id}) in ${org.slug}`
+      }
+    })
+  ))
 
 const memberAdd = Command.make("add", {
   json,
@@ -98,29 +107,32 @@ const memberAdd = Command.make("add", {
   project: Options.text("project").pipe(Options.withSchema(ProjectId), Options.optional),
   role: Options.text("role").pipe(Options.withDescription("Organization: owner|admin|member; project: admin|member|viewer"))
 }, (args) =>
-  run(args.json, Effect.gen(function* () {
-    const user = yield* (yield* Users).find(args.user)
-    const memberships = yield* Memberships
-    if (Option.isSome(args.project) === Option.isSome(args.org)) {
-      return yield* Effect.fail({ message: "pass exactly one of --org or --project" })
-    }
-    if (Option.isSome(args.project)) {
-      const role = yield* Schema.decodeUnknown(ProjectRole)(args.role).pipe(
-        Effect.mapError(() => ({ message: `role: a project role is one of ${ProjectRole.literals.join(", ")}` }))
+  run(
+    args.json,
+    Effect.gen(function*() {
+      const user = yield* (yield* Users).find(args.user)
+      const memberships = yield* Memberships
+      if (Option.isSome(args.project) === Option.isSome(args.org)) {
+        return yield* Effect.fail({ message: "pass exactly one of --org or --project" })
+      }
+      if (Option.isSome(args.project)) {
+        const role = yield* Schema.decodeUnknown(ProjectRole)(args.role).pipe(
+          Effect.mapError(() => ({ message: `role: a project role is one of ${ProjectRole.literals.join(", ")}` }))
+        )
+        const project = yield* (yield* Projects).get(args.project.value)
+        yield* memberships.addToProject(project.id, user.id, role)
+        return { json: { userId: user.id, projectId: project.id, role }, text: `${user.email} is ${role} of project ${project.ref}` }
+      }
+      const role = yield* Schema.decodeUnknown(OrganizationRole)(args.role).pipe(
+        Effect.mapError(() => ({ message: `role: an organization role is one of ${OrganizationRole.literals.join(", ")}` }))
       )
-      const project = yield* (yield* Projects).get(args.project.value)
-      yield* memberships.addToProject(project.id, user.id, role)
-      return { json: { userId: user.id, projectId: project.id, role }, text: `${user.email} is ${role} of project ${project.ref}` }
-    }
-    const role = yield* Schema.decodeUnknown(OrganizationRole)(args.role).pipe(
-      Effect.mapError(() => ({ message: `role: an organization role is one of ${OrganizationRole.literals.join(", ")}` }))
-    )
-    const org = yield* (yield* Organizations).find(Option.getOrThrow(args.org))
-    yield* memberships.addToOrganization(org.id, user.id, role)
-    return { json: { userId: user.id, organizationId: org.id, role }, text: `${user.email} is ${role} of organization ${org.slug}` }
-  })))
+      const org = yield* (yield* Organizations).find(Option.getOrThrow(args.org))
+      yield* memberships.addToOrganization(org.id, user.id, role)
+      return { json: { userId: user.id, organizationId: org.id, role }, text: `${user.email} is ${role} of organization ${org.slug}` }
+    })
+  ))
 
-const firstUser = Effect.gen(function* () {
+const firstUser = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ id: string }>`SELECT id FROM users ORDER BY created_at, id LIMIT 1`.pipe(Effect.orDie)
   if (rows[0] === undefined) {
@@ -131,7 +143,10 @@ const firstUser = Effect.gen(function* () {
 
 const keyCreate = Command.make("create", {
   json,
-  user: Options.text("user").pipe(Options.withDescription("User ID or email; default: the first user (the bootstrap owner)"), Options.optional),
+  user: Options.text("user").pipe(
+    Options.withDescription("User ID or email; default: the first user (the bootstrap owner)"),
+    Options.optional
+  ),
   name: Options.text("name").pipe(Options.withDefault("cli")),
   projects: Options.text("projects").pipe(
     Options.withDescription("Comma-separated project IDs the key is narrowed to; default: all the user's projects"),
@@ -141,62 +156,82 @@ const keyCreate = Command.make("create", {
     Options.withDescription("The key sees and calls only read-only tools, and changes nothing through any route")
   )
 }, (args) =>
-  run(args.json, Effect.gen(function* () {
-    const user = yield* (yield* Users).find(Option.isSome(args.user) ? args.user.value : yield* firstUser)
-    const projects = yield* Projects
-    const projectIds = yield* Option.match(args.projects, {
-      onNone: () => Effect.succeed(null),
-      onSome: (list) =>
-        Effect.forEach(list.split(",").map((id) => id.trim()).filter((id) => id !== ""), (id) =>
-          Schema.decodeUnknown(ProjectId)(id).pipe(
-            Effect.mapError(() => ({ message: `projects: ${id} is not a project ID (proj_…)` })),
-            Effect.flatMap((projectId) => projects.get(projectId)),
-            Effect.map((project) => project.id)
-          ))
+  run(
+    args.json,
+    Effect.gen(function*() {
+      const user = yield* (yield* Users).find(Option.isSome(args.user) ? args.user.value : yield* firstUser)
+      const projects = yield* Projects
+      const projectIds = yield* Option.match(args.projects, {
+        onNone: () => Effect.succeed(null),
+        onSome: (list) =>
+          Effect.forEach(list.split(",").map((id) => id.trim()).filter((id) => id !== ""), (id) =>
+            Schema.decodeUnknown(ProjectId)(id).pipe(
+              Effect.mapError(() => ({ message: `projects: ${id} is not a project ID (proj_…)` })),
+              Effect.flatMap((projectId) => projects.get(projectId)),
+              Effect.map((project) => project.id)
+            ))
+      })
+      if (projectIds !== null && projectIds.length === 0) {
+        return yield* Effect.fail({ message: "projects: name at least one project ID, or omit --projects" })
+      }
+      const { record, secret } = yield* (yield* ApiKeys).create({ userId: user.id, name: args.name, projectIds, readOnly: args.readOnly })
+      return {
+        json: {
+          apiKeyId: record.id,
+          apiKey: secret,
+          userId: user.id,
+          name: record.name,
+          projectIds: record.projectIds,
+          readOnly: record.readOnly
+        },
+        text: `Created ${
+          record.readOnly ? "read-only " : ""
+        }API key ${record.id} for ${user.email}. It is shown once; store it now:\n${secret}`
+      }
     })
-    if (projectIds !== null && projectIds.length === 0) {
-      return yield* Effect.fail({ message: "projects: name at least one project ID, or omit --projects" })
-    }
-    const { record, secret } = yield* (yield* ApiKeys).create({ userId: user.id, name: args.name, projectIds, readOnly: args.readOnly })
-    return {
-      json: { apiKeyId: record.id, apiKey: secret, userId: user.id, name: record.name, projectIds: record.projectIds, readOnly: record.readOnly },
-      text: `Created ${record.readOnly ? "read-only " : ""}API key ${record.id} for ${user.email}. It is shown once; store it now:\n${secret}`
-    }
-  })))
+  ))
 
 const keyRevoke = Command.make("revoke", {
   json,
   id: Options.text("id").pipe(Options.withSchema(ApiKeyId), Options.withDescription("The key's ID (key_…)"))
 }, (args) =>
-  run(args.json, Effect.gen(function* () {
-    yield* (yield* ApiKeys).revoke(args.id)
-    return { json: { apiKeyId: args.id, revoked: true }, text: `Revoked API key ${args.id}` }
-  })))
+  run(
+    args.json,
+    Effect.gen(function*() {
+      yield* (yield* ApiKeys).revoke(args.id)
+      return { json: { apiKeyId: args.id, revoked: true }, text: `Revoked API key ${args.id}` }
+    })
+  ))
 
 const keyList = Command.make("list", {
   json,
   user: Options.text("user").pipe(Options.withDescription("Only this user's keys (ID or email)"), Options.optional)
 }, (args) =>
-  run(args.json, Effect.gen(function* () {
-    const userId = Option.isSome(args.user) ? (yield* (yield* Users).find(args.user.value)).id : null
-    const keys = yield* (yield* ApiKeys).list(userId)
-    const rows = keys.map((key) => ({
-      apiKeyId: key.id,
-      name: key.name,
-      prefix: key.prefix,
-      userId: key.userId,
-      projectIds: key.projectIds,
-      readOnly: key.readOnly,
-      createdAt: key.createdAt.toISOString(),
-      lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-      revokedAt: key.revokedAt?.toISOString() ?? null
-    }))
-    const text = rows.map((key) =>
-      `${key.apiKeyId}  ${key.prefix}…  ${key.name}  ${key.revokedAt === null ? "active" : "revoked"}  ` +
-      `projects: ${key.projectIds === null ? "all" : key.projectIds.join(",")}${key.readOnly ? "  read-only" : ""}  last used: ${key.lastUsedAt ?? "never"}`
-    ).join("\n")
-    return { json: { keys: rows }, text: text === "" ? "No API keys." : text }
-  })))
+  run(
+    args.json,
+    Effect.gen(function*() {
+      const userId = Option.isSome(args.user) ? (yield* (yield* Users).find(args.user.value)).id : null
+      const keys = yield* (yield* ApiKeys).list(userId)
+      const rows = keys.map((key) => ({
+        apiKeyId: key.id,
+        name: key.name,
+        prefix: key.prefix,
+        userId: key.userId,
+        projectIds: key.projectIds,
+        readOnly: key.readOnly,
+        createdAt: key.createdAt.toISOString(),
+        lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+        revokedAt: key.revokedAt?.toISOString() ?? null
+      }))
+      const text = rows.map((key) =>
+        `${key.apiKeyId}  ${key.prefix}…  ${key.name}  ${key.revokedAt === null ? "active" : "revoked"}  ` +
+        `projects: ${key.projectIds === null ? "all" : key.projectIds.join(",")}${key.readOnly ? "  read-only" : ""}  last used: ${
+          key.lastUsedAt ?? "never"
+        }`
+      ).join("\n")
+      return { json: { keys: rows }, text: text === "" ? "No API keys." : text }
+    })
+  ))
 
 const eventsRenormalize = Command.make("renormalize", {
   json,
@@ -207,18 +242,21 @@ const eventsRenormalize = Command.make("renormalize", {
     Options.withDescription("Chunks per transaction")
   )
 }, (args) =>
-  run(args.json, Effect.gen(function* () {
-    const result = yield* renormalize({
-      threadId: Option.getOrUndefined(args.thread),
-      batchSize: args.batchSize,
-      onProgress: ({ changed, done, total }) =>
-        args.json ? Effect.void : Console.error(`renormalized ${done}/${total} chunks (${changed} changed)`)
-    }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.catchTag("ParseError", Effect.die))
-    return {
-      json: result,
-      text: `Renormalized ${result.done} chunks; ${result.changed} had a different event and were updated`
-    }
-  }))).pipe(Command.withDescription("Recompute stored normalized events from raw chunks after a normalizer upgrade"))
+  run(
+    args.json,
+    Effect.gen(function*() {
+      const result = yield* renormalize({
+        threadId: Option.getOrUndefined(args.thread),
+        batchSize: args.batchSize,
+        onProgress: ({ changed, done, total }) =>
+          args.json ? Effect.void : Console.error(`renormalized ${done}/${total} chunks (${changed} changed)`)
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.catchTag("ParseError", Effect.die))
+      return {
+        json: result,
+        text: `Renormalized ${result.done} chunks; ${result.changed} had a different event and were updated`
+      }
+    })
+  )).pipe(Command.withDescription("Recompute stored normalized events from raw chunks after a normalizer upgrade"))
 
 export const admin = Command.make("admin").pipe(
   Command.withDescription("Manage organizations, users, projects, memberships and API keys; print a sign-in link"),

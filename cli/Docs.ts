@@ -22,7 +22,7 @@ const read = (file: string): string => (fs.existsSync(file) ? fs.readFileSync(fi
 export const docs = Command.make("docs", {
   check: Options.boolean("check").pipe(Options.withDescription("Fail if a generated document is not up to date"))
 }, ({ check }) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     let stale = 0
     for (const { file, render } of documents) {
       const target = path.join(docsDir, file)
@@ -43,5 +43,4 @@ export const docs = Command.make("docs", {
         process.exitCode = 1
       })
     }
-  })
-).pipe(Command.withDescription("Write docs/tools.md and the generated part of docs/events.md"))
+  })).pipe(Command.withDescription("Write docs/tools.md and the generated part of docs/events.md"))

@@ -14,7 +14,7 @@ export const credentialsPath = (homeDir: string) => path.join(homeDir, "credenti
 
 /** The database options of this process, from the environment. */
 export const databaseOptions = (command: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     return { home: yield* home, databaseUrl: yield* databaseUrl, command } satisfies Database.DatabaseOptions
   })
 

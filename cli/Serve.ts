@@ -38,7 +38,7 @@ const millis = (name: string, fallback: number) =>
  * `TRELLIS_HEARTBEAT_INTERVAL_MS`, `TRELLIS_SESSION_TTL_MS`, `TRELLIS_CLAIM_LEASE_MS`, `TRELLIS_SWEEP_INTERVAL_MS`.
  * A shortened session TTL shortens the default heartbeat interval with it (a third of the TTL).
  */
-const bridgeTimings: Effect.Effect<BridgeTimings, ConfigError.ConfigError> = Effect.gen(function* () {
+const bridgeTimings: Effect.Effect<BridgeTimings, ConfigError.ConfigError> = Effect.gen(function*() {
   const sessionTtlMs = yield* millis("TRELLIS_SESSION_TTL_MS", defaults.bridge.sessionTtlMs)
   return {
     sessionTtlMs,
@@ -63,7 +63,7 @@ const writeCredentials = (file: string, credentials: object) =>
  * or its key was revoked. Only the link's token is new; the key itself is never printed again.
  */
 const signInLink = (baseUrl: string, apiKey: Option.Option<string>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
     const sessions = yield* WebSessions
     if (Option.isNone(apiKey)) return Option.none<string>()
@@ -81,7 +81,7 @@ const fail = (error: { readonly message: string }) =>
   )
 
 export const serve = Command.make("serve", { host, port }, (options) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const database = yield* databaseOptions("trellis serve")
     const rateLimit = yield* rateLimitConfig
     const bridgeRateLimit = yield* bridgeRateLimitConfig
@@ -96,11 +96,18 @@ export const serve = Command.make("serve", { host, port }, (options) =>
 
     const appUrl = yield* Config.option(Config.string("TRELLIS_APP_URL"))
     const services = Trellis.services({
-      publicUrl, loopbackOnly, allowedOrigins: origins, rateLimit, bridgeRateLimit, requestTimeoutMs, appUrl, bridge
+      publicUrl,
+      loopbackOnly,
+      allowedOrigins: origins,
+      rateLimit,
+      bridgeRateLimit,
+      requestTimeoutMs,
+      appUrl,
+      bridge
     })
     const app = services.pipe(Layer.provideMerge(Database.layer(database)))
 
-    yield* Effect.gen(function* () {
+    yield* Effect.gen(function*() {
       const address = yield* serveNode(Trellis.routes, { host: options.host, port: options.port })
       const mcpUrl = `${urlFor(address.port)}${MCP_PATH}`
       const file = credentialsPath(database.home)
@@ -150,5 +157,4 @@ export const serve = Command.make("serve", { host, port }, (options) =>
         SqlError: (error) => fail({ message: `cannot reach the database: ${error.message}` })
       })
     )
-  })
-).pipe(Command.withDescription("Run the Trellis server (MCP endpoint at /api/mcp, web app at /)"))
+  })).pipe(Command.withDescription("Run the Trellis server (MCP endpoint at /api/mcp, web app at /)"))

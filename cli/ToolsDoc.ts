@@ -28,7 +28,9 @@ const toolsetRows = () =>
   TOOLSET_NAMES.map((name) => {
     const tools = Toolsets[name].tools
     const bytes = new TextEncoder().encode(JSON.stringify(tools.map(descriptor))).length
-    return `| \`${name}\` | ${Toolsets[name].description} | ${tools.length} | ${bytes.toLocaleString("en")} | ~${approximateTokens(bytes).toLocaleString("en")} |`
+    return `| \`${name}\` | ${Toolsets[name].description} | ${tools.length} | ${bytes.toLocaleString("en")} | ~${
+      approximateTokens(bytes).toLocaleString("en")
+    } |`
   })
 
 /** `docs/tools.md`, generated from the catalog; CI checks that the committed file matches. */

@@ -19,16 +19,15 @@ const subcommands = {
   docs: () => Effect.promise(() => import("./Docs.js")).pipe(Effect.map((module) => module.docs))
 } as const
 
-const isSubcommand = (name: string | undefined): name is keyof typeof subcommands =>
-  name !== undefined && Object.hasOwn(subcommands, name)
+const isSubcommand = (name: string | undefined): name is keyof typeof subcommands => name !== undefined && Object.hasOwn(subcommands, name)
 
-const load = Effect.gen(function* () {
+const load = Effect.gen(function*() {
   const asked = process.argv[2]
   if (isSubcommand(asked)) return [yield* subcommands[asked]()] as const
   return [yield* subcommands.serve(), yield* subcommands.admin(), yield* subcommands.agent(), yield* subcommands.docs()] as const
 })
 
-Effect.gen(function* () {
+Effect.gen(function*() {
   const trellis = Command.make("trellis").pipe(
     Command.withDescription("Trellis: work tracking for people and coding agents, over MCP"),
     Command.withSubcommands(yield* load)

@@ -137,7 +137,14 @@ const within = <A>(what: string, ms: number, promise: Promise<A>): Promise<A> =>
 }
 
 /** Runs a process to its end, feeding it `onLine`'s replies; its stdout lines. */
-const run = async (command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, cwd: string, input: ReadonlyArray<string>, onLine: (line: Json, write: (text: string) => void, end: () => void) => void) => {
+const run = async (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  input: ReadonlyArray<string>,
+  onLine: (line: Json, write: (text: string) => void, end: () => void) => void
+) => {
   const proc = start(command, args, env, cwd)
   const lines: Array<string> = []
   onLines(proc.child.stdout, (line) => {
@@ -192,7 +199,8 @@ const claudeEnv = (mock: MockModel, home: string): NodeJS.ProcessEnv => ({
 })
 
 const userTurn = (text: string) =>
-  JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text }] }, parent_tool_use_id: null, session_id: "" }) + "\n"
+  JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text }] }, parent_tool_use_id: null, session_id: "" }) +
+  "\n"
 
 /** The SDK's initialize request, sent ahead of the turn in the stdio-permission scenarios (its reply lists the commands). */
 const claudeInitialize = JSON.stringify({ type: "control_request", request_id: "init_1", request: { subtype: "initialize" } }) + "\n"
@@ -215,12 +223,31 @@ const recordClaude = async (mock: MockModel, claude: string) => {
   const home = fs.mkdtempSync(path.join(scratch, "claude-"))
   const cwd = fs.mkdtempSync(path.join(scratch, "claude-project-"))
   const env = claudeEnv(mock, home)
-  const base = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--permission-prompt-tool", "stdio", "--model", "claude-sonnet-4-5"]
-  const once = (name: string, prompt: string, extra: ReadonlyArray<string> = [], behavior: "allow" | "deny" = "allow", initialize = false) =>
-    run(claude, [...base, ...extra], env, cwd, [...(initialize ? [claudeInitialize] : []), userTurn(prompt)], claudeDriver(behavior)).then((lines) => {
-      write("claude", name, lines)
-      return lines
-    })
+  const base = [
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--permission-prompt-tool",
+    "stdio",
+    "--model",
+    "claude-sonnet-4-5"
+  ]
+  const once = (
+    name: string,
+    prompt: string,
+    extra: ReadonlyArray<string> = [],
+    behavior: "allow" | "deny" = "allow",
+    initialize = false
+  ) =>
+    run(claude, [...base, ...extra], env, cwd, [...(initialize ? [claudeInitialize] : []), userTurn(prompt)], claudeDriver(behavior)).then(
+      (lines) => {
+        write("claude", name, lines)
+        return lines
+      }
+    )
   const hello = await once("claude-raw-hello.jsonl", "Say hello")
   const sessionId = String(record(JSON.parse(hello[0] ?? "{}"))["session_id"] ?? "")
   await once("claude-raw-resume.jsonl", "RUN_TOOL[echo hi]", ["--resume", sessionId])
@@ -237,11 +264,25 @@ const recordClaude = async (mock: MockModel, claude: string) => {
 
 /** `$CODEX_HOME/config.toml` for the mock (RUNTIMES.md §3.1), with the provider's retry counts. */
 const writeCodexConfig = (mock: MockModel, home: string, retries: { readonly request: number; readonly stream: number }) =>
-  fs.writeFileSync(path.join(home, "config.toml"), [
-    `model = "mock-model"`, `model_provider = "mock"`, `model_reasoning_effort = "medium"`, `check_for_update_on_startup = false`,
-    `[model_providers.mock]`, `name = "Mock"`, `base_url = "${mock.url}/v1"`, `env_key = "MOCK_API_KEY"`, `wire_api = "responses"`,
-    `request_max_retries = ${retries.request}`, `stream_max_retries = ${retries.stream}`, `[analytics]`, `enabled = false`, ""
-  ].join("\n"))
+  fs.writeFileSync(
+    path.join(home, "config.toml"),
+    [
+      `model = "mock-model"`,
+      `model_provider = "mock"`,
+      `model_reasoning_effort = "medium"`,
+      `check_for_update_on_startup = false`,
+      `[model_providers.mock]`,
+      `name = "Mock"`,
+      `base_url = "${mock.url}/v1"`,
+      `env_key = "MOCK_API_KEY"`,
+      `wire_api = "responses"`,
+      `request_max_retries = ${retries.request}`,
+      `stream_max_retries = ${retries.stream}`,
+      `[analytics]`,
+      `enabled = false`,
+      ""
+    ].join("\n")
+  )
 
 const recordCodexExec = async (mock: MockModel, codex: string) => {
   const home = fs.mkdtempSync(path.join(scratch, "codex-"))
@@ -282,10 +323,20 @@ type ServerRequests = (method: string, params: Json) => unknown
 const clientInfo = { name: "record-fixtures", title: "Trellis record-fixtures", version: "0.0.1" }
 
 /** Runs `script` against one `codex app-server`; every message either way is a `{dir, msg}` line of `name`. */
-const appServerScenario = async (codex: string, env: NodeJS.ProcessEnv, cwd: string, name: string, answer: ServerRequests, script: (server: AppServer) => Promise<void>) => {
+const appServerScenario = async (
+  codex: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  name: string,
+  answer: ServerRequests,
+  script: (server: AppServer) => Promise<void>
+) => {
   const proc = start(process.execPath, [codex, "app-server"], env, cwd)
   const lines: Array<string> = []
-  const pending = new Map<number, { readonly resolve: (result: Json) => void; readonly reject: (error: Error) => void; readonly method: string }>()
+  const pending = new Map<
+    number,
+    { readonly resolve: (result: Json) => void; readonly reject: (error: Error) => void; readonly method: string }
+  >()
   const turnsEnding: Array<(turn: Json) => void> = []
   let nextId = 1
   const send = (msg: Json) => {
@@ -310,7 +361,11 @@ const appServerScenario = async (codex: string, env: NodeJS.ProcessEnv, cwd: str
       else waiting?.reject(new Error(`${waiting.method}: ${JSON.stringify(message["error"])}`))
     } else if (message["id"] !== undefined) {
       const result = answer(method, record(message["params"]))
-      send(result === undefined ? { id: message["id"], error: { code: -32601, message: `${method} is not handled` } } : { id: message["id"], result })
+      send(
+        result === undefined
+          ? { id: message["id"], error: { code: -32601, message: `${method} is not handled` } }
+          : { id: message["id"], result }
+      )
     } else if (method === "turn/completed") {
       turnsEnding.shift()?.(record(record(message["params"])["turn"]))
     }
@@ -350,7 +405,10 @@ const handshake = async (server: AppServer, experimental: boolean) => {
 
 /** thread/start as our adapter starts a thread (untrusted approvals, workspace-write); the thread id. */
 const startThread = async (server: AppServer, cwd: string) => {
-  const started = await server.request("thread/start", { cwd, approvalPolicy: "untrusted", sandbox: "workspace-write", model: "mock-model" } satisfies ThreadStartParams)
+  const started = await server.request(
+    "thread/start",
+    { cwd, approvalPolicy: "untrusted", sandbox: "workspace-write", model: "mock-model" } satisfies ThreadStartParams
+  )
   return String(record(started["thread"])["id"] ?? "")
 }
 
@@ -358,7 +416,9 @@ const turnStart = (threadId: string, text: string, plan = false): TurnStartParam
   threadId,
   input: [{ type: "text", text, text_elements: [] }],
   effort: "high",
-  ...(plan ? { collaborationMode: { mode: "plan", settings: { model: "mock-model", reasoning_effort: "medium", developer_instructions: null } } } : {})
+  ...(plan
+    ? { collaborationMode: { mode: "plan", settings: { model: "mock-model", reasoning_effort: "medium", developer_instructions: null } } }
+    : {})
 })
 
 /** Approves every command, answers every question with its "Blue" option (else its first). */
@@ -366,7 +426,9 @@ const appServerAnswers: ServerRequests = (method, params) => {
   if (method === "item/commandExecution/requestApproval") return { decision: "accept" } satisfies CommandExecutionRequestApprovalResponse
   if (method !== "item/tool/requestUserInput") return undefined
   const questions = Array.isArray(params["questions"]) ? params["questions"] : []
-  return { answers: Object.fromEntries(questions.map((q) => [String(record(q)["id"]), { answers: [optionLabel(q, "Blue")] }])) } satisfies ToolRequestUserInputResponse
+  return {
+    answers: Object.fromEntries(questions.map((q) => [String(record(q)["id"]), { answers: [optionLabel(q, "Blue")] }]))
+  } satisfies ToolRequestUserInputResponse
 }
 
 const recordCodexAppServer = async (mock: MockModel, codex: string) => {
@@ -375,7 +437,8 @@ const recordCodexAppServer = async (mock: MockModel, codex: string) => {
   // One silent request retry, then one stream retry the app-server reports (`error` willRetry, "Reconnecting... 1/1").
   writeCodexConfig(mock, home, { request: 1, stream: 1 })
   const env = { HOME: home, CODEX_HOME: home, MOCK_API_KEY: "mock" }
-  const scenario = (name: string, script: (server: AppServer) => Promise<void>) => appServerScenario(codex, env, cwd, name, appServerAnswers, script)
+  const scenario = (name: string, script: (server: AppServer) => Promise<void>) =>
+    appServerScenario(codex, env, cwd, name, appServerAnswers, script)
 
   let approvalThread = ""
   await scenario("codex-appserver-raw-approval.jsonl", async (server) => {
@@ -439,15 +502,23 @@ const freePort = () =>
 const startOpenCodeServer = async (opencode: string, env: NodeJS.ProcessEnv, cwd: string) => {
   const port = String(await freePort())
   const password = randomBytes(24).toString("base64url")
-  const proc = start(opencode, ["serve", "--hostname", "127.0.0.1", "--port", port], { ...env, OPENCODE_SERVER_PASSWORD: password, OPENCODE_SERVER_USERNAME: OPENCODE_USER }, cwd)
+  const proc = start(opencode, ["serve", "--hostname", "127.0.0.1", "--port", port], {
+    ...env,
+    OPENCODE_SERVER_PASSWORD: password,
+    OPENCODE_SERVER_USERNAME: OPENCODE_USER
+  }, cwd)
   try {
-    const baseUrl = await within("opencode serve to listen", 60_000, new Promise<string>((resolve, reject) => {
-      onLines(proc.child.stdout, (line) => {
-        const url = /https?:\/\/127\.0\.0\.1:\d+/.exec(line)?.[0]
-        if (line.includes("listening") && url !== undefined) resolve(url)
+    const baseUrl = await within(
+      "opencode serve to listen",
+      60_000,
+      new Promise<string>((resolve, reject) => {
+        onLines(proc.child.stdout, (line) => {
+          const url = /https?:\/\/127\.0\.0\.1:\d+/.exec(line)?.[0]
+          if (line.includes("listening") && url !== undefined) resolve(url)
+        })
+        proc.closed.then(() => reject(new Error(`opencode serve exited: ${proc.stderr()}`)))
       })
-      proc.closed.then(() => reject(new Error(`opencode serve exited: ${proc.stderr()}`)))
-    }))
+    )
     return { proc, baseUrl, authorization: `Basic ${Buffer.from(`${OPENCODE_USER}:${password}`).toString("base64")}` }
   } catch (error) {
     await proc.stop()
@@ -508,39 +579,51 @@ const readEvents = async (client: OpencodeClient, signal: AbortSignal, onEvent: 
  * the server's stream is a line of `name`.jsonl, with the client's replies as `__client.*` lines, and
  * the session's messages at the end `name`.messages.json. The server is killed however it ends.
  */
-const openCodeScenario = async (opencode: string, env: NodeJS.ProcessEnv, cwd: string, name: string, session: string | undefined, answers: OpenCodeAnswers, drive: (run: OpenCodeRun) => Promise<void>): Promise<string> => {
+const openCodeScenario = async (
+  opencode: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  name: string,
+  session: string | undefined,
+  answers: OpenCodeAnswers,
+  drive: (run: OpenCodeRun) => Promise<void>
+): Promise<string> => {
   const server = await startOpenCodeServer(opencode, env, cwd)
   const abort = new AbortController()
   try {
-    return await within(`opencode serve (${name})`, SCENARIO_TIMEOUT_MS, (async () => {
-      const client = createOpencodeClient({ baseUrl: server.baseUrl, directory: cwd, headers: { authorization: server.authorization } })
-      // As our adapter does: the session first, then the event stream (which so has no session.created).
-      const sessionID = session ?? String(record((await client.session.create({ title: "record-fixtures" })).data)["id"] ?? "")
-      if (sessionID === "") throw new Error("session.create gave no session id")
-      const lines: Array<string> = []
-      let lastEventAt = Date.now()
-      const waiting: Array<{ readonly type: string; readonly resolve: (props: Json) => void }> = []
-      await readEvents(client, abort.signal, (event) => {
-        lines.push(JSON.stringify(event))
-        lastEventAt = Date.now()
-        const type = String(record(event)["type"] ?? "")
-        const props = record(record(event)["properties"])
-        if (props["sessionID"] !== sessionID) return
-        answerAsked(client, answers, type, props, (line) => lines.push(JSON.stringify(line))).catch(() => undefined)
-        for (const waiter of waiting.filter((w) => w.type === type)) {
-          waiting.splice(waiting.indexOf(waiter), 1)
-          waiter.resolve(props)
-        }
-      })
-      await drive({ client, sessionID, next: (type) => new Promise<Json>((resolve) => waiting.push({ type, resolve })) })
-      // The run's last events, until the stream has been quiet for a moment.
-      while (Date.now() - lastEventAt < OPENCODE_SETTLE_MS) await sleep(50)
-      const messages = await client.session.messages({ sessionID })
-      if (messages.data === undefined) throw new Error(`session.messages: ${JSON.stringify(messages.error)}`)
-      write("opencode", `${name}.jsonl`, lines)
-      writeJson("opencode", `${name}.messages.json`, messages.data)
-      return sessionID
-    })())
+    return await within(
+      `opencode serve (${name})`,
+      SCENARIO_TIMEOUT_MS,
+      (async () => {
+        const client = createOpencodeClient({ baseUrl: server.baseUrl, directory: cwd, headers: { authorization: server.authorization } })
+        // As our adapter does: the session first, then the event stream (which so has no session.created).
+        const sessionID = session ?? String(record((await client.session.create({ title: "record-fixtures" })).data)["id"] ?? "")
+        if (sessionID === "") throw new Error("session.create gave no session id")
+        const lines: Array<string> = []
+        let lastEventAt = Date.now()
+        const waiting: Array<{ readonly type: string; readonly resolve: (props: Json) => void }> = []
+        await readEvents(client, abort.signal, (event) => {
+          lines.push(JSON.stringify(event))
+          lastEventAt = Date.now()
+          const type = String(record(event)["type"] ?? "")
+          const props = record(record(event)["properties"])
+          if (props["sessionID"] !== sessionID) return
+          answerAsked(client, answers, type, props, (line) => lines.push(JSON.stringify(line))).catch(() => undefined)
+          for (const waiter of waiting.filter((w) => w.type === type)) {
+            waiting.splice(waiting.indexOf(waiter), 1)
+            waiter.resolve(props)
+          }
+        })
+        await drive({ client, sessionID, next: (type) => new Promise<Json>((resolve) => waiting.push({ type, resolve })) })
+        // The run's last events, until the stream has been quiet for a moment.
+        while (Date.now() - lastEventAt < OPENCODE_SETTLE_MS) await sleep(50)
+        const messages = await client.session.messages({ sessionID })
+        if (messages.data === undefined) throw new Error(`session.messages: ${JSON.stringify(messages.error)}`)
+        write("opencode", `${name}.jsonl`, lines)
+        writeJson("opencode", `${name}.messages.json`, messages.data)
+        return sessionID
+      })()
+    )
   } finally {
     abort.abort()
     await server.proc.stop()
@@ -565,10 +648,20 @@ const recordOpenCodeServe = async (mock: MockModel, opencode: string) => {
     openCodeScenario(opencode, env, cwd, name, session, answers, drive)
   const allow = { permission: { reply: "once" } } as const
 
-  const session = await scenario("opencode-serve-raw-permission", undefined, allow, (run) => prompt(run, "RUN_TOOL[touch made-by-opencode.txt]"))
+  const session = await scenario(
+    "opencode-serve-raw-permission",
+    undefined,
+    allow,
+    (run) => prompt(run, "RUN_TOOL[touch made-by-opencode.txt]")
+  )
   await scenario("opencode-serve-raw-question", undefined, { question: "Blue" }, (run) => prompt(run, "ASK_QUESTION now"))
   // The permission scenario's session, on a new server.
-  await scenario("opencode-serve-raw-deny-resume", session, { permission: { reply: "reject", message: "denied by bridge" } }, (run) => prompt(run, "RUN_TOOL[touch denied.txt]"))
+  await scenario(
+    "opencode-serve-raw-deny-resume",
+    session,
+    { permission: { reply: "reject", message: "denied by bridge" } },
+    (run) => prompt(run, "RUN_TOOL[touch denied.txt]")
+  )
   await scenario("opencode-serve-raw-compact", session, allow, async (run) => {
     await prompt(run, "RUN_TOOL[touch made-by-opencode.txt]")
     // /compact. The run's end is its session.idle: the pinned server does not always answer summarize.
@@ -592,7 +685,9 @@ const recordOpenCodeRun = async (mock: MockModel, opencode: string) => {
   const cwd = fs.mkdtempSync(path.join(scratch, "opencode-run-project-"))
   const env = openCodeHome(mock, home)
   const once = (name: string, args: ReadonlyArray<string>) =>
-    run(opencode, ["run", "--format", "json", "-m", "mock/mock-model", ...args], env, cwd, [], () => undefined).then((lines) => write("opencode", name, lines))
+    run(opencode, ["run", "--format", "json", "-m", "mock/mock-model", ...args], env, cwd, [], () => undefined).then((lines) =>
+      write("opencode", name, lines)
+    )
   await once("opencode-run-raw-hello.jsonl", ["Say hello"])
   await once("opencode-run-raw-tool-ask.jsonl", ["RUN_TOOL[touch run-mode.txt]"])
   await once("opencode-run-raw-tool-error-auto.jsonl", ["--auto", "RUN_TOOL[ls /nonexistent-dir]"])

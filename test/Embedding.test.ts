@@ -18,7 +18,7 @@ const Host = HttpLayerRouter.serve(Layer.merge(Trellis.routes, HelloRoute), { di
 describe("embedding Trellis as a library", () => {
   layer(Host)((it) => {
     it.effect("the backend Layer serves its MCP endpoint inside the host's HTTP server", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const created = yield* bootstrap
         const { apiKey } = Option.getOrThrowWith(created, () => new Error("expected an empty database"))
         const hello = yield* (yield* HttpClient.HttpClient).get("/hello")
@@ -28,7 +28,7 @@ describe("embedding Trellis as a library", () => {
       }))
 
     it.effect("the host calls tools in process through ToolRunner with a principal", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const apiKeys = yield* ApiKeys
         const [bootstrapKey] = yield* apiKeys.list(null)
         const { secret } = yield* apiKeys.create({ userId: bootstrapKey!.userId, name: "in-process", projectIds: null })

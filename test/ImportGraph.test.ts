@@ -104,7 +104,8 @@ describe("the import graph", () => {
   it("every import runs towards the contract: features → platform → catalog, server/ above them, cli/agent/ on catalog/ only", () => {
     expect(files.length).toBeGreaterThan(150)
     const against = [...graph].flatMap(([file, targets]) =>
-      targets.filter((target) => !(allowed[layerOf(file)] ?? []).includes(layerOf(target))).map((target) => `${file} → ${target}`))
+      targets.filter((target) => !(allowed[layerOf(file)] ?? []).includes(layerOf(target))).map((target) => `${file} → ${target}`)
+    )
     expect(against).toEqual([])
   })
 
@@ -118,7 +119,8 @@ describe("the import graph", () => {
           const target = path.normalize(path.join(path.dirname(file), name))
           return name.startsWith(".") && !target.startsWith("web/") && !target.startsWith("catalog/")
         })
-        .map((name) => `${file} → ${name}`))
+        .map((name) => `${file} → ${name}`)
+    )
     expect(against).toEqual([])
   })
 
@@ -135,7 +137,10 @@ describe("the import graph", () => {
     const name: unknown = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).name
     expect(typeof name).toBe("string")
     const against = files.flatMap((file) =>
-      imports(file).filter((imported) => imported === name || imported.startsWith(`${String(name)}/`)).map((imported) => `${file} → ${imported}`))
+      imports(file).filter((imported) => imported === name || imported.startsWith(`${String(name)}/`)).map((imported) =>
+        `${file} → ${imported}`
+      )
+    )
     expect(against).toEqual([])
   })
 })

@@ -16,7 +16,7 @@ import { callTool, stringField, type McpTarget } from "../task-tools/Mcp.js"
 
 /** A typed client of the bridge API acting with one API key, against the server at `baseUrl`. */
 export const bridgeClient = (baseUrl: string, key: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const http = yield* HttpClient.HttpClient
     return yield* HttpApiClient.makeWith(TrellisApi, {
       httpClient: http.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key))),
@@ -43,7 +43,7 @@ export interface Cli {
 
 /** Registers a new CLI (a new profile, so a session of its own) with one checkout. */
 export const registerCli = (client: BridgeClient, projectId: ProjectId, name: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const registered = yield* client.agent.register({
       payload: {
         projectId,
@@ -75,7 +75,8 @@ export const createThreads = (
         callTool(mcp, {
           name: "create_thread",
           arguments: { content: `Benchmark thread ${i + 1} for ${cli.name}`, profileId: cli.profileId, pathId: cli.pathId, cliType }
-        })).pipe(Effect.map((thread) => stringField(thread, "threadId"))),
+        })
+      ).pipe(Effect.map((thread) => stringField(thread, "threadId"))),
     { concurrency }
   )
 

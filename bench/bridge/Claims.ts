@@ -68,7 +68,7 @@ const claimLoops = <E, R>(
   claimOnce: (cli: Cli) => Effect.Effect<string | undefined, E, R>,
   serverPid: number | undefined
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const claimed: Array<string> = []
     const claimedBy = new Map<string, string>()
     const latencies: Array<number> = []
@@ -112,18 +112,19 @@ export const httpClaims = (
   options: { readonly baseUrl: string; readonly apiKey: string; readonly pendingStreams: boolean },
   serverPid: number | undefined
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const streams: Array<SseStream> = []
     if (options.pendingStreams) {
       // Open, then wait for each stream's first frame (the queue as it stands), outside the timing.
       yield* Effect.forEach(setup.queues, ({ cli }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const first = yield* Deferred.make<void>()
           const stream = yield* Effect.acquireRelease(
             Effect.sync(() =>
               openSse(`${options.baseUrl}/api/agent/sessions/${cli.sessionId}/pending`, options.apiKey, () => {
                 Deferred.unsafeDone(first, Effect.void)
-              })),
+              })
+            ),
             (stream) => Effect.sync(stream.close)
           )
           yield* Effect.promise(() => stream.ready)
@@ -136,19 +137,25 @@ export const httpClaims = (
     }
     const before = streams.reduce((n, stream) => n + stream.frameCount(), 0)
     const claimers = yield* Effect.acquireRelease(
-      Effect.sync(() => new Map(setup.queues.map(({ cli }) => [cli.sessionId, leanClaimer(options.baseUrl, options.apiKey, setup.claimersPerCli)]))),
+      Effect.sync(() =>
+        new Map(setup.queues.map(({ cli }) => [cli.sessionId, leanClaimer(options.baseUrl, options.apiKey, setup.claimersPerCli)]))
+      ),
       (claimers) => Effect.sync(() => claimers.forEach((claimer) => claimer.close()))
     )
     const run = yield* claimLoops(setup, (cli) =>
-      Effect.promise(() => claimers.get(cli.sessionId)?.claim(cli.sessionId) ?? Promise.reject(new Error(`no claimer for ${cli.name}`))),
-      serverPid)
-    const pendingFrames = options.pendingStreams ? streams.reduce((n, stream) => n + stream.frameCount(), 0) - before : undefined
+      Effect.promise(() =>
+        claimers.get(cli.sessionId)?.claim(cli.sessionId) ?? Promise.reject(new Error(`no claimer for ${cli.name}`))
+      ), serverPid)
+    const pendingFrames = options.pendingStreams
+      ? streams.reduce((n, stream) =>
+        n + stream.frameCount(), 0) - before
+      : undefined
     return { ...run, pendingFrames } satisfies ClaimRun
   }).pipe(Effect.scoped)
 
 /** Through the service the endpoint calls (ThreadClaims.claim: session check, UPDATE, NOTIFY), in process: no HTTP. */
 export const serviceClaims = (principal: Principal, setup: ClaimSetup) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const claims = yield* ThreadClaims
     return yield* claimLoops(setup, (cli) =>
       claims.claim(principal, cli.sessionId).pipe(Effect.orDie, Effect.map((thread) => thread?.threadId)), undefined)
@@ -158,7 +165,7 @@ const LEASE_SECONDS = 60
 
 /** The baseline: the claim's UPDATE alone (returning only the ID), no session check, no NOTIFY, no HTTP. */
 export const bareClaims = (setup: ClaimSetup) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* claimLoops(setup, (cli) =>
       sql<{ id: string }>`
@@ -183,7 +190,7 @@ const threadIdsOf = (setup: ClaimSetup) => setup.queues.flatMap((queue) => queue
  * `epoch` and are held by the session the tally saw claim them.
  */
 export const checkStored = (setup: ClaimSetup, run: ClaimRun, epoch: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ id: string; epoch: number; sessionId: string | null }>`
       SELECT id, claim_epoch::int AS epoch, claimed_by_session_id AS "sessionId" FROM threads
@@ -200,7 +207,7 @@ export const refreshSessions = (sessionIds: ReadonlyArray<string>) =>
  * fresh heartbeat), then VACUUM ANALYZE, so the next level claims the same queue as HTTP did.
  */
 export const resetClaims = (setup: ClaimSetup) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* refreshSessions(setup.queues.map((queue) => queue.cli.sessionId))
     yield* sql`

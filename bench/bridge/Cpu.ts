@@ -112,7 +112,7 @@ const snapshot = (serverPid: number | undefined): Snapshot => {
 }
 
 /** Starts measuring; the returned function ends the measurement and gives the shares. */
-export const startCpu = (serverPid: number | undefined): (() => CpuShare) => {
+export const startCpu = (serverPid: number | undefined): () => CpuShare => {
   const start = snapshot(serverPid)
   return () => {
     const end = snapshot(serverPid)

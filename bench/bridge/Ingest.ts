@@ -30,7 +30,7 @@ const timed = <E, R>(
   send: (uploader: number, batch: ReadonlyArray<unknown>) => Effect.Effect<void, E, R>,
   serverPid: number | undefined
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const latencies: Array<number> = []
     const cpu = startCpu(serverPid)
     const started = performance.now()
@@ -78,23 +78,30 @@ export const uploadRound = (
       Effect.flatMap((result) =>
         result.accepted === sent.length && result.duplicates === 0
           ? Effect.void
-          : Effect.dieMessage(`upload to ${uploader.threadId}: ${JSON.stringify(result)} for ${sent.length} new chunks`))
+          : Effect.dieMessage(`upload to ${uploader.threadId}: ${JSON.stringify(result)} for ${sent.length} new chunks`)
+      )
     )
   }, serverPid)
 }
 
 /** One round through the service the endpoint calls (ChunkUploads.uploadChunks), in process: no HTTP. */
 export const serviceUploadRound = (principal: Principal, cli: Cli, uploaders: ReadonlyArray<Uploader>, batch: number, firstSeq: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const uploads = yield* ChunkUploads
     const batches = uploaders.map((uploader) => uploadBatches(uploader, batch, firstSeq))
     return yield* timed(batches, (index, chunks) => {
       const uploader = uploaders[index] as Uploader
       const sent = chunks as ReadonlyArray<UploadChunk>
-      return uploads.uploadChunks(principal, cli.sessionId, uploader.threadId, uploader.epoch, { messageId: uploader.messageId, chunks: sent }).pipe(
+      return uploads.uploadChunks(principal, cli.sessionId, uploader.threadId, uploader.epoch, {
+        messageId: uploader.messageId,
+        chunks: sent
+      }).pipe(
         Effect.orDie,
         Effect.flatMap((result) =>
-          result.accepted === sent.length ? Effect.void : Effect.dieMessage(`service upload stored ${result.accepted} of ${sent.length} chunks`))
+          result.accepted === sent.length
+            ? Effect.void
+            : Effect.dieMessage(`service upload stored ${result.accepted} of ${sent.length} chunks`)
+        )
       )
     }, undefined)
   })
@@ -104,21 +111,24 @@ export const serviceUploadRound = (principal: Principal, cli: Cli, uploaders: Re
  * with the statement ChunkUploads.uploadChunks issues, one autocommitted INSERT per batch.
  */
 export const bareInsertRound = (uploaders: ReadonlyArray<Uploader>, batch: number, firstSeq: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const batches = uploaders.map((uploader) => rowBatches(uploader, batch, firstSeq))
     return yield* timed(batches, (_, rows) =>
       sql<{ id: string }>`
-        INSERT INTO thread_chunks ${sql.insert(rows as ReadonlyArray<ChunkRow>)} ON CONFLICT (message_id, seq) DO NOTHING RETURNING id::text`.pipe(
+        INSERT INTO thread_chunks ${
+        sql.insert(rows as ReadonlyArray<ChunkRow>)
+      } ON CONFLICT (message_id, seq) DO NOTHING RETURNING id::text`.pipe(
         Effect.orDie,
         Effect.flatMap((inserted) =>
-          inserted.length === rows.length ? Effect.void : Effect.dieMessage(`bare INSERT stored ${inserted.length} of ${rows.length} rows`))
+          inserted.length === rows.length ? Effect.void : Effect.dieMessage(`bare INSERT stored ${inserted.length} of ${rows.length} rows`)
+        )
       ), undefined)
   })
 
 /** How many chunks below `seqLimit` (the HTTP rounds' range) the uploaders' messages hold. */
 export const storedChunks = (uploaders: ReadonlyArray<Uploader>, seqLimit: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ n: number }>`
       SELECT count(*)::int AS n FROM thread_chunks

@@ -26,7 +26,12 @@ export interface LatencyRun {
 const FRAME_TIMEOUT_MS = 10_000
 export const HEADERS_WAIT_MS = 2_000
 
-const summarize = (frame: ReadonlyArray<number>, response: ReadonlyArray<number>, early: number, cpu: CpuShare | undefined): LatencyRun => ({
+const summarize = (
+  frame: ReadonlyArray<number>,
+  response: ReadonlyArray<number>,
+  early: number,
+  cpu: CpuShare | undefined
+): LatencyRun => ({
   samples: frame.length,
   frame: { p50Ms: percentile(frame, 0.5), p99Ms: percentile(frame, 0.99), maxMs: percentile(frame, 1) },
   response: { p50Ms: percentile(response, 0.5), p99Ms: percentile(response, 0.99) },
@@ -38,8 +43,7 @@ const summarize = (frame: ReadonlyArray<number>, response: ReadonlyArray<number>
 const makeWaiters = () => {
   const waiting = new Map<string, Deferred.Deferred<number>>()
   return {
-    expect: (key: string) =>
-      Effect.tap(Deferred.make<number>(), (deferred) => Effect.sync(() => waiting.set(key, deferred))),
+    expect: (key: string) => Effect.tap(Deferred.make<number>(), (deferred) => Effect.sync(() => waiting.set(key, deferred))),
     arrived: (key: string | undefined, at: number) => {
       if (key === undefined) return
       const deferred = waiting.get(key)
@@ -54,7 +58,8 @@ const awaitFrame = (deferred: Deferred.Deferred<number>, what: string, failure: 
   Deferred.await(deferred).pipe(
     Effect.timeoutFail({
       duration: FRAME_TIMEOUT_MS,
-      onTimeout: () => new Error(`no frame for ${what} within ${FRAME_TIMEOUT_MS} ms${failure() === undefined ? "" : `: ${failure()?.message}`}`)
+      onTimeout: () =>
+        new Error(`no frame for ${what} within ${FRAME_TIMEOUT_MS} ms${failure() === undefined ? "" : `: ${failure()?.message}`}`)
     }),
     Effect.orDie
   )
@@ -67,16 +72,24 @@ export const sseLatency = (
   client: BridgeClient,
   cli: Cli,
   uploader: Uploader,
-  options: { readonly baseUrl: string; readonly apiKey: string; readonly warmup: number; readonly count: number; readonly firstSeq: number },
+  options: {
+    readonly baseUrl: string
+    readonly apiKey: string
+    readonly warmup: number
+    readonly count: number
+    readonly firstSeq: number
+  },
   serverPid: number | undefined
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const waiters = makeWaiters()
     const stream = yield* Effect.acquireRelease(
       Effect.sync(() =>
         openSse(`${options.baseUrl}/api/threads/${uploader.threadId}/events`, options.apiKey, (frame) =>
-          waiters.arrived(frameChunkKey(frame), frame.arrivedAt))),
-      (stream) => Effect.sync(stream.close)
+          waiters.arrived(frameChunkKey(frame), frame.arrivedAt))
+      ),
+      (stream) =>
+        Effect.sync(stream.close)
     )
     let failure: Error | undefined
     stream.ready.catch((error: unknown) => {
@@ -89,9 +102,13 @@ export const sseLatency = (
     let cpu: (() => CpuShare) | undefined
     for (let i = 0; i < options.warmup + options.count; i++) {
       const chunk = chunks[i % chunks.length]
-      if (chunk === undefined) return yield* Effect.dieMessage("no lines to upload")
+      if (chunk === undefined) {
+        return yield* Effect.dieMessage("no lines to upload")
+      }
       const seq = options.firstSeq + i
-      if (i === options.warmup) cpu = startCpu(serverPid)
+      if (i === options.warmup) {
+        cpu = startCpu(serverPid)
+      }
       const arrival = yield* waiters.expect(chunkKey(uploader.messageId, seq))
       const started = performance.now()
       yield* client.agent.uploadChunks({
@@ -99,7 +116,8 @@ export const sseLatency = (
         payload: { sessionId: cli.sessionId, epoch: uploader.epoch, messageId: uploader.messageId, chunks: [{ ...chunk, seq }] }
       }).pipe(Effect.orDie)
       const responded = performance.now()
-      const arrivedAt = yield* awaitFrame(arrival, `seq ${seq}`, () => failure)
+      const arrivedAt = yield* awaitFrame(arrival, `seq ${seq}`, () =>
+        failure)
       if (i < options.warmup) continue
       frames.push(arrivedAt - started)
       responses.push(responded - started)
@@ -117,7 +135,7 @@ const FLOOR_CHANNEL = "trellis_bench_latency"
  * send; undefined when they had not come within HEADERS_WAIT_MS (the server holds them back).
  */
 export const sseHeadersDelay = (options: { readonly baseUrl: string; readonly apiKey: string; readonly threadId: string }) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const opened = performance.now()
     const stream = yield* Effect.acquireRelease(
       Effect.sync(() => openSse(`${options.baseUrl}/api/threads/${options.threadId}/events`, options.apiKey, () => undefined)),
@@ -131,7 +149,7 @@ export const sseHeadersDelay = (options: { readonly baseUrl: string; readonly ap
 
 /** The floor, in process: INSERT the same rows one at a time, then pg_notify, and wait for LISTEN to hear it. */
 export const notifyFloor = (uploader: Uploader, options: { readonly warmup: number; readonly count: number; readonly firstSeq: number }) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const pg = yield* PgClient.PgClient
     const waiters = makeWaiters()
@@ -160,7 +178,9 @@ export const notifyFloor = (uploader: Uploader, options: { readonly warmup: numb
       const key = chunkKey(uploader.messageId, options.firstSeq + i)
       const arrival = yield* waiters.expect(key)
       const started = performance.now()
-      yield* sql`INSERT INTO thread_chunks ${sql.insert({ ...row, seq: options.firstSeq + i })} ON CONFLICT (message_id, seq) DO NOTHING RETURNING id::text`.pipe(Effect.orDie)
+      yield* sql`INSERT INTO thread_chunks ${
+        sql.insert({ ...row, seq: options.firstSeq + i })
+      } ON CONFLICT (message_id, seq) DO NOTHING RETURNING id::text`.pipe(Effect.orDie)
       yield* pg`SELECT pg_notify(${FLOOR_CHANNEL}, ${key})`.pipe(Effect.orDie)
       const arrivedAt = yield* awaitFrame(arrival, key)
       if (i >= options.warmup) frames.push(arrivedAt - started)

@@ -23,8 +23,7 @@ const ms = (value: number): string => value.toFixed(2)
 const ratio = (a: number, b: number): string => (a / b).toFixed(2)
 const verdict = (pass: boolean): string => (pass ? "PASS" : "MISS")
 
-const row = (cells: ReadonlyArray<string>): string =>
-  cells.map((cell, i) => (i === 0 ? cell.padEnd(36) : cell.padStart(10))).join(" ")
+const row = (cells: ReadonlyArray<string>): string => cells.map((cell, i) => (i === 0 ? cell.padEnd(36) : cell.padStart(10))).join(" ")
 
 const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)
 
@@ -88,7 +87,9 @@ export const report = (run: RunDescription, settings: Settings, server: ServerRe
   return [
     `CLI bridge over HTTP (trellis serve, a child process) vs the same work in process, on ${run.database}`,
     `machine: ${run.cores} cores shared by the server, PostgreSQL and this process (the load generator); node ${process.version}`,
-    ...(run.postgres ? [] : ["NOTE: no BENCH_DATABASE_URL, so the embedded database (PGlite, one connection): the figures are not comparable to PostgreSQL's"]),
+    ...(run.postgres
+      ? []
+      : ["NOTE: no BENCH_DATABASE_URL, so the embedded database (PGlite, one connection): the figures are not comparable to PostgreSQL's"]),
     `levels:  HTTP = the endpoint, from here over loopback; service = the bridge service method it calls, in this process (no HTTP);`,
     `         bare = only the core statement (INSERT of the same rows / the claim's UPDATE … SKIP LOCKED), no normalization,`,
     `         fencing, session check or NOTIFY; in process through a pool configured as the server's, after the server stopped`,
@@ -97,12 +98,16 @@ export const report = (run: RunDescription, settings: Settings, server: ServerRe
     "",
     `ingest:  ${settings.uploaders} uploaders on ${settings.uploaders} streaming threads (${runtimes}; the largest fixtures, ` +
     `avg ${count(bytes)} bytes per chunk), ${settings.batch} chunks per request, one request in flight per uploader;`,
-    `         ${settings.rounds} round(s) of ${count(server.perUploader * settings.uploaders)} chunks after ${count(server.ingest.warmup?.chunks ?? 0)} warm-up, median`,
+    `         ${settings.rounds} round(s) of ${count(server.perUploader * settings.uploaders)} chunks after ${
+      count(server.ingest.warmup?.chunks ?? 0)
+    } warm-up, median`,
     row(["", "chunks/s", "MB/s", "batch p50", "batch p99"]),
     ingestRow("HTTP uploadChunks", http),
     ingestRow("service ChunkUploads.uploadChunks", service),
     ingestRow("bare INSERT of the same rows", bare),
-    `         HTTP / bare ${ratio(http.chunksPerSecond, bare.chunksPerSecond)}, service / bare ${ratio(service.chunksPerSecond, bare.chunksPerSecond)}, ` +
+    `         HTTP / bare ${ratio(http.chunksPerSecond, bare.chunksPerSecond)}, service / bare ${
+      ratio(service.chunksPerSecond, bare.chunksPerSecond)
+    }, ` +
     `HTTP / service ${ratio(http.chunksPerSecond, service.chunksPerSecond)}; ` +
     `${serverCost(http.shares, http.chunks, "chunk")} (${serverCost(http.shares, http.requests, "request").replace("server CPU ", "")})`,
     "",
@@ -112,11 +117,15 @@ export const report = (run: RunDescription, settings: Settings, server: ServerRe
     row(["to the SSE frame", ms(latency.frame.p50Ms), ms(latency.frame.p99Ms), ms(latency.frame.maxMs)]),
     row(["to the upload's response", ms(latency.response.p50Ms), ms(latency.response.p99Ms)]),
     row(["floor: INSERT + NOTIFY → LISTEN", ms(floor.frame.p50Ms), ms(floor.frame.p99Ms), ms(floor.frame.maxMs)]),
-    `         SSE frame / floor: p50 ${ratio(latency.frame.p50Ms, floor.frame.p50Ms)}, p99 ${ratio(latency.frame.p99Ms, floor.frame.p99Ms)}; ` +
+    `         SSE frame / floor: p50 ${ratio(latency.frame.p50Ms, floor.frame.p50Ms)}, p99 ${
+      ratio(latency.frame.p99Ms, floor.frame.p99Ms)
+    }; ` +
     `${latency.framesBeforeResponse} of ${latency.samples} frames came before their upload's response`,
     `         cpu: ${cpuCells([latency.cpu])}; ${serverCost([latency.cpu], latency.samples, "upload")}`,
     server.sseHeadersAfterMs === undefined
-      ? `         on a thread with no event yet, the SSE response headers had not come ${count(HEADERS_WAIT_MS)} ms after the GET (held back until a first frame)`
+      ? `         on a thread with no event yet, the SSE response headers had not come ${
+        count(HEADERS_WAIT_MS)
+      } ms after the GET (held back until a first frame)`
       : `         on a thread with no event yet, the SSE response headers came ${ms(server.sseHeadersAfterMs)} ms after the GET`,
     "",
     `claims:  claim requests until every queue is empty (the final empty answers included in the latencies); each claim returns`,
@@ -134,7 +143,9 @@ export const report = (run: RunDescription, settings: Settings, server: ServerRe
         claimRow("service ThreadClaims.claim", serviceRun),
         claimRow("bare UPDATE … SKIP LOCKED", bareRun),
         `         HTTP / bare ${ratio(httpRun.claimsPerSecond, bareRun.claimsPerSecond)}, service / bare ` +
-        `${ratio(serviceRun.claimsPerSecond, bareRun.claimsPerSecond)}, HTTP / service ${ratio(httpRun.claimsPerSecond, serviceRun.claimsPerSecond)}; ` +
+        `${ratio(serviceRun.claimsPerSecond, bareRun.claimsPerSecond)}, HTTP / service ${
+          ratio(httpRun.claimsPerSecond, serviceRun.claimsPerSecond)
+        }; ` +
         `${serverCost([httpRun.cpu], httpRun.requests, "HTTP request")}` +
         (httpRun.pendingFrames === undefined ? "" : `; ${count(httpRun.pendingFrames)} pending frames sent to the CLIs`)
       ]
@@ -145,11 +156,18 @@ export const report = (run: RunDescription, settings: Settings, server: ServerRe
     `service ${checks.claimsStored.service.join("+")}, bare ${checks.claimsStored.bare.join("+")}`,
     "",
     "targets (the issue's, on PostgreSQL):",
-    target(`ingest ≥ ${count(INGEST_CHUNKS_PER_SECOND)} chunks/s, ${settings.batch} per request`, `${count(http.chunksPerSecond)}/s`,
-      http.chunksPerSecond >= INGEST_CHUNKS_PER_SECOND),
+    target(
+      `ingest ≥ ${count(INGEST_CHUNKS_PER_SECOND)} chunks/s, ${settings.batch} per request`,
+      `${count(http.chunksPerSecond)}/s`,
+      http.chunksPerSecond >= INGEST_CHUNKS_PER_SECOND
+    ),
     target(`upload → SSE client p99 < ${SSE_P99_MS} ms`, `${ms(latency.frame.p99Ms)} ms`, latency.frame.p99Ms < SSE_P99_MS),
     ...claims.map(({ setup, run: claimRun }) =>
-      target(`claims ≥ ${count(CLAIMS_PER_SECOND)}/s, exactly once: ${setup.key}`, `${count(claimRun.claimsPerSecond)}/s`,
-        claimRun.claimsPerSecond >= CLAIMS_PER_SECOND && claimRun.exactlyOnce.ok))
+      target(
+        `claims ≥ ${count(CLAIMS_PER_SECOND)}/s, exactly once: ${setup.key}`,
+        `${count(claimRun.claimsPerSecond)}/s`,
+        claimRun.claimsPerSecond >= CLAIMS_PER_SECOND && claimRun.exactlyOnce.ok
+      )
+    )
   ].join("\n")
 }

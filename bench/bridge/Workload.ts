@@ -72,7 +72,8 @@ export const rowBatches = (uploader: Uploader, batch: number, firstSeq: number):
       type: chunk.type,
       data: chunk.data,
       normalized_event: JSON.stringify(normalizeChunk(uploader.stream.source, chunk.type, chunk.data))
-    })))
+    }))
+  )
 
 /** Nearest-rank percentile (p in 0..1) of unsorted values. */
 export const percentile = (values: ReadonlyArray<number>, p: number): number => {

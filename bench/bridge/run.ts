@@ -78,23 +78,34 @@ const main = async (): Promise<void> => {
   cleanups.push(server.stop)
   const credentials = await readCredentials(home)
   const serverPid = findServerPid()
-  const serverResults = await runServerPhase({
-    mcp: targetOf(server, credentials),
-    apiKey: credentials.apiKey,
-    projectId: credentials.projectId,
-    serverPid
-  }, settings, progress)
+  const serverResults = await runServerPhase(
+    {
+      mcp: targetOf(server, credentials),
+      apiKey: credentials.apiKey,
+      projectId: credentials.projectId,
+      serverPid
+    },
+    settings,
+    progress
+  )
   await server.stop()
 
   // 2. The baselines, in this process, on the same database.
   progress("server stopped; measuring the services and the bare SQL in process…")
   const inProcess = await runInProcess({ home, databaseUrl, apiKey: credentials.apiKey }, settings, serverResults, progress)
 
-  process.stdout.write(`${report({
-    database: describeDatabase(databaseServerUrl, database?.name),
-    postgres: database !== undefined,
-    cores: cpus().length
-  }, settings, serverResults, inProcess)}\n`)
+  process.stdout.write(`${
+    report(
+      {
+        database: describeDatabase(databaseServerUrl, database?.name),
+        postgres: database !== undefined,
+        cores: cpus().length
+      },
+      settings,
+      serverResults,
+      inProcess
+    )
+  }\n`)
 }
 
 await runBenchmark(main, cleanups)

@@ -83,8 +83,15 @@ const main = async () => {
   const serve = await startServe(home, database === undefined ? {} : { DATABASE_URL: database.url })
   // BENCH_AGENT_NODE_OPTIONS: node options of the agent alone (e.g. --cpu-prof), not of the server.
   const agentNodeOptions = process.env["BENCH_AGENT_NODE_OPTIONS"]
-  const env = agentEnv(configDir, bin, { REPLAY_LINES: String(LINES), ...(agentNodeOptions === undefined ? {} : { NODE_OPTIONS: agentNodeOptions }) })
-  await trellisOk(["agent", "login", "--server", serve.baseUrl, "--api-key", serve.credentials.apiKey, "--project", serve.credentials.projectId], repo, env)
+  const env = agentEnv(configDir, bin, {
+    REPLAY_LINES: String(LINES),
+    ...(agentNodeOptions === undefined ? {} : { NODE_OPTIONS: agentNodeOptions })
+  })
+  await trellisOk(
+    ["agent", "login", "--server", serve.baseUrl, "--api-key", serve.credentials.apiKey, "--project", serve.credentials.projectId],
+    repo,
+    env
+  )
   await trellisOk(["agent", "paths", "add"], repo, env)
   const agent = await startAgent(repo, env)
   const launcherPid = agent.proc.pid
@@ -106,7 +113,12 @@ const main = async () => {
     for (let round = 0; round < ROUNDS; round++) {
       baseline.push(await runtimeAlone(bin))
       const started = performance.now()
-      const thread = await mcp.call(Thread, "create_thread", { content: `round ${round}`, profileId: profile.profileId, pathId, cliType: "claude" })
+      const thread = await mcp.call(Thread, "create_thread", {
+        content: `round ${round}`,
+        profileId: profile.profileId,
+        pathId,
+        cliType: "claude"
+      })
       const sampler = setInterval(() => {
         const mb = rssMb(agentPid)
         peakRss = Math.max(peakRss, mb)
@@ -142,14 +154,30 @@ const main = async () => {
     ["runtime → agent → backend → rows", `${Math.round(measured).toLocaleString("en")} lines/s`],
     ["ratio to the baseline", (measured / floor).toFixed(3)]
   ]
-  console.log(`bench/cli: ${LINES.toLocaleString("en")} lines per run, median of ${ROUNDS} round(s), ${database === undefined ? "embedded database" : `PostgreSQL (fresh database ${database.name})`}`)
+  console.log(
+    `bench/cli: ${LINES.toLocaleString("en")} lines per run, median of ${ROUNDS} round(s), ${
+      database === undefined ? "embedded database" : `PostgreSQL (fresh database ${database.name})`
+    }`
+  )
   for (const [name, value] of rows) console.log(`  ${(name ?? "").padEnd(36)} ${value}`)
-  console.log(`  agent RSS: idle ${idleRss.toFixed(0)} MB, peak ${peakRss.toFixed(0)} MB; at a quarter of the runs ${early.toFixed(0)} MB, at the end ${late.toFixed(0)} MB`)
+  console.log(
+    `  agent RSS: idle ${idleRss.toFixed(0)} MB, peak ${peakRss.toFixed(0)} MB; at a quarter of the runs ${
+      early.toFixed(0)
+    } MB, at the end ${late.toFixed(0)} MB`
+  )
   if (launcherPid !== agentPid) {
-    console.log(`  its launcher (cli/bin.js): RSS ${launcherRss.toFixed(0)} MB, of which private ${launcherPrivate.toFixed(0)} MB (the rest is the node binary, shared with the agent)`)
+    console.log(
+      `  its launcher (cli/bin.js): RSS ${launcherRss.toFixed(0)} MB, of which private ${
+        launcherPrivate.toFixed(0)
+      } MB (the rest is the node binary, shared with the agent)`
+    )
   }
   console.log(`targets:`)
-  console.log(`  ≥ ${TARGET_LINES_PER_SECOND.toLocaleString("en")} lines/s end to end   ${Math.round(measured).toLocaleString("en")}/s   ${measured >= TARGET_LINES_PER_SECOND ? "PASS" : "MISS"}`)
+  console.log(
+    `  ≥ ${TARGET_LINES_PER_SECOND.toLocaleString("en")} lines/s end to end   ${Math.round(measured).toLocaleString("en")}/s   ${
+      measured >= TARGET_LINES_PER_SECOND ? "PASS" : "MISS"
+    }`
+  )
   console.log(`  RSS < ${TARGET_RSS_MB} MB                     ${peakRss.toFixed(0)} MB   ${peakRss < TARGET_RSS_MB ? "PASS" : "MISS"}`)
   console.log(`  RSS flat (end ≤ 1.25 × a quarter in)   ${early > 0 && late <= early * 1.25 ? "PASS" : "MISS"}`)
 }

@@ -25,8 +25,7 @@ export const summarize = (rounds: ReadonlyArray<Measurement>): Summary => ({
 
 const SERVERS: ReadonlyArray<ServerName> = ["floor", "sdk", "trellis"]
 
-const row = (cells: ReadonlyArray<string>): string =>
-  cells.map((cell, i) => (i === 0 ? cell.padEnd(9) : cell.padStart(10))).join(" ")
+const row = (cells: ReadonlyArray<string>): string => cells.map((cell, i) => (i === 0 ? cell.padEnd(9) : cell.padStart(10))).join(" ")
 
 const table = (summaries: Readonly<Record<ServerName, Summary>>): ReadonlyArray<string> => [
   row(["server", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"]),

@@ -45,8 +45,7 @@ export const callOnce = async (target: Target): Promise<Reply> => {
   return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const isTaskType = (value: unknown): value is TaskType =>
   isRecord(value) && typeof value["key"] === "string" && typeof value["name"] === "string" &&

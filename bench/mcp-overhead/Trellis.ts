@@ -23,8 +23,7 @@ const freePort = (): Promise<number> =>
     probe.once("error", reject)
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address()
-      probe.close(() =>
-        address !== null && typeof address === "object" ? resolve(address.port) : reject(new Error("no TCP port")))
+      probe.close(() => address !== null && typeof address === "object" ? resolve(address.port) : reject(new Error("no TCP port")))
     })
   })
 
@@ -51,8 +50,12 @@ const waitUntilReady = async (server: ServerProcess, home: string, port: number)
     }
     await sleep(POLL_INTERVAL_MS)
   }
-  throw describeFailure(server,
-    `Trellis was not ready within ${READY_TIMEOUT_MS / 1000} s: credentials.json ${existsSync(credentials) ? "exists" : "missing"} in ${home}, last GET /health: ${health}`)
+  throw describeFailure(
+    server,
+    `Trellis was not ready within ${READY_TIMEOUT_MS / 1000} s: credentials.json ${
+      existsSync(credentials) ? "exists" : "missing"
+    } in ${home}, last GET /health: ${health}`
+  )
 }
 
 const readApiKey = (home: string): string => {
@@ -77,9 +80,10 @@ const trellisEnv = (home: string): NodeJS.ProcessEnv => {
 export const startTrellis = async (repoRoot: string, nodeArgs: ReadonlyArray<string>): Promise<TrellisServer> => {
   const home = await mkdtemp(join(tmpdir(), "trellis-bench-"))
   const port = await freePort()
-  const server = spawnServer("trellis",
-    [...nodeArgs, "cli/bin.js", "serve", "--host", "127.0.0.1", "--port", String(port)],
-    { cwd: repoRoot, env: trellisEnv(home) })
+  const server = spawnServer("trellis", [...nodeArgs, "cli/bin.js", "serve", "--host", "127.0.0.1", "--port", String(port)], {
+    cwd: repoRoot,
+    env: trellisEnv(home)
+  })
   const stop = async () => {
     await server.stop()
     await rm(home, { recursive: true, force: true })

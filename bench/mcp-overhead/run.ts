@@ -36,8 +36,10 @@ const startBenchServer = async (
   env: Readonly<Record<string, string>>,
   apiKey: string
 ): Promise<Target> => {
-  const server = spawnServer(name, ["--import", "tsx", fileURLToPath(new URL(script, import.meta.url))],
-    { cwd: REPO_ROOT, env: { ...process.env, ...env } })
+  const server = spawnServer(name, ["--import", "tsx", fileURLToPath(new URL(script, import.meta.url))], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env }
+  })
   cleanups.push(server.stop)
   const port = await waitForAnnouncedPort(server, ANNOUNCE_TIMEOUT_MS)
   return { name, url: endpoint(port), headers: requestHeaders(apiKey) }
@@ -58,10 +60,16 @@ const main = async (): Promise<void> => {
   // Trellis's actual answer is the floor's fixed body and the SDK tool's output.
   const reference = await verify(trellis)
   const { taskTypes } = reference
-  const floor = await startBenchServer("floor", "./FloorServer.ts",
-    { BENCH_FLOOR_BODY_BASE64: reference.reply.bytes.toString("base64") }, trellisServer.apiKey)
-  const sdk = await startBenchServer("sdk", "./SdkServer.ts",
-    { BENCH_API_KEY: trellisServer.apiKey, BENCH_TASK_TYPES: JSON.stringify({ taskTypes }) }, trellisServer.apiKey)
+  const floor = await startBenchServer(
+    "floor",
+    "./FloorServer.ts",
+    { BENCH_FLOOR_BODY_BASE64: reference.reply.bytes.toString("base64") },
+    trellisServer.apiKey
+  )
+  const sdk = await startBenchServer("sdk", "./SdkServer.ts", {
+    BENCH_API_KEY: trellisServer.apiKey,
+    BENCH_TASK_TYPES: JSON.stringify({ taskTypes })
+  }, trellisServer.apiKey)
 
   const rounds: Record<ServerName, Array<Measurement>> = { floor: [], sdk: [], trellis: [] }
   for (let round = 1; round <= settings.rounds; round++) {

@@ -43,16 +43,23 @@ export const report = (run: RunDescription, results: ReadonlyArray<WorkloadResul
     "",
     row(["stream", "bytes", "floor l/s", "normalize l/s", "norm/floor", `≥ ${MIN_RATIO}×`]),
     ...figures.map(({ result, floor, normalize, ratio }) =>
-      row([result.workload.name, result.averageBytes.toFixed(0), perSecond(floor), perSecond(normalize), ratio.toFixed(3),
-        ratio >= MIN_RATIO ? "PASS" : "MISS"])),
+      row([
+        result.workload.name,
+        result.averageBytes.toFixed(0),
+        perSecond(floor),
+        perSecond(normalize),
+        ratio.toFixed(3),
+        ratio >= MIN_RATIO ? "PASS" : "MISS"
+      ])
+    ),
     "",
     "bytes: average bytes per line. What the lines became (unknown:ignored = a known line with nothing to show):",
-    ...results.map((result) =>
-      `  ${result.workload.name.padEnd(19)} ${kindSummary(result.kinds, result.workload.lines.length)}`),
+    ...results.map((result) => `  ${result.workload.name.padEnd(19)} ${kindSummary(result.kinds, result.workload.lines.length)}`),
     "",
     "fixtures:",
     ...results.slice(0, -1).map((result) =>
-      `  ${result.workload.name.padEnd(19)} ${result.workload.fixtures.join(" + ")} (${result.workload.passLines} lines per pass)`),
+      `  ${result.workload.name.padEnd(19)} ${result.workload.fixtures.join(" + ")} (${result.workload.passLines} lines per pass)`
+    ),
     `  ${(results.at(-1)?.workload.name ?? "").padEnd(19)} every stream above, one line from each in turn`,
     "",
     `sink ${run.sink}`

@@ -42,8 +42,10 @@ const main = (): void => {
       for (const method of order) figures[method].push(measure(method, workload.lines))
       const floor = figures.floor.at(-1) ?? Number.NaN
       const normalize = figures.normalize.at(-1) ?? Number.NaN
-      progress(`round ${round}/${settings.rounds} ${workload.name.padEnd(19)} floor ${Math.round(floor)} l/s, ` +
-        `normalize ${Math.round(normalize)} l/s, ratio ${(normalize / floor).toFixed(2)}`)
+      progress(
+        `round ${round}/${settings.rounds} ${workload.name.padEnd(19)} floor ${Math.round(floor)} l/s, ` +
+          `normalize ${Math.round(normalize)} l/s, ratio ${(normalize / floor).toFixed(2)}`
+      )
     })
   }
 

@@ -20,7 +20,8 @@ export const sampleRss = (pid: number) => {
   const timer = setInterval(take, 1_000)
   return {
     stop: () => clearInterval(timer),
-    at: (second: number) => samples.reduce((best, sample) => Math.abs(sample.second - second) < Math.abs(best.second - second) ? sample : best).bytes,
+    at: (second: number) =>
+      samples.reduce((best, sample) => Math.abs(sample.second - second) < Math.abs(best.second - second) ? sample : best).bytes,
     peak: () => Math.max(...samples.map((sample) => sample.bytes))
   }
 }

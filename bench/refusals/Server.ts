@@ -28,8 +28,16 @@ const env = (home: string, rateLimit: string, databaseUrl: string | undefined): 
   }
 }
 
-const serve = async (repoRoot: string, home: string, rateLimit: string, databaseUrl: string | undefined): Promise<{ readonly server: ServerProcess; readonly url: string }> => {
-  const server = spawnServer("trellis", ["cli/bin.js", "serve", "--host", "127.0.0.1"], { cwd: repoRoot, env: env(home, rateLimit, databaseUrl) })
+const serve = async (
+  repoRoot: string,
+  home: string,
+  rateLimit: string,
+  databaseUrl: string | undefined
+): Promise<{ readonly server: ServerProcess; readonly url: string }> => {
+  const server = spawnServer("trellis", ["cli/bin.js", "serve", "--host", "127.0.0.1"], {
+    cwd: repoRoot,
+    env: env(home, rateLimit, databaseUrl)
+  })
   try {
     const url = await waitForOutput(server, /MCP endpoint: (\S+)\n[\s\S]*Credentials: .*\n/, READY_TIMEOUT_MS)
     return { server, url }

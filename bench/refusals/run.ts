@@ -28,7 +28,9 @@ const settings = {
 const summary = (result: LoadResult) => {
   const answers = [...result.statuses.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${n} × ${status}`).join(", ")
   const errors = [...result.socketErrors.entries()].map(([code, n]) => `${n} × ${code}`).join(", ")
-  return `${answers}${errors === "" ? "" : `; socket errors: ${errors}`}; ok p50 ${percentile(result.okLatenciesMs, 50).toFixed(1)} ms, p99 ${percentile(result.okLatenciesMs, 99).toFixed(1)} ms`
+  return `${answers}${errors === "" ? "" : `; socket errors: ${errors}`}; ok p50 ${
+    percentile(result.okLatenciesMs, 50).toFixed(1)
+  } ms, p99 ${percentile(result.okLatenciesMs, 99).toFixed(1)} ms`
 }
 
 const verdict = (pass: boolean) => (pass ? "PASS" : "MISS")
@@ -40,14 +42,23 @@ const main = async () => {
     env: { ...process.env, BENCH_FLOOR_BODY_BASE64: Buffer.from("{}").toString("base64") }
   })
   cleanups.push(floor.stop)
-  const baseline = await runWorkers(endpoint(await waitForAnnouncedPort(floor, 30_000)), ["floor"], settings.workers, settings.baselineSeconds)
+  const baseline = await runWorkers(
+    endpoint(await waitForAnnouncedPort(floor, 30_000)),
+    ["floor"],
+    settings.workers,
+    settings.baselineSeconds
+  )
   await floor.stop()
   progress(`  ${summary(baseline)}`)
 
   const serverUrl = process.env["BENCH_DATABASE_URL"]
   const database = serverUrl === undefined ? undefined : await createDatabase(serverUrl)
   if (database !== undefined) cleanups.push(database.drop)
-  progress(`trellis serve (${database === undefined ? "embedded" : `PostgreSQL ${database.name}`}), rate limit ${settings.rateLimit} per key, two keys…`)
+  progress(
+    `trellis serve (${
+      database === undefined ? "embedded" : `PostgreSQL ${database.name}`
+    }), rate limit ${settings.rateLimit} per key, two keys…`
+  )
   const trellis = await startRateLimited(REPO_ROOT, settings.rateLimit, database?.url)
   cleanups.push(trellis.stop)
   const rss = sampleRss(trellis.pid)
@@ -68,11 +79,21 @@ const main = async () => {
     "",
     "| measure | baseline: bare node:http | trellis | ratio | target | |",
     "|---|---|---|---|---|---|",
-    `| answers | ${[...baseline.statuses.values()].reduce((a, b) => a + b, 0)} | ${summary(load).split(";")[0]} | | only 2xx and 429 | ${verdict(unexpected === 0)} |`,
-    `| socket errors and other statuses | ${[...baseline.socketErrors.values()].reduce((a, b) => a + b, 0)} | ${unexpected} | | 0 | ${verdict(unexpected === 0)} |`,
-    `| admitted calls per second | ${(([...baseline.statuses.values()].reduce((a, b) => a + b, 0)) / baseline.seconds).toFixed(0)} | ${(ok / load.seconds).toFixed(0)} | | budget: 2 × ${settings.rateLimit.split("/")[0]}/s + bursts | |`,
-    `| ok p99 | ${floorP99.toFixed(1)} ms | ${okP99.toFixed(1)} ms | ${(okP99 / floorP99).toFixed(2)} × | ≤ 1,000 ms | ${verdict(okP99 <= 1_000)} |`,
-    `| server RSS at 15 s / at ${settings.seconds} s / peak | | ${mb(at15)} / ${mb(atEnd)} / ${mb(rss.peak())} | | ≤ 300 MB, growth ≤ 50 MB | ${verdict(rss.peak() <= 300 * 1024 * 1024 && atEnd - at15 <= 50 * 1024 * 1024)} |`
+    `| answers | ${[...baseline.statuses.values()].reduce((a, b) => a + b, 0)} | ${summary(load).split(";")[0]} | | only 2xx and 429 | ${
+      verdict(unexpected === 0)
+    } |`,
+    `| socket errors and other statuses | ${[...baseline.socketErrors.values()].reduce((a, b) => a + b, 0)} | ${unexpected} | | 0 | ${
+      verdict(unexpected === 0)
+    } |`,
+    `| admitted calls per second | ${(([...baseline.statuses.values()].reduce((a, b) => a + b, 0)) / baseline.seconds).toFixed(0)} | ${
+      (ok / load.seconds).toFixed(0)
+    } | | budget: 2 × ${settings.rateLimit.split("/")[0]}/s + bursts | |`,
+    `| ok p99 | ${floorP99.toFixed(1)} ms | ${okP99.toFixed(1)} ms | ${(okP99 / floorP99).toFixed(2)} × | ≤ 1,000 ms | ${
+      verdict(okP99 <= 1_000)
+    } |`,
+    `| server RSS at 15 s / at ${settings.seconds} s / peak | | ${mb(at15)} / ${mb(atEnd)} / ${
+      mb(rss.peak())
+    } | | ≤ 300 MB, growth ≤ 50 MB | ${verdict(rss.peak() <= 300 * 1024 * 1024 && atEnd - at15 <= 50 * 1024 * 1024)} |`
   ]
   process.stdout.write(`${lines.join("\n")}\n`)
 }

@@ -93,7 +93,9 @@ const main = async (): Promise<void> => {
     ])
     const last = arrivals.length === 0 ? undefined : Math.max(...arrivals)
     readers.close()
-    progress(`round ${r}: upload ${uploaded.status}, ${arrivals.length}/${readers.opened} reached; closed, waiting ${settings.settleMs / 1000} s`)
+    progress(
+      `round ${r}: upload ${uploaded.status}, ${arrivals.length}/${readers.opened} reached; closed, waiting ${settings.settleMs / 1000} s`
+    )
     await sleep(settings.settleMs)
     const round: Round = {
       opened: readers.opened,
@@ -109,15 +111,19 @@ const main = async (): Promise<void> => {
     progress(`round ${r}: RSS open ${rssOpenMb.toFixed(0)} MB, after ${round.rssAfterMb.toFixed(0)} MB`)
   }
 
-  process.stdout.write(`${report({
-    database: database === undefined ? "the embedded database (PGlite)" : `PostgreSQL at ${new URL(serverUrl ?? "").host} (fresh database ${database.name}, pool size 10)`,
-    cores: cpus().length,
-    streams: settings.streams,
-    settleMs: settings.settleMs,
-    rssBeforeMb,
-    otherIdle,
-    rounds
-  })}\n`)
+  process.stdout.write(`${
+    report({
+      database: database === undefined
+        ? "the embedded database (PGlite)"
+        : `PostgreSQL at ${new URL(serverUrl ?? "").host} (fresh database ${database.name}, pool size 10)`,
+      cores: cpus().length,
+      streams: settings.streams,
+      settleMs: settings.settleMs,
+      rssBeforeMb,
+      otherIdle,
+      rounds
+    })
+  }\n`)
 }
 
 await runBenchmark(main, cleanups)

@@ -51,13 +51,13 @@ const recording = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const rotationLength = (workload: Workload, tool: ToolName): number => (tool === "get_task" ? workload.getTaskRefs.length : 1)
 
 export const recordBareSql = (workload: Workload, service: Readonly<Record<ToolName, ServiceOperation>>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const replay = (statements: ReadonlyArray<RecordedStatement>) =>
       Effect.forEach(statements, (statement) => sql.unsafe(statement.sql, statement.params), { discard: true })
 
     const recordTool = (tool: ToolName) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const calls = yield* Effect.forEach(
           Array.from({ length: rotationLength(workload, tool) }, (_, iteration) => iteration),
           (iteration) => recording(service[tool](iteration))

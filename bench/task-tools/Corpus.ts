@@ -55,7 +55,32 @@ const LABELS: Corpus["labels"] = [
 const TAGS = ["customer", "tech-debt", "q3", "regression", "onboarding"]
 const PRIORITIES: ReadonlyArray<Priority> = ["None", "Low", "Medium", "High", "Critical"]
 const TYPES: ReadonlyArray<TaskSpec["taskTypeKey"]> = ["task", "bug", "feature", "chore"]
-const SYLLABLES = ["ka", "lo", "mi", "ra", "te", "su", "vo", "ne", "pi", "da", "ro", "li", "ba", "fe", "go", "hu", "ja", "ku", "ma", "no", "pe", "sa", "ti", "zu"]
+const SYLLABLES = [
+  "ka",
+  "lo",
+  "mi",
+  "ra",
+  "te",
+  "su",
+  "vo",
+  "ne",
+  "pi",
+  "da",
+  "ro",
+  "li",
+  "ba",
+  "fe",
+  "go",
+  "hu",
+  "ja",
+  "ku",
+  "ma",
+  "no",
+  "pe",
+  "sa",
+  "ti",
+  "zu"
+]
 
 /** mulberry32: small, fast, and good enough to make varied text reproducibly. */
 const prng = (seed: number) => {

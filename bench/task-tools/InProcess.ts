@@ -66,7 +66,7 @@ const checked = (level: Level, tool: ToolName, m: InProcessMeasurement) =>
 
 export const runInProcess = (options: InProcessOptions): Promise<InProcessResults> =>
   Effect.runPromise(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { workload } = options
       if (options.analyze) yield* (yield* SqlClient.SqlClient)`ANALYZE`
       const service = yield* makeServiceCalls(workload, options.apiKey)

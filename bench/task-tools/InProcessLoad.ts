@@ -21,13 +21,13 @@ const percentile = (sorted: Float64Array, p: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
 
 const run = <E>(operation: (iteration: number) => Effect.Effect<unknown, E>, fibers: number, seconds: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const latencies: Array<number> = []
     let errors = 0
     let firstFailure: string | undefined
     const started = performance.now()
     const deadline = started + seconds * 1000
-    const worker = Effect.gen(function* () {
+    const worker = Effect.gen(function*() {
       // Each fiber starts the rotation at the beginning, as each autocannon connection does.
       for (let iteration = 0; performance.now() < deadline; iteration++) {
         const start = performance.now()
@@ -59,7 +59,7 @@ const run = <E>(operation: (iteration: number) => Effect.Effect<unknown, E>, fib
 
 /** A warm-up run (discarded), then the measured run; as `measure` in ../mcp-overhead/Load.ts. */
 export const measureInProcess = <E>(operation: (iteration: number) => Effect.Effect<unknown, E>, settings: LoadSettings) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (settings.warmupSeconds > 0) yield* run(operation, settings.connections, settings.warmupSeconds)
     return yield* run(operation, settings.connections, settings.durationSeconds)
   })

@@ -16,7 +16,7 @@ export interface FreshDatabase {
 /** Runs one statement outside a transaction (CREATE/DROP DATABASE refuse to run inside one). */
 const runOnServer = (serverUrl: string, statement: string): Promise<void> =>
   Effect.runPromise(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* sql.unsafe(statement)
     }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(serverUrl), applicationName: "trellis-bench-admin" })))

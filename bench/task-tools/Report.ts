@@ -41,16 +41,27 @@ export const report = (run: RunDescription, rounds: AllRounds): string => {
   const figures = TOOL_NAMES.flatMap((tool) =>
     LEVELS.map(({ level, label }, i) => {
       const s = summary(level, tool)
-      return row([i === 0 ? tool : "", label, s.requestsPerSecond.toFixed(0), s.p50Ms.toFixed(2), s.p99Ms.toFixed(2), String(s.non2xx + s.errors)])
-    }))
+      return row([
+        i === 0 ? tool : "",
+        label,
+        s.requestsPerSecond.toFixed(0),
+        s.p50Ms.toFixed(2),
+        s.p99Ms.toFixed(2),
+        String(s.non2xx + s.errors)
+      ])
+    })
+  )
   const ratio = (tool: ToolName, a: Level | "tool", b: Level | "tool") =>
     (summary(a, tool).requestsPerSecond / summary(b, tool).requestsPerSecond).toFixed(2)
   const ratios = TOOL_NAMES.map((tool) =>
-    row([tool, "", ratio(tool, "tool", "sql"), ratio(tool, "service", "sql"), ratio(tool, "tool", "service")]))
+    row([tool, "", ratio(tool, "tool", "sql"), ratio(tool, "service", "sql"), ratio(tool, "tool", "service")])
+  )
   const targets = TOOL_NAMES.map((tool) => {
     const actual = summary("tool", tool).requestsPerSecond
     const required = MIN_RATIO * summary("sql", tool).requestsPerSecond
-    return `${tool.padEnd(13)} tool ≥ ${MIN_RATIO} × bare SQL req/s   ${actual.toFixed(0)} vs ${required.toFixed(0)}   ${verdict(actual >= required)}`
+    return `${tool.padEnd(13)} tool ≥ ${MIN_RATIO} × bare SQL req/s   ${actual.toFixed(0)} vs ${required.toFixed(0)}   ${
+      verdict(actual >= required)
+    }`
   })
   const searchTarget = (p99: number, connections: number) =>
     `${"search_tasks".padEnd(13)} tool p99 < ${SEARCH_P99_MS} ms on PostgreSQL, ${String(connections).padStart(2)} connection(s)   ` +
@@ -58,8 +69,14 @@ export const report = (run: RunDescription, rounds: AllRounds): string => {
   const alone = { tool: summarize(rounds.searchAlone.tool), sql: summarize(rounds.searchAlone.sql) }
   const aloneRows = (["tool", "sql"] as const).map((level, i) => {
     const s = alone[level]
-    return row([i === 0 ? "search_tasks" : "", level === "tool" ? "MCP tool" : "bare SQL", s.requestsPerSecond.toFixed(0), s.p50Ms.toFixed(2),
-      s.p99Ms.toFixed(2), String(s.non2xx + s.errors)])
+    return row([
+      i === 0 ? "search_tasks" : "",
+      level === "tool" ? "MCP tool" : "bare SQL",
+      s.requestsPerSecond.toFixed(0),
+      s.p50Ms.toFixed(2),
+      s.p99Ms.toFixed(2),
+      String(s.non2xx + s.errors)
+    ])
   })
 
   return [

@@ -18,7 +18,11 @@ export type Progress = (line: string) => void
 const PROGRESS_STEPS = 20
 
 /** Runs `work` on every item with at most `concurrency` in flight; results keep the items' order. */
-const pool = async <A, B>(items: ReadonlyArray<A>, concurrency: number, work: (item: A, index: number) => Promise<B>): Promise<Array<B>> => {
+const pool = async <A, B>(
+  items: ReadonlyArray<A>,
+  concurrency: number,
+  work: (item: A, index: number) => Promise<B>
+): Promise<Array<B>> => {
   const results = new Array<B>(items.length)
   let next = 0
   const worker = async () => {
@@ -59,7 +63,11 @@ export const seed = async (
     if (created % step === 0 || created === total) {
       const seconds = (performance.now() - started) / 1000
       const rate = created / seconds
-      progress(`seeded ${created}/${total} tasks in ${seconds.toFixed(1)} s (${rate.toFixed(0)} tasks/s, ~${((total - created) / rate).toFixed(0)} s left)`)
+      progress(
+        `seeded ${created}/${total} tasks in ${seconds.toFixed(1)} s (${rate.toFixed(0)} tasks/s, ~${
+          ((total - created) / rate).toFixed(0)
+        } s left)`
+      )
     }
     return stringField(result, "refId")
   }
@@ -72,8 +80,11 @@ export const seed = async (
   const sprintListId = stringField(sprint, "listId")
 
   // Parents first: a subtask names its parent by the ref create_task returned for it.
-  const topLevelRefs = await pool(corpus.topLevel, concurrency, (spec, index) =>
-    createTask({ ...taskArguments(projectId, spec), ...(corpus.sprint.has(index) ? { listId: sprintListId } : {}) }))
+  const topLevelRefs = await pool(
+    corpus.topLevel,
+    concurrency,
+    (spec, index) => createTask({ ...taskArguments(projectId, spec), ...(corpus.sprint.has(index) ? { listId: sprintListId } : {}) })
+  )
   await pool(corpus.subtasks, concurrency, (spec) => {
     const parentRef = topLevelRefs[spec.parentIndex]
     if (parentRef === undefined) throw new Error(`subtask of a missing parent #${spec.parentIndex}`)

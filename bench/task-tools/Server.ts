@@ -57,8 +57,10 @@ export const startServer = async (
   home: string,
   databaseUrl: string | undefined
 ): Promise<RunningServer> => {
-  const server = spawnServer("trellis", ["cli/bin.js", "serve", "--host", "127.0.0.1", "--port", "0"],
-    { cwd: repoRoot, env: serverEnv(home, databaseUrl) })
+  const server = spawnServer("trellis", ["cli/bin.js", "serve", "--host", "127.0.0.1", "--port", "0"], {
+    cwd: repoRoot,
+    env: serverEnv(home, databaseUrl)
+  })
   try {
     return { url: await waitForEndpoint(server), stop: server.stop }
   } catch (error) {
@@ -68,5 +70,7 @@ export const startServer = async (
 }
 
 /** The MCP target of a running server, authenticated with the bootstrapped key. */
-export const targetOf = (server: RunningServer, credentials: Credentials): McpTarget =>
-  ({ url: server.url, headers: requestHeaders(credentials.apiKey) })
+export const targetOf = (server: RunningServer, credentials: Credentials): McpTarget => ({
+  url: server.url,
+  headers: requestHeaders(credentials.apiKey)
+})

@@ -15,7 +15,7 @@ import type { ToolName, Workload } from "./Workload.js"
 export type ServiceOperation = (iteration: number) => Effect.Effect<ReadonlyArray<string>, unknown>
 
 export const makeServiceCalls = (workload: Workload, apiKey: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const reads = yield* TaskReads
     const search = yield* TaskSearch
     const projects = yield* Projects
@@ -27,20 +27,20 @@ export const makeServiceCalls = (workload: Workload, apiKey: string) =>
     const operations: Readonly<Record<ToolName, ServiceOperation>> = {
       // TaskTools get_task: TaskReads.resolve, then TaskReads.details.
       get_task: (iteration) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const resolved = yield* reads.resolve(principal, refs[iteration % refs.length] ?? "", projectId)
           const { task, subtasks } = yield* reads.details(resolved)
           return [task.id, ...subtasks.map((row) => row.id)]
         }),
       // A scoped tool: Projects.access (ToolImplementation.resolveProject), then the handler's service call.
       list_tasks: () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const access = yield* projects.access(principal, projectId)
           const rows = yield* reads.list(access, { listId: workload.listId })
           return rows.map((row) => row.id)
         }),
       search_tasks: () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const access = yield* projects.access(principal, projectId)
           const page = yield* search.search(access, { query: workload.query })
           return page.tasks.map((row) => row.id)

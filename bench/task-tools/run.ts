@@ -62,7 +62,9 @@ const verifyTool = async (target: McpTarget, workload: Workload, tool: ToolName,
 }
 
 const formatTool = (m: Measurement): string =>
-  `${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${m.p99Ms.toFixed(2)} ms, non-2xx ${m.non2xx}, errors ${m.errors}`
+  `${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${
+    m.p99Ms.toFixed(2)
+  } ms, non-2xx ${m.non2xx}, errors ${m.errors}`
 
 const describeDatabase = (serverUrl: string | undefined, name: string | undefined): string => {
   if (serverUrl === undefined) return "the embedded database (PGlite, in the server process)"
@@ -73,8 +75,10 @@ const describeDatabase = (serverUrl: string | undefined, name: string | undefine
 const main = async (): Promise<void> => {
   const settings = readSettings()
   const corpus = makeCorpus(settings.tasks)
-  progress(`corpus: ${corpus.topLevel.length} top-level tasks, ${corpus.subtasks.length} subtasks, query "${corpus.query.text}" ` +
-    `(${corpus.query.expectedMatches} matches expected)`)
+  progress(
+    `corpus: ${corpus.topLevel.length} top-level tasks, ${corpus.subtasks.length} subtasks, query "${corpus.query.text}" ` +
+      `(${corpus.query.expectedMatches} matches expected)`
+  )
 
   const home = await mkdtemp(join(tmpdir(), "trellis-bench-tasks-"))
   cleanups.push(() => settings.keep ? Promise.resolve(progress(`kept ${home}`)) : rm(home, { recursive: true, force: true }))
@@ -136,30 +140,32 @@ const main = async (): Promise<void> => {
   }
 
   const subtaskShare = corpus.topLevel.length === 0 ? 0 : corpus.subtasks.length / corpus.topLevel.length
-  process.stdout.write(`${report({
-    database: describeDatabase(settings.databaseServerUrl, database?.name),
-    postgres: database !== undefined,
-    data: `${seeded.taskCount} tasks: ${corpus.topLevel.length} top-level (Markdown descriptions, 80% labelled) with ` +
-      `${subtaskShare.toFixed(0)} subtasks each (short descriptions, 50% labelled); ${corpus.labels.length} labels; ` +
-      `${corpus.sprint.size} tasks in the Sprint List; ` +
-      (database === undefined
-        ? "no ANALYZE (PGlite runs no autovacuum, so an embedded install has no planner statistics either)"
-        : "ANALYZE after seeding (what autovacuum does within a minute)"),
-    seeding: `${seeded.seconds.toFixed(1)} s through create_task over MCP (${(seeded.taskCount / seeded.seconds).toFixed(0)} tasks/s, ` +
-      `${settings.seedConcurrency} calls in flight)`,
-    calls: [
-      `get_task      rotating over ${workload.getTaskRefs.length} top-level refs (bare ref + projectId), each with its subtasks`,
-      `list_tasks    listId = the Sprint List (${inProcess.reference.list_tasks.length} tasks)`,
-      `search_tasks  query "${workload.query}" (${inProcess.queryMatches} matching tasks; first page of ${inProcess.reference.search_tasks.length})`,
-      `statements per call: ${TOOL_NAMES.map((tool) => `${tool} ${inProcess.statementsPerCall[tool]}`).join(", ")} ` +
-      `(recorded from the service calls, replayed as the bare SQL)`
-    ],
-    load: settings.load,
-    rounds: settings.rounds
-  }, {
-    loaded: { tool: toolRounds, sql: inProcess.rounds.sql, service: inProcess.rounds.service },
-    searchAlone: { tool: searchAlone, sql: inProcess.searchAlone }
-  })}\n`)
+  process.stdout.write(`${
+    report({
+      database: describeDatabase(settings.databaseServerUrl, database?.name),
+      postgres: database !== undefined,
+      data: `${seeded.taskCount} tasks: ${corpus.topLevel.length} top-level (Markdown descriptions, 80% labelled) with ` +
+        `${subtaskShare.toFixed(0)} subtasks each (short descriptions, 50% labelled); ${corpus.labels.length} labels; ` +
+        `${corpus.sprint.size} tasks in the Sprint List; ` +
+        (database === undefined
+          ? "no ANALYZE (PGlite runs no autovacuum, so an embedded install has no planner statistics either)"
+          : "ANALYZE after seeding (what autovacuum does within a minute)"),
+      seeding: `${seeded.seconds.toFixed(1)} s through create_task over MCP (${(seeded.taskCount / seeded.seconds).toFixed(0)} tasks/s, ` +
+        `${settings.seedConcurrency} calls in flight)`,
+      calls: [
+        `get_task      rotating over ${workload.getTaskRefs.length} top-level refs (bare ref + projectId), each with its subtasks`,
+        `list_tasks    listId = the Sprint List (${inProcess.reference.list_tasks.length} tasks)`,
+        `search_tasks  query "${workload.query}" (${inProcess.queryMatches} matching tasks; first page of ${inProcess.reference.search_tasks.length})`,
+        `statements per call: ${TOOL_NAMES.map((tool) => `${tool} ${inProcess.statementsPerCall[tool]}`).join(", ")} ` +
+        `(recorded from the service calls, replayed as the bare SQL)`
+      ],
+      load: settings.load,
+      rounds: settings.rounds
+    }, {
+      loaded: { tool: toolRounds, sql: inProcess.rounds.sql, service: inProcess.rounds.service },
+      searchAlone: { tool: searchAlone, sql: inProcess.searchAlone }
+    })
+  }\n`)
 }
 
 await runBenchmark(main, cleanups)

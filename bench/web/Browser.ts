@@ -63,7 +63,8 @@ export const firstRender = async (signedIn: Page, url: string, lastText: string,
  */
 export const rawStreamRead = async (page: Page, baseUrl: string, threadId: string, events: number, timeoutMs: number): Promise<number> => {
   await page.goto(`${baseUrl}/api/web-bench-blank`)
-  return numberOf(await page.evaluate(`new Promise((resolve, reject) => {
+  return numberOf(
+    await page.evaluate(`new Promise((resolve, reject) => {
     const started = performance.now()
     const source = new EventSource(${JSON.stringify(`/api/threads/${threadId}/events?batch=1`)})
     let count = 0
@@ -72,7 +73,9 @@ export const rawStreamRead = async (page: Page, baseUrl: string, threadId: strin
       count += JSON.parse(message.data).length
       if (count >= ${events}) { clearTimeout(timer); source.close(); resolve(performance.now() - started) }
     })
-  })`), "the raw stream read")
+  })`),
+    "the raw stream read"
+  )
 }
 
 export interface FrameGaps {
@@ -84,7 +87,8 @@ export interface FrameGaps {
   readonly scrolledPx: number
 }
 
-const gapsScript = (scroll: boolean, frames: number) => `new Promise((resolve) => {
+const gapsScript = (scroll: boolean, frames: number) =>
+  `new Promise((resolve) => {
   const times = []
   ${scroll ? "window.scrollTo(0, 0)" : ""}
   const step = Math.round(window.innerHeight * 0.75)
@@ -116,7 +120,8 @@ const decodeGaps = (value: unknown): FrameGaps => {
 export const scrollFrames = async (page: Page): Promise<FrameGaps> => decodeGaps(await page.evaluate(gapsScript(true, 0)))
 
 /** Frame gaps of the same page standing still: the frame cadence of this browser on this machine. */
-export const idleFrames = async (page: Page, frames: number): Promise<FrameGaps> => decodeGaps(await page.evaluate(gapsScript(false, frames)))
+export const idleFrames = async (page: Page, frames: number): Promise<FrameGaps> =>
+  decodeGaps(await page.evaluate(gapsScript(false, frames)))
 
 /**
  * Starts watching the open thread page for lines `Probe <n>`: when one first shows in the

@@ -8,7 +8,11 @@ export interface Results {
   readonly bundle: { readonly files: ReadonlyArray<string>; readonly gzippedBytes: number }
   readonly events: number
   readonly smallEvents: number
-  readonly firstRender: { readonly large: ReadonlyArray<number>; readonly small: ReadonlyArray<number>; readonly raw: ReadonlyArray<number> }
+  readonly firstRender: {
+    readonly large: ReadonlyArray<number>
+    readonly small: ReadonlyArray<number>
+    readonly raw: ReadonlyArray<number>
+  }
   readonly scroll: { readonly moving: FrameGaps; readonly idle: FrameGaps; readonly rows: number }
   readonly latency: {
     readonly samples: number
@@ -39,20 +43,38 @@ export const report = (results: Results, cores: number): string => {
   return [
     `Web app benchmark: Chromium (headless) against trellis serve (embedded database), ${cores} cores`,
     "",
-    `(a) initial JavaScript, gzipped: ${kb.toFixed(1)} KB of ${TARGETS.bundleKb} KB (${results.bundle.files.join(", ")})  ${verdict(kb <= TARGETS.bundleKb)}`,
+    `(a) initial JavaScript, gzipped: ${kb.toFixed(1)} KB of ${TARGETS.bundleKb} KB (${results.bundle.files.join(", ")})  ${
+      verdict(kb <= TARGETS.bundleKb)
+    }`,
     "",
     `(b) first render, navigation → last event on screen (median of ${results.firstRender.large.length}):`,
-    `    ${results.events.toLocaleString("en-US")} events   ${ms(large)}   [${list(results.firstRender.large)}]  target < ${TARGETS.firstRenderMs} ms  ${verdict(large < TARGETS.firstRenderMs)}`,
-    `    ${results.smallEvents.toLocaleString("en-US")} events       ${ms(small)}   [${list(results.firstRender.small)}]  ratio ${ratio(large, small)}`,
-    `    bare EventSource reading the ${results.events.toLocaleString("en-US")} events as the page does (batched, JSON.parse, no app): ${ms(raw)}   [${list(results.firstRender.raw)}]  ratio ${ratio(large, raw)}`,
+    `    ${results.events.toLocaleString("en-US")} events   ${ms(large)}   [${
+      list(results.firstRender.large)
+    }]  target < ${TARGETS.firstRenderMs} ms  ${verdict(large < TARGETS.firstRenderMs)}`,
+    `    ${results.smallEvents.toLocaleString("en-US")} events       ${ms(small)}   [${list(results.firstRender.small)}]  ratio ${
+      ratio(large, small)
+    }`,
+    `    bare EventSource reading the ${results.events.toLocaleString("en-US")} events as the page does (batched, JSON.parse, no app): ${
+      ms(raw)
+    }   [${list(results.firstRender.raw)}]  ratio ${ratio(large, raw)}`,
     "",
-    `(c) scrolling the ${results.events.toLocaleString("en-US")}-event thread (${results.scroll.rows.toLocaleString("en-US")} rows) top to bottom, ¾ screen per frame:`,
-    `    ${moving.frames} frames over ${(moving.scrolledPx / 1000).toFixed(0)}k px: frame gap p50 ${ms(moving.p50Ms)}, p99 ${ms(moving.p99Ms)}, max ${ms(moving.maxMs)}`,
-    `    the page standing still (${idle.frames} frames): p50 ${ms(idle.p50Ms)}, p99 ${ms(idle.p99Ms)}, max ${ms(idle.maxMs)}   ratio p50 ${ratio(moving.p50Ms, idle.p50Ms)}, p99 ${ratio(moving.p99Ms, idle.p99Ms)}`,
+    `(c) scrolling the ${results.events.toLocaleString("en-US")}-event thread (${
+      results.scroll.rows.toLocaleString("en-US")
+    } rows) top to bottom, ¾ screen per frame:`,
+    `    ${moving.frames} frames over ${(moving.scrolledPx / 1000).toFixed(0)}k px: frame gap p50 ${ms(moving.p50Ms)}, p99 ${
+      ms(moving.p99Ms)
+    }, max ${ms(moving.maxMs)}`,
+    `    the page standing still (${idle.frames} frames): p50 ${ms(idle.p50Ms)}, p99 ${ms(idle.p99Ms)}, max ${ms(idle.maxMs)}   ratio p50 ${
+      ratio(moving.p50Ms, idle.p50Ms)
+    }, p99 ${ratio(moving.p99Ms, idle.p99Ms)}`,
     "",
     `(d) upload → in the open page (${latency.samples} single-chunk uploads, from the upload request's start; ${latency.missing} never shown):`,
-    `    painted (frame after the DOM change) p50 ${ms(latency.painted.p50Ms)}, p99 ${ms(latency.painted.p99Ms)}, max ${ms(latency.painted.maxMs)}  target p99 ≤ ${TARGETS.uploadP99Ms} ms  ${verdict(latency.painted.p99Ms <= TARGETS.uploadP99Ms)}`,
+    `    painted (frame after the DOM change) p50 ${ms(latency.painted.p50Ms)}, p99 ${ms(latency.painted.p99Ms)}, max ${
+      ms(latency.painted.maxMs)
+    }  target p99 ≤ ${TARGETS.uploadP99Ms} ms  ${verdict(latency.painted.p99Ms <= TARGETS.uploadP99Ms)}`,
     `    in the DOM                          p50 ${ms(latency.shown.p50Ms)}, p99 ${ms(latency.shown.p99Ms)}`,
-    `    baseline: frame arrival on a bare EventSource in the same page  p50 ${ms(latency.arrived.p50Ms)}, p99 ${ms(latency.arrived.p99Ms)}   ratio p99 ${ratio(latency.painted.p99Ms, latency.arrived.p99Ms)}`
+    `    baseline: frame arrival on a bare EventSource in the same page  p50 ${ms(latency.arrived.p50Ms)}, p99 ${
+      ms(latency.arrived.p99Ms)
+    }   ratio p99 ${ratio(latency.painted.p99Ms, latency.arrived.p99Ms)}`
   ].join("\n")
 }

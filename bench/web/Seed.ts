@@ -38,11 +38,13 @@ export const longRun = (events: number): ReadonlyArray<Line> => {
   while (lines.length < events - 1) {
     const kind = (lines.length - 1) % 3
     const step = Math.floor((lines.length - 1) / 3) + 1
-    lines.push(kind === 0
-      ? text(`Step ${step}: reading src/module-${step}.ts to see how it handles the edge case.`)
-      : kind === 1
+    lines.push(
+      kind === 0
+        ? text(`Step ${step}: reading src/module-${step}.ts to see how it handles the edge case.`)
+        : kind === 1
         ? toolUse(`call-${step}`, `sed -n 1,80p src/module-${step}.ts`)
-        : toolResult(`call-${step}`, `export const handler${step} = (input: string) => input.trim() // ${"x".repeat(60)}`))
+        : toolResult(`call-${step}`, `export const handler${step} = (input: string) => input.trim() // ${"x".repeat(60)}`)
+    )
   }
   lines.push(text(lastLineText(events)))
   return lines
@@ -90,7 +92,9 @@ export const benchCli = async (baseUrl: string, apiKey: string, projectId: strin
     return {
       threadId,
       upload: async (lines) => {
-        for (let start = 0; start < lines.length; start += MAX_CHUNKS_PER_UPLOAD) await send(lines.slice(start, start + MAX_CHUNKS_PER_UPLOAD))
+        for (let start = 0; start < lines.length; start += MAX_CHUNKS_PER_UPLOAD) {
+          await send(lines.slice(start, start + MAX_CHUNKS_PER_UPLOAD))
+        }
       },
       uploadOne: async (one) => {
         const startedAt = performance.timeOrigin + performance.now()

@@ -15,7 +15,17 @@ import { gzipSync } from "node:zlib"
 import { intEnv } from "../mcp-overhead/ChildProcess.js"
 import { percentile } from "../bridge/Workload.js"
 import { readCredentials, startServer, targetOf } from "../task-tools/Server.js"
-import { firstRender, idleFrames, launch, probeTimes, rawStreamRead, scrollFrames, signedInPage, threadUrl, watchProbes } from "./Browser.js"
+import {
+  firstRender,
+  idleFrames,
+  launch,
+  probeTimes,
+  rawStreamRead,
+  scrollFrames,
+  signedInPage,
+  threadUrl,
+  watchProbes
+} from "./Browser.js"
 import { report, type Results } from "./Report.js"
 import { benchCli, lastLineText, longRun, text } from "./Seed.js"
 import { makeCleanups, progress, runBenchmark } from "../BenchmarkRun.js"
@@ -80,8 +90,10 @@ const main = async (): Promise<void> => {
     firstRenders.large.push(await firstRender(page, largeUrl, lastLineText(settings.events), LOAD_TIMEOUT_MS))
     firstRenders.small.push(await firstRender(page, smallUrl, lastLineText(settings.smallEvents), LOAD_TIMEOUT_MS))
     firstRenders.raw.push(await rawStreamRead(page, baseUrl, large.threadId, settings.events, LOAD_TIMEOUT_MS))
-    progress(`first render round ${round}: ${firstRenders.large.at(-1)?.toFixed(0)} ms (${settings.events} events), ` +
-      `${firstRenders.small.at(-1)?.toFixed(0)} ms (${settings.smallEvents}), bare stream ${firstRenders.raw.at(-1)?.toFixed(0)} ms`)
+    progress(
+      `first render round ${round}: ${firstRenders.large.at(-1)?.toFixed(0)} ms (${settings.events} events), ` +
+        `${firstRenders.small.at(-1)?.toFixed(0)} ms (${settings.smallEvents}), bare stream ${firstRenders.raw.at(-1)?.toFixed(0)} ms`
+    )
   }
 
   // (c) The long thread, fully loaded, scrolled from the top to the bottom.
@@ -107,10 +119,11 @@ const main = async (): Promise<void> => {
   await sleep(2_000)
   const probes = await probeTimes(page)
   const measured = [...started].filter(([n]) => n > settings.uploadWarmup)
-  const delays = (times: ReadonlyMap<number, number>) => measured.flatMap(([n, at]) => {
-    const seen = times.get(n)
-    return seen === undefined ? [] : [seen - at]
-  })
+  const delays = (times: ReadonlyMap<number, number>) =>
+    measured.flatMap(([n, at]) => {
+      const seen = times.get(n)
+      return seen === undefined ? [] : [seen - at]
+    })
   const painted = delays(probes.painted)
   const shown = delays(probes.shown)
   const arrived = delays(probes.arrived)

@@ -118,7 +118,6 @@ export const ChunkUpload = Schema.Struct({
   runtimeSessionId: Schema.optional(Schema.String)
 })
 
-
 export class AgentGroup extends HttpApiGroup.make("agent")
   .add(
     HttpApiEndpoint.post("register", "/register")
@@ -242,7 +241,10 @@ export class AgentGroup extends HttpApiGroup.make("agent")
         })
       }))
       .addSuccess(Schema.Struct({ stopRequested: Schema.Boolean }))
-      .annotate(OpenApi.Description, "Whether the thread's owner asked to stop this turn; answers at once when they have or the turn has ended")
+      .annotate(
+        OpenApi.Description,
+        "Whether the thread's owner asked to stop this turn; answers at once when they have or the turn has ended"
+      )
   )
   .addError(NotFound, { status: 404 })
   .addError(Forbidden, { status: 403 })

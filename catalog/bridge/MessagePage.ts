@@ -11,7 +11,8 @@ export const MESSAGE_PAGE_SIZE = 50
  */
 export const MessagePageParams = Schema.Struct({
   order: Schema.optional(Schema.Literal("newest", "oldest")).annotations({
-    description: "Which end the first page starts from and which way `nextCursor` goes (default newest: the latest messages, then older ones)"
+    description:
+      "Which end the first page starts from and which way `nextCursor` goes (default newest: the latest messages, then older ones)"
   }),
   cursor: Schema.optional(Schema.String.pipe(Schema.minLength(1, { message: () => "cursor: must not be empty" }))).annotations({
     description: "The `nextCursor` of the previous page: a message ID of this thread, which the page starts past"
@@ -24,7 +25,8 @@ export const MessagePageParams = Schema.Struct({
 
 export const MessagePage = Schema.Struct({
   messages: Schema.Array(ThreadMessage).annotations({
-    description: "Oldest first whatever the order; text is capped as the tool caps it (truncated: true), the whole of one message is `GET …/messages/:messageId`"
+    description:
+      "Oldest first whatever the order; text is capped as the tool caps it (truncated: true), the whole of one message is `GET …/messages/:messageId`"
   }),
   nextCursor: Schema.NullOr(Schema.String).annotations({ description: "Where the next page in the same order starts; null at the end" })
 })

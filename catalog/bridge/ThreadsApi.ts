@@ -28,7 +28,8 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
           description: "Resume after this event id (the SSE `Last-Event-ID` header does the same)"
         }),
         batch: Schema.optional(Schema.Literal("1")).annotations({
-          description: "Send `events` frames, one per read of up to 5,000 events (data: an array of what `event` frames carry; id: the last one's), instead of one `event` frame per event"
+          description:
+            "Send `events` frames, one per read of up to 5,000 events (data: an array of what `event` frames carry; id: the last one's), instead of one `event` frame per event"
         })
       }))
       .addSuccess(EventStream)
@@ -46,7 +47,10 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
     HttpApiEndpoint.get("messages")`/${threadIdParam}/messages`
       .setUrlParams(MessagePageParams)
       .addSuccess(MessagePage)
-      .annotate(OpenApi.Description, "A page of the thread's messages, with a cursor to the next; an unreadable thread is 404, a group or workflow run 400")
+      .annotate(
+        OpenApi.Description,
+        "A page of the thread's messages, with a cursor to the next; an unreadable thread is 404, a group or workflow run 400"
+      )
   )
   .add(
     HttpApiEndpoint.get("message")`/${threadIdParam}/messages/${HttpApiSchema.param("messageId", Schema.String)}`
@@ -58,12 +62,18 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
     HttpApiEndpoint.post("startFresh")`/${threadIdParam}/start-fresh`
       .addSuccess(Thread)
       .addError(Conflict, { status: 409 })
-      .annotate(OpenApi.Description, "Forget the thread's runtime session: its next run starts a new one on any machine of the profile, told the conversation so far")
+      .annotate(
+        OpenApi.Description,
+        "Forget the thread's runtime session: its next run starts a new one on any machine of the profile, told the conversation so far"
+      )
   )
   .add(
     HttpApiEndpoint.post("stop")`/${threadIdParam}/stop`
       .addSuccess(StopResult)
-      .annotate(OpenApi.Description, "Stop the running turn: the CLI interrupts the runtime and the turn ends as stopped; with nothing running, nothing changes (stopRequested: false)")
+      .annotate(
+        OpenApi.Description,
+        "Stop the running turn: the CLI interrupts the runtime and the turn ends as stopped; with nothing running, nothing changes (stopRequested: false)"
+      )
   )
   .add(
     HttpApiEndpoint.post("setDone")`/${threadIdParam}/done`

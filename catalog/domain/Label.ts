@@ -4,7 +4,16 @@ import { ListColor } from "./TaskList.js"
 /** The extended palette: the List palette plus ten more hues, so labels on one board stay distinct. */
 export const LabelColor = Schema.Literal(
   ...ListColor.literals,
-  "amber", "lime", "emerald", "cyan", "sky", "violet", "fuchsia", "rose", "brown", "slate"
+  "amber",
+  "lime",
+  "emerald",
+  "cyan",
+  "sky",
+  "violet",
+  "fuchsia",
+  "rose",
+  "brown",
+  "slate"
 )
 export type LabelColor = typeof LabelColor.Type
 

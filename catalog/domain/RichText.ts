@@ -144,7 +144,9 @@ const checkLinks = (node: ProseMirrorNode, field: string): Either.Either<ProseMi
   })
   return unsafe === undefined
     ? Either.right(node)
-    : Either.left(new InvalidArgument({ message: `${field}: link ${JSON.stringify(unsafe)} must be an http(s), mailto, relative or #anchor URL` }))
+    : Either.left(
+      new InvalidArgument({ message: `${field}: link ${JSON.stringify(unsafe)} must be an http(s), mailto, relative or #anchor URL` })
+    )
 }
 
 /**

@@ -69,7 +69,7 @@ const applyOne = (
   edit: SkillEdit,
   index: number
 ): Either.Either<void, EditFailure> =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     const at = `edits[${index}]`
     const path = yield* checkPath(`${at}.path`, edit.path)
     const current = files.get(path)
@@ -137,27 +137,33 @@ export const checkSkillMd = (field: string, content: string): Either.Either<stri
 
 /** The caps of SPEC's Limits, checked against a whole file set. */
 export const checkSkillCaps = (files: SkillFiles): Either.Either<SkillFiles, LimitExceeded | InvalidArgument> =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     yield* checkSkillMd(SKILL_MD, files.get(SKILL_MD) ?? "")
     if (files.size > MAX_SKILL_FILES) {
-      return yield* Either.left(new LimitExceeded({
-        message: `files: a Skill holds at most ${MAX_SKILL_FILES} files, ${SKILL_MD} included; this save would leave ${files.size}`
-      }))
+      return yield* Either.left(
+        new LimitExceeded({
+          message: `files: a Skill holds at most ${MAX_SKILL_FILES} files, ${SKILL_MD} included; this save would leave ${files.size}`
+        })
+      )
     }
     let total = 0
     for (const [path, content] of files) {
       const bytes = utf8Bytes(content)
       if (bytes > MAX_SKILL_FILE_BYTES) {
-        return yield* Either.left(new LimitExceeded({
-          message: `${path}: a Skill file holds at most ${MAX_SKILL_FILE_BYTES} bytes (256 KB); it would hold ${bytes}`
-        }))
+        return yield* Either.left(
+          new LimitExceeded({
+            message: `${path}: a Skill file holds at most ${MAX_SKILL_FILE_BYTES} bytes (256 KB); it would hold ${bytes}`
+          })
+        )
       }
       total += bytes
     }
     if (total > MAX_SKILL_BYTES) {
-      return yield* Either.left(new LimitExceeded({
-        message: `files: a Skill holds at most ${MAX_SKILL_BYTES} bytes (1 MB) over all its files; this save would leave ${total}`
-      }))
+      return yield* Either.left(
+        new LimitExceeded({
+          message: `files: a Skill holds at most ${MAX_SKILL_BYTES} bytes (1 MB) over all its files; this save would leave ${total}`
+        })
+      )
     }
     return files
   })
@@ -172,7 +178,7 @@ export const applySkillEdits = (
   content: string | undefined,
   edits: ReadonlyArray<SkillEdit>
 ): Either.Either<SkillFiles, EditFailure> =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     const files = new Map(stored)
     if (content !== undefined) files.set(SKILL_MD, yield* checkSkillMd("content", content))
     for (const [index, edit] of edits.entries()) yield* applyOne(files, edit, index)

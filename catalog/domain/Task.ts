@@ -88,7 +88,12 @@ export const parseTaskAddress = (input: string): TaskAddress | undefined => {
   if (bare !== null) return { _tag: "BareRef", projectRef: bare[1]!.toUpperCase(), number: Number(bare[2]) }
   const scoped = SCOPED_REF.exec(value)
   if (scoped !== null) {
-    return { _tag: "ScopedRef", organizationSlug: scoped[1]!.toLowerCase(), projectRef: scoped[2]!.toUpperCase(), number: Number(scoped[3]) }
+    return {
+      _tag: "ScopedRef",
+      organizationSlug: scoped[1]!.toLowerCase(),
+      projectRef: scoped[2]!.toUpperCase(),
+      number: Number(scoped[3])
+    }
   }
   return undefined
 }

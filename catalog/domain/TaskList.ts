@@ -31,9 +31,11 @@ export const validateListRef = (raw: string): Either.Either<string, InvalidArgum
   const ref = raw.trim().toUpperCase()
   if (!REF_PATTERN.test(ref)) return Either.left(new InvalidArgument({ message: `ref: "${raw}" must be ${LIST_REF_RULE}` }))
   if (RESERVED_LIST_REFS.includes(ref)) {
-    return Either.left(new InvalidArgument({
-      message: `ref: ${ref} is reserved for the system (reserved refs: ${RESERVED_LIST_REFS.join(", ")})`
-    }))
+    return Either.left(
+      new InvalidArgument({
+        message: `ref: ${ref} is reserved for the system (reserved refs: ${RESERVED_LIST_REFS.join(", ")})`
+      })
+    )
   }
   return Either.right(ref)
 }
@@ -60,7 +62,7 @@ export const deriveListRef = (name: string, taken: ReadonlyArray<string>): strin
   const base = stem(name)
   const first = fit(base, MAX_LIST_REF_LENGTH)
   if (!unavailable.has(first)) return first
-  for (let n = 2; ; n++) {
+  for (let n = 2;; n++) {
     const suffix = `-${n}`
     const candidate = fit(base, MAX_LIST_REF_LENGTH - suffix.length) + suffix
     if (!unavailable.has(candidate)) return candidate

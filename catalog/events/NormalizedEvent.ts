@@ -8,8 +8,7 @@ import { Schema } from "effect"
 
 const opt = <S extends Schema.Schema.Any>(schema: S, description: string) =>
   Schema.optionalWith(schema, { exact: true }).annotations({ description })
-const req = <S extends Schema.Schema.Any>(schema: S, description: string) =>
-  Schema.propertySignature(schema).annotations({ description })
+const req = <S extends Schema.Schema.Any>(schema: S, description: string) => Schema.propertySignature(schema).annotations({ description })
 
 const itemId = opt(
   Schema.String,

@@ -154,12 +154,11 @@ const pushText = (state: Composition, kind: TextKind, text: string, itemId: stri
 /** Rule 3: a delta extends the part it names, the last open draft of its kind, or starts a draft. */
 const applyDelta = (state: Composition, kind: TextKind, text: string, itemId: string | undefined): Composition => {
   const named = textIndex(state, itemId)
-  const target =
-    named !== undefined
-      ? named
-      : itemId === undefined && state.size > 0 && RedBlackTree.has(state.drafts[kind], state.size - 1)
-        ? state.size - 1
-        : undefined
+  const target = named !== undefined
+    ? named
+    : itemId === undefined && state.size > 0 && RedBlackTree.has(state.drafts[kind], state.size - 1)
+    ? state.size - 1
+    : undefined
   const entry = target === undefined ? undefined : entryAt(state, target)
   if (target === undefined || entry === undefined || (entry.part.type !== "text" && entry.part.type !== "reasoning")) {
     return pushText(state, kind, text, itemId, true)
@@ -255,7 +254,9 @@ const decodeTurnStatus = Schema.decodeUnknownOption(TurnStatus)
 const turnFailure = (otherJson: string | undefined): { readonly turnFailed?: { readonly error?: string }; readonly turnStopped?: true } => {
   if (otherJson === undefined) return {}
   const decoded = decodeTurnStatus(otherJson)
-  if (decoded._tag === "Some" && (decoded.value.turnStatus === "stopped" || decoded.value.turnStatus === "interrupted")) return { turnStopped: true }
+  if (decoded._tag === "Some" && (decoded.value.turnStatus === "stopped" || decoded.value.turnStatus === "interrupted")) {
+    return { turnStopped: true }
+  }
   if (decoded._tag === "None" || decoded.value.turnStatus !== "failed") return {}
   const error = decoded.value.error
   return { turnFailed: typeof error === "string" && error !== "" ? { error } : {} }

@@ -47,10 +47,11 @@ const exitOnSecondSignal = Effect.acquireRelease(
     process.on("SIGTERM", onSignal)
     return onSignal
   }),
-  (onSignal) => Effect.sync(() => {
-    process.off("SIGINT", onSignal)
-    process.off("SIGTERM", onSignal)
-  })
+  (onSignal) =>
+    Effect.sync(() => {
+      process.off("SIGINT", onSignal)
+      process.off("SIGTERM", onSignal)
+    })
 )
 
 /**
@@ -74,7 +75,9 @@ const start = Command.make("start", {
     Options.withDefault(2),
     Options.withDescription("How many threads run at once")
   ),
-  codexExec: Options.boolean("codex-exec").pipe(Options.withDescription("Run Codex threads with `codex exec --json` instead of the app-server")),
+  codexExec: Options.boolean("codex-exec").pipe(
+    Options.withDescription("Run Codex threads with `codex exec --json` instead of the app-server")
+  ),
   force: Options.boolean("force").pipe(Options.withDescription("Take over the profile from another live CLI session")),
   approve: Options.choice("approve", ApprovalPolicy.literals).pipe(
     Options.withDefault("none"),
@@ -92,7 +95,7 @@ const start = Command.make("start", {
     Options.optional
   )
 }, (args) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const profiles = yield* Profiles
     const path = yield* Path.Path
     const { name, profile } = yield* profiles.resolve(args.profile, process.cwd())
@@ -102,9 +105,9 @@ const start = Command.make("start", {
     // Detected once per process: a registration after an expired session sends the same.
     const availableClis = yield* Effect.flatMap(detectRuntimes, (detected) => withModels(detected))
     yield* log.info(
-      `profile ${name}: ${profile.server}, project ${profile.projectRef ?? profile.projectId}, key ${maskApiKey(profile.apiKey)}; runtimes: ${
-        availableClis.map((cli) => `${cli.type} ${cli.version}`).join(", ") || "none found"
-      }`
+      `profile ${name}: ${profile.server}, project ${profile.projectRef ?? profile.projectId}, key ${
+        maskApiKey(profile.apiKey)
+      }; runtimes: ${availableClis.map((cli) => `${cli.type} ${cli.version}`).join(", ") || "none found"}`
     )
     yield* exitOnSecondSignal
     yield* stopWithLauncher
@@ -118,7 +121,12 @@ const start = Command.make("start", {
       hostname: os.hostname(),
       machineId: yield* machineId(configDir),
       profileId: profile.profileId,
-      paths: profile.paths.filter((p) => p.kind === "checkout").map(({ branch, gitRemoteUrl, label, path }) => ({ path, label, gitRemoteUrl, branch })),
+      paths: profile.paths.filter((p) => p.kind === "checkout").map(({ branch, gitRemoteUrl, label, path }) => ({
+        path,
+        label,
+        gitRemoteUrl,
+        branch
+      })),
       availableClis,
       runtimeFor: (cliType) => runtimeFor(cliType, { codexExec: args.codexExec, openCode }),
       approve: args.approve,
@@ -138,12 +146,16 @@ const start = Command.make("start", {
     // Around everything that starts a process, the shared opencode serve included: the watcher
     // outlives the scope above, so it still lists the server while the scope stops it.
     Effect.provide(OrphanGuard),
-    Effect.catchAll((error) => Effect.zipRight(Console.error(`error: ${error.message}`), Effect.sync(() => {
-      process.exitCode = 1
-    }))),
+    Effect.catchAll((error) =>
+      Effect.zipRight(
+        Console.error(`error: ${error.message}`),
+        Effect.sync(() => {
+          process.exitCode = 1
+        })
+      )
+    ),
     Effect.provide(Profiles.Default)
-  )
-).pipe(Command.withDescription("Run the bridge: register, heartbeat, claim threads and run them with the local runtimes"))
+  )).pipe(Command.withDescription("Run the bridge: register, heartbeat, claim threads and run them with the local runtimes"))
 
 const StatusFile = Schema.parseJson(AgentStatus)
 
@@ -160,7 +172,7 @@ const status = Command.make("status", {
   profile: profileOption,
   json: Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON"))
 }, (args) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const profiles = yield* Profiles
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -193,12 +205,16 @@ const status = Command.make("status", {
     if (s.threads.length === 0) return yield* Console.log("no thread running")
     for (const t of summary.threads ?? []) yield* Console.log(`  ${t.threadId}  ${t.elapsedSeconds}s  ${t.events} events`)
   }).pipe(
-    Effect.catchAll((error) => Effect.zipRight(Console.error(`error: ${error.message}`), Effect.sync(() => {
-      process.exitCode = 1
-    }))),
+    Effect.catchAll((error) =>
+      Effect.zipRight(
+        Console.error(`error: ${error.message}`),
+        Effect.sync(() => {
+          process.exitCode = 1
+        })
+      )
+    ),
     Effect.provide(Profiles.Default)
-  )
-).pipe(Command.withDescription("Show the profile, its running bridge session and the threads it runs"))
+  )).pipe(Command.withDescription("Show the profile, its running bridge session and the threads it runs"))
 
 export const agent = Command.make("agent").pipe(
   Command.withDescription("The local CLI bridge: profiles, checkouts, and the runner that executes threads"),

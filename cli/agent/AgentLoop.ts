@@ -31,7 +31,9 @@ export interface AgentOptions {
   /** Stable for this machine (see MachineId): threads whose runtime session is here are claimed only here. */
   readonly machineId: string
   readonly profileId: string | undefined
-  readonly paths: ReadonlyArray<{ readonly path: string; readonly label: string; readonly gitRemoteUrl: string | null; readonly branch: string | null }>
+  readonly paths: ReadonlyArray<
+    { readonly path: string; readonly label: string; readonly gitRemoteUrl: string | null; readonly branch: string | null }
+  >
   readonly availableClis: ReadonlyArray<AvailableCli>
   readonly runtimeFor: (cliType: string) => Runtime | undefined
   /** Permission requests this machine answers itself (`--approve`). */
@@ -75,7 +77,7 @@ interface RunningThread {
 }
 
 export const runAgent = (options: AgentOptions) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const http = yield* HttpClient.HttpClient
@@ -90,47 +92,51 @@ export const runAgent = (options: AgentOptions) =>
     // later one (the session expired) must name it again, or the backend would make a new profile.
     const knownProfileId = yield* Ref.make(options.profileId)
     const register = (force: boolean) =>
-      Effect.flatMap(Ref.get(knownProfileId), (profileId) => client.agent.register({
-        payload: {
-          ...Option.match(Schema.decodeUnknownOption(CliProfileId)(profileId), {
-            onNone: () => ({}),
-            onSome: (profileId) => ({ profileId })
-          }),
-          projectId: options.projectId,
-          name: options.machineName,
-          hostname: options.hostname,
-          machineId: options.machineId,
-          appVersion: VERSION,
-          availableClis: options.availableClis,
-          paths: options.paths,
-          force
-        }
-      })).pipe(
-        Effect.tapError((error) => isTransient(error) ? log.warn(`cannot reach ${options.server}; retrying`) : Effect.void),
-        Effect.retry({ schedule: backoff, while: isTransient }),
-        Effect.catchTag("SessionConflict", (conflict) =>
-          new AgentStartFailed({
-            message: `Another CLI holds profile "${options.profileName}" (session ${conflict.sessionId}). Stop it, or take over with --force.`
-          })),
-        Effect.catchAll((error) =>
-          error._tag === "AgentStartFailed"
-            ? Effect.fail(error)
-            : Effect.fail(new AgentStartFailed({ message: `Registration failed: ${"message" in error ? String(error.message) : error._tag}` }))
-        ),
-        Effect.tap((registered) =>
-          Effect.all([
-            Ref.set(knownProfileId, registered.profile.profileId),
-            options.rememberProfileId(registered.profile.profileId),
-            fs.writeFileString(stateFile, JSON.stringify({ sessionId: registered.sessionId }), { mode: 0o600 }).pipe(Effect.orDie),
-            log.info(`registered as session ${registered.sessionId} for profile ${options.profileName}`)
-          ])
-        ),
-        Effect.map((registered): Session => ({
-          sessionId: registered.sessionId,
-          heartbeatIntervalMs: registered.timings.heartbeatIntervalMs,
-          claimLeaseMs: registered.timings.claimLeaseMs
-        }))
-      )
+      Effect.flatMap(Ref.get(knownProfileId), (profileId) =>
+        client.agent.register({
+          payload: {
+            ...Option.match(Schema.decodeUnknownOption(CliProfileId)(profileId), {
+              onNone: () => ({}),
+              onSome: (profileId) => ({ profileId })
+            }),
+            projectId: options.projectId,
+            name: options.machineName,
+            hostname: options.hostname,
+            machineId: options.machineId,
+            appVersion: VERSION,
+            availableClis: options.availableClis,
+            paths: options.paths,
+            force
+          }
+        })).pipe(
+          Effect.tapError((error) => isTransient(error) ? log.warn(`cannot reach ${options.server}; retrying`) : Effect.void),
+          Effect.retry({ schedule: backoff, while: isTransient }),
+          Effect.catchTag("SessionConflict", (conflict) =>
+            new AgentStartFailed({
+              message:
+                `Another CLI holds profile "${options.profileName}" (session ${conflict.sessionId}). Stop it, or take over with --force.`
+            })),
+          Effect.catchAll((error) =>
+            error._tag === "AgentStartFailed"
+              ? Effect.fail(error)
+              : Effect.fail(
+                new AgentStartFailed({ message: `Registration failed: ${"message" in error ? String(error.message) : error._tag}` })
+              )
+          ),
+          Effect.tap((registered) =>
+            Effect.all([
+              Ref.set(knownProfileId, registered.profile.profileId),
+              options.rememberProfileId(registered.profile.profileId),
+              fs.writeFileString(stateFile, JSON.stringify({ sessionId: registered.sessionId }), { mode: 0o600 }).pipe(Effect.orDie),
+              log.info(`registered as session ${registered.sessionId} for profile ${options.profileName}`)
+            ])
+          ),
+          Effect.map((registered): Session => ({
+            sessionId: registered.sessionId,
+            heartbeatIntervalMs: registered.timings.heartbeatIntervalMs,
+            claimLeaseMs: registered.timings.claimLeaseMs
+          }))
+        )
 
     // A restarted CLI first tries to keep its previous session, so claims it still holds stay its own.
     const previous = yield* fs.readFileString(stateFile).pipe(
@@ -141,7 +147,9 @@ export const runAgent = (options: AgentOptions) =>
       onNone: () => Effect.succeed(Option.none<Session>()),
       onSome: ({ sessionId }) =>
         client.agent.heartbeat({ payload: { sessionId } }).pipe(
-          Effect.map((timings) => Option.some<Session>({ sessionId, heartbeatIntervalMs: timings.heartbeatIntervalMs, claimLeaseMs: timings.claimLeaseMs })),
+          Effect.map((timings) =>
+            Option.some<Session>({ sessionId, heartbeatIntervalMs: timings.heartbeatIntervalMs, claimLeaseMs: timings.claimLeaseMs })
+          ),
           Effect.orElseSucceed(() => Option.none<Session>())
         )
     })
@@ -162,7 +170,7 @@ export const runAgent = (options: AgentOptions) =>
     }
 
     // Heartbeat; an expired session registers again (its claims are gone: the threads stop on their own).
-    const heartbeat = yield* Effect.gen(function* () {
+    const heartbeat = yield* Effect.gen(function*() {
       const current = yield* SubscriptionRef.get(session)
       const beat = yield* client.agent.heartbeat({ payload: { sessionId: current.sessionId } }).pipe(Effect.either)
       if (Either.isRight(beat)) {
@@ -190,7 +198,7 @@ export const runAgent = (options: AgentOptions) =>
     // for its fibers, which end only once their runtimes are gone: the threads are told to stop,
     // hand their claims back (bounded) and the session is disconnected without waiting for that.
     yield* Effect.addFinalizer(() =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // The slots the interrupted threads free are not filled again.
         yield* Ref.set(stopping, true)
         // A beat after the disconnect would find the session gone and register again.
@@ -213,26 +221,30 @@ export const runAgent = (options: AgentOptions) =>
     const mcp = { url: `${options.server}/api/mcp?project=${options.projectId}`, apiKey: options.apiKey }
     const worktreesDir = path.join(options.stateDir, "..", "worktrees")
 
-    const dispatch: Effect.Effect<void, never, ThreadRunRequirements> =
-      dispatchLock.withPermits(1)(Effect.gen(function* () {
-        while (running.size < options.maxConcurrent && !(yield* Ref.get(stopping))) {
-          const current = yield* SubscriptionRef.get(session)
-          const claimed = yield* client.agent.claim({ payload: { sessionId: current.sessionId } }).pipe(
-            Effect.map((response) => response.thread),
-            Effect.orElseSucceed(() => null)
+    const dispatch: Effect.Effect<void, never, ThreadRunRequirements> = dispatchLock.withPermits(1)(Effect.gen(function*() {
+      while (running.size < options.maxConcurrent && !(yield* Ref.get(stopping))) {
+        const current = yield* SubscriptionRef.get(session)
+        const claimed = yield* client.agent.claim({ payload: { sessionId: current.sessionId } }).pipe(
+          Effect.map((response) => response.thread),
+          Effect.orElseSucceed(() => null)
+        )
+        if (claimed === null) return
+        // Claimed while the shutdown began: handed straight back.
+        if (yield* Ref.get(stopping)) {
+          return yield* shutdownCall(
+            shutdownClient.agent.release({
+              path: { threadId: claimed.threadId },
+              payload: { sessionId: current.sessionId, epoch: claimed.epoch }
+            })
           )
-          if (claimed === null) return
-          // Claimed while the shutdown began: handed straight back.
-          if (yield* Ref.get(stopping)) {
-            return yield* shutdownCall(
-              shutdownClient.agent.release({ path: { threadId: claimed.threadId }, payload: { sessionId: current.sessionId, epoch: claimed.epoch } })
-            )
-          }
-          yield* log.info(`claimed thread ${claimed.threadId} (${claimed.cliType}, epoch ${claimed.epoch})`)
-          const released = yield* Deferred.make<void>()
-          const entry: RunningThread = { threadId: claimed.threadId, startedAt: new Date().toISOString(), events: 0, released }
-          running.set(claimed.threadId, entry)
-          yield* FiberSet.run(threads, runThread({
+        }
+        yield* log.info(`claimed thread ${claimed.threadId} (${claimed.cliType}, epoch ${claimed.epoch})`)
+        const released = yield* Deferred.make<void>()
+        const entry: RunningThread = { threadId: claimed.threadId, startedAt: new Date().toISOString(), events: 0, released }
+        running.set(claimed.threadId, entry)
+        yield* FiberSet.run(
+          threads,
+          runThread({
             client,
             shutdownClient,
             onReleased: Deferred.done(released, Exit.void),
@@ -244,10 +256,11 @@ export const runAgent = (options: AgentOptions) =>
             worktreesDir,
             claimLeaseMs: current.claimLeaseMs,
             log,
-            onProgress: (threadId, events) => Effect.sync(() => {
-              const thread = running.get(threadId)
-              if (thread !== undefined) thread.events = events
-            })
+            onProgress: (threadId, events) =>
+              Effect.sync(() => {
+                const thread = running.get(threadId)
+                if (thread !== undefined) thread.events = events
+              })
           }, claimed).pipe(
             Effect.catchAllCause((cause) => log.warn(`thread ${claimed.threadId} stopped: ${String(cause)}`)),
             // A finalizer runs uninterruptibly, and so would a fiber forked from it, with every
@@ -257,12 +270,13 @@ export const runAgent = (options: AgentOptions) =>
               running.delete(claimed.threadId)
               return Deferred.done(released, Exit.void).pipe(Effect.zipRight(Effect.forkDaemon(Effect.interruptible(dispatch))))
             }))
-          ))
-        }
-      }))
+          )
+        )
+      }
+    }))
 
     // The queue: SSE frames (reconnected with backoff, following session changes) and a slow poll as a safety net.
-    const pendingFrames = Effect.gen(function* () {
+    const pendingFrames = Effect.gen(function*() {
       const { sessionId } = yield* SubscriptionRef.get(session)
       const response = yield* http.execute(
         HttpClientRequest.get(`${options.server}/api/agent/sessions/${sessionId}/pending`).pipe(
@@ -283,7 +297,7 @@ export const runAgent = (options: AgentOptions) =>
     yield* dispatch.pipe(Effect.repeat(Schedule.spaced(Duration.seconds(15))), Effect.forkScoped)
 
     // What `trellis agent status` shows, and the live view on a terminal.
-    yield* Effect.gen(function* () {
+    yield* Effect.gen(function*() {
       const current = yield* SubscriptionRef.get(session)
       const status: AgentStatus = {
         pid: process.pid,

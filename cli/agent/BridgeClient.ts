@@ -22,8 +22,7 @@ export const backoff = Schedule.exponential(Duration.millis(500)).pipe(
 )
 
 /** Network trouble or a server that is down: worth retrying; any answer from the backend is not. */
-export const isTransient = (error: { readonly _tag: string }): boolean =>
-  error._tag === "RequestError" || error._tag === "ResponseError"
+export const isTransient = (error: { readonly _tag: string }): boolean => error._tag === "RequestError" || error._tag === "ResponseError"
 
 /**
  * A call made while shutting down (release, disconnect) waits at most this long: a backend that
@@ -47,7 +46,7 @@ export const shutdownCall = <A, E, R>(call: Effect.Effect<A, E, R>, budget: Dura
  * never comes, and the disconnect would be lost with its budget.
  */
 export const makeShutdownBridgeClient = (server: string, apiKey: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const dispatcher = yield* Effect.acquireRelease(
       Effect.sync(() => new Agent({ pipelining: 0 })),
       (agent) => Effect.promise(() => agent.destroy())

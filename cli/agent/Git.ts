@@ -94,11 +94,11 @@ const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
 
 /** git facts of a directory, read with the `git` executable. */
 export class Git extends Effect.Service<Git>()("trellis/cli/Git", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const executor = yield* CommandExecutor.CommandExecutor
 
     const run = (directory: string, args: ReadonlyArray<string>): Effect.Effect<GitOutput, GitError> =>
-      Effect.scoped(Effect.gen(function* () {
+      Effect.scoped(Effect.gen(function*() {
         const process = yield* Command.start(
           Command.make("git", "-C", directory, ...args).pipe(
             Command.env({ GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" })
@@ -122,7 +122,7 @@ export class Git extends Effect.Service<Git>()("trellis/cli/Git", {
       new GitError({ message: `git ${args.join(" ")} failed (exit ${output.exitCode}): ${firstLine(output.stderr)}` })
 
     /** The top directory of the working tree containing `directory`. */
-    const repoRoot = Effect.fn("Git.repoRoot")(function* (directory: string) {
+    const repoRoot = Effect.fn("Git.repoRoot")(function*(directory: string) {
       const output = yield* run(directory, ["rev-parse", "--show-toplevel"])
       if (output.exitCode !== 0) {
         return yield* new NotAGitRepository({
@@ -134,7 +134,7 @@ export class Git extends Effect.Service<Git>()("trellis/cli/Git", {
     })
 
     /** `git remote get-url origin` without embedded credentials; null when there is no `origin`. */
-    const remoteUrl = Effect.fn("Git.remoteUrl")(function* (directory: string) {
+    const remoteUrl = Effect.fn("Git.remoteUrl")(function*(directory: string) {
       const args = ["remote", "get-url", "origin"]
       const output = yield* run(directory, args)
       if (output.exitCode === 0) {
@@ -146,7 +146,7 @@ export class Git extends Effect.Service<Git>()("trellis/cli/Git", {
     })
 
     /** The checked-out branch; null when HEAD is detached. */
-    const currentBranch = Effect.fn("Git.currentBranch")(function* (directory: string) {
+    const currentBranch = Effect.fn("Git.currentBranch")(function*(directory: string) {
       const args = ["symbolic-ref", "--quiet", "--short", "HEAD"]
       const output = yield* run(directory, args)
       if (output.exitCode === 0) return output.stdout.trim()
@@ -155,14 +155,14 @@ export class Git extends Effect.Service<Git>()("trellis/cli/Git", {
     })
 
     /** Runs `git args` in `directory`: its stdout, trimmed; a failure names the command and git's error. */
-    const output = Effect.fn("Git.output")(function* (directory: string, args: ReadonlyArray<string>) {
+    const output = Effect.fn("Git.output")(function*(directory: string, args: ReadonlyArray<string>) {
       const result = yield* run(directory, args)
       if (result.exitCode !== 0) return yield* failed(args, result)
       return result.stdout.trim()
     })
 
     /** Every worktree of the repository containing `directory`, the main one first. */
-    const worktrees = Effect.fn("Git.worktrees")(function* (directory: string) {
+    const worktrees = Effect.fn("Git.worktrees")(function*(directory: string) {
       return parseWorktreeList(yield* output(directory, ["worktree", "list", "--porcelain"]))
     })
 

@@ -41,7 +41,7 @@ interface End<E> {
 }
 
 export const groupLines = <E, R>(lines: Stream.Stream<RawLine, E, R>, limits: GroupLimits): Stream.Stream<ReadonlyArray<RawLine>, E, R> =>
-  Stream.unwrapScoped(Effect.gen(function* () {
+  Stream.unwrapScoped(Effect.gen(function*() {
     const queue = yield* Queue.bounded<Sized | End<E>>(2 * limits.lines + 1)
     // Room is counted in KiB: a line takes at least one, and never more than there is.
     const roomKib = Math.max(1, Math.floor((2 * limits.bytes) / 1024))
@@ -85,7 +85,7 @@ export const groupLines = <E, R>(lines: Stream.Stream<RawLine, E, R>, limits: Gr
     const fill = (group: Group) =>
       Queue.takeUpTo(queue, limits.lines - group.lines.length).pipe(Effect.flatMap((items) => add(group, Chunk.toReadonlyArray(items))))
 
-    const nextGroup: Effect.Effect<ReadonlyArray<RawLine>, Option.Option<E>> = Effect.gen(function* () {
+    const nextGroup: Effect.Effect<ReadonlyArray<RawLine>, Option.Option<E>> = Effect.gen(function*() {
       const group: Group = { lines: [], bytes: 0 }
       const carried = held
       held = []

@@ -35,7 +35,7 @@ export interface JournalFile {
 }
 
 export class Journal extends Effect.Service<Journal>()("trellis/agent/Journal", {
-  effect: Effect.fn(function* (directory: string) {
+  effect: Effect.fn(function*(directory: string) {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     yield* fs.makeDirectory(directory, { recursive: true, mode: 0o700 }).pipe(Effect.orDie)
@@ -48,7 +48,7 @@ export class Journal extends Effect.Service<Journal>()("trellis/agent/Journal", 
 
     /** Starts a message's journal (idempotent: an existing one is kept). */
     const open = (header: JournalHeader) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const file = fileOf(header)
         if (!(yield* fs.exists(file).pipe(Effect.orDie))) yield* appendLines(file, [encodeLine({ header })])
       })
@@ -62,11 +62,10 @@ export class Journal extends Effect.Service<Journal>()("trellis/agent/Journal", 
       appendLines(fileOf(header), chunks.map((chunk) => JSON.stringify({ chunk })))
 
     /** The message is settled on the backend: its chunks need not be kept. */
-    const remove = (header: Pick<JournalHeader, "threadId" | "messageId">) =>
-      fs.remove(fileOf(header), { force: true }).pipe(Effect.orDie)
+    const remove = (header: Pick<JournalHeader, "threadId" | "messageId">) => fs.remove(fileOf(header), { force: true }).pipe(Effect.orDie)
 
     const read = (file: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const text = yield* fs.readFileString(file).pipe(Effect.orDie)
         let header: JournalHeader | undefined
         const chunks: Array<JournalChunk> = []
@@ -82,7 +81,7 @@ export class Journal extends Effect.Service<Journal>()("trellis/agent/Journal", 
       })
 
     /** Every journal left behind, oldest message first. */
-    const leftovers = Effect.gen(function* () {
+    const leftovers = Effect.gen(function*() {
       const names = yield* fs.readDirectory(directory).pipe(Effect.orDie)
       const files = []
       for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
@@ -93,6 +92,12 @@ export class Journal extends Effect.Service<Journal>()("trellis/agent/Journal", 
       return files
     })
 
-    return { open, append, remove, leftovers, read: (header: Pick<JournalHeader, "threadId" | "messageId">) => read(fileOf(header)) } as const
+    return {
+      open,
+      append,
+      remove,
+      leftovers,
+      read: (header: Pick<JournalHeader, "threadId" | "messageId">) => read(fileOf(header))
+    } as const
   })
 }) {}

@@ -26,13 +26,17 @@ export const listProjects = (server: string, apiKey: Redacted.Redacted<string>) 
     Effect.catchTags({
       McpToolError: (error) => Effect.fail(new LoginError({ message: `list_projects failed on ${server}: ${error.message}` })),
       McpRequestError: (error) =>
-        Effect.fail(new LoginError({
-          message: error.status === 401
-            ? `the server rejected the API key ${maskApiKey(apiKey)} (${error.message}); check the key, or create one with \`trellis admin key create\``
-            : error.status === 404
-            ? `${error.message}; is this the base URL of a Trellis server?`
-            : error.message
-        }))
+        Effect.fail(
+          new LoginError({
+            message: error.status === 401
+              ? `the server rejected the API key ${
+                maskApiKey(apiKey)
+              } (${error.message}); check the key, or create one with \`trellis admin key create\``
+              : error.status === 404
+              ? `${error.message}; is this the base URL of a Trellis server?`
+              : error.message
+          })
+        )
     })
   )
 }
@@ -46,10 +50,12 @@ export const findProject = (projects: ReadonlyArray<AccessibleProject>, wanted: 
     ? projects.find((project) => project.projectId === key)
     : projects.find((project) => project.ref.toUpperCase() === key.toUpperCase())
   if (found !== undefined) return Effect.succeed(found)
-  return Effect.fail(new LoginError({
-    message: `project ${key} is not one this API key can access; ` +
-      (projects.length === 0 ? "it can access no project" : `it can access: ${projects.map(describeProject).join(", ")}`)
-  }))
+  return Effect.fail(
+    new LoginError({
+      message: `project ${key} is not one this API key can access; ` +
+        (projects.length === 0 ? "it can access no project" : `it can access: ${projects.map(describeProject).join(", ")}`)
+    })
+  )
 }
 
 export interface LoginInput {
@@ -77,7 +83,7 @@ export interface LoginResult {
  * when it serves the same server and project.
  */
 export const login = (input: LoginInput) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const profiles = yield* Profiles
     const server = yield* normalizeServerUrl(input.server)
     if (Redacted.value(input.apiKey).trim() === "") return yield* new InvalidProfile({ message: "api-key: the API key is empty" })
@@ -110,4 +116,3 @@ export const login = (input: LoginInput) =>
     if ((yield* profiles.defaultProfile) === null) yield* profiles.setDefault(name)
     return { name, profile, isDefault: (yield* profiles.defaultProfile) === name, updated: Option.isSome(previous) } satisfies LoginResult
   })
-

@@ -11,7 +11,7 @@ import { Effect } from "effect"
  * session with the conversation summarised.
  */
 export const machineId = (configDir: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const file = path.join(configDir, "machine-id")

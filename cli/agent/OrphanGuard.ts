@@ -49,18 +49,22 @@ exit 0
 `
 
 /** Starts the watcher; its `tell` writes one line to it (a watcher gone already is ignored). */
-const startWatcher = (mark: string) => Effect.acquireRelease(
-  Effect.sync(() => {
-    const watcher = spawn("/bin/sh", ["-c", WATCHER, "trellis-orphan-guard", mark], { stdio: ["pipe", "ignore", "ignore"], detached: true })
-    watcher.on("error", () => {})
-    watcher.stdin.on("error", () => {})
-    // Neither the watcher nor its pipe keeps the agent running.
-    watcher.unref()
-    if (watcher.stdin instanceof Socket) watcher.stdin.unref()
-    return watcher
-  }),
-  (watcher) => Effect.sync(() => watcher.stdin.end())
-).pipe(Effect.map((watcher) => ({ tell: (line: string) => Effect.sync(() => void watcher.stdin.write(`${line}\n`)) })))
+const startWatcher = (mark: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const watcher = spawn("/bin/sh", ["-c", WATCHER, "trellis-orphan-guard", mark], {
+        stdio: ["pipe", "ignore", "ignore"],
+        detached: true
+      })
+      watcher.on("error", () => {})
+      watcher.stdin.on("error", () => {})
+      // Neither the watcher nor its pipe keeps the agent running.
+      watcher.unref()
+      if (watcher.stdin instanceof Socket) watcher.stdin.unref()
+      return watcher
+    }),
+    (watcher) => Effect.sync(() => watcher.stdin.end())
+  ).pipe(Effect.map((watcher) => ({ tell: (line: string) => Effect.sync(() => void watcher.stdin.write(`${line}\n`)) })))
 
 /** The runtimes running now, for `stopEscapedNow` (the process exits without running finalizers). */
 const running = new Set<number>()
@@ -81,7 +85,7 @@ const KILL_GRACE = Duration.seconds(2)
  * in this finalizer.
  */
 const stopTree = (process: CommandExecutor.Process) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const escaped = escapedGroups(process.pid)
     signalGroups(escaped, "SIGTERM")
     const exited = yield* process.kill("SIGTERM").pipe(Effect.interruptible, Effect.timeout(KILL_GRACE), Effect.option)
@@ -101,13 +105,13 @@ const stopTree = (process: CommandExecutor.Process) =>
  */
 export const OrphanGuard: Layer.Layer<CommandExecutor.CommandExecutor, never, CommandExecutor.CommandExecutor> = Layer.scoped(
   CommandExecutor.CommandExecutor,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const executor = yield* CommandExecutor.CommandExecutor
     if (process.platform === "win32") return executor
     const mark = randomBytes(12).toString("hex")
     const watcher = yield* startWatcher(mark)
     return CommandExecutor.makeExecutor((command) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         let group: number | undefined
         // Added before the process starts, this finalizer runs after the one that stops it.
         yield* Effect.addFinalizer(() => (group === undefined ? Effect.void : watcher.tell(`-${group}`)))

@@ -185,7 +185,7 @@ export class ProfilesConfig extends Context.Tag("trellis/cli/ProfilesConfig")<Pr
  * `Profiles.Default` keeps them in `TRELLIS_CONFIG_DIR` (else `~/.config/trellis`); `Profiles.layer({ configDir })` elsewhere.
  */
 export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const git = yield* Git
     const { configDir } = yield* ProfilesConfig
@@ -195,7 +195,7 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
     const fileError = (what: string) => (error: { readonly message: string }) =>
       new ProfilesFileError({ file, message: `${what} ${file}: ${error.message}` })
 
-    const read: Effect.Effect<ProfilesFile, ProfilesFileError> = Effect.gen(function* () {
+    const read: Effect.Effect<ProfilesFile, ProfilesFileError> = Effect.gen(function*() {
       if (!(yield* fs.exists(file).pipe(Effect.mapError(fileError("cannot read"))))) return EMPTY
       const text = yield* fs.readFileString(file).pipe(Effect.mapError(fileError("cannot read")))
       return yield* decodeFile(text).pipe(
@@ -211,25 +211,30 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
 
     /** Creates the directory (0700) if needed, writes a temp file (0600), syncs it, renames it over the file. */
     const write = (data: ProfilesFile): Effect.Effect<void, ProfilesFileError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const text = yield* encodeFile(data).pipe(
           Effect.mapError((error) =>
-            new ProfilesFileError({ file, message: `refusing to write an invalid ${file}: ${ParseResult.TreeFormatter.formatErrorSync(error)}` })
+            new ProfilesFileError({
+              file,
+              message: `refusing to write an invalid ${file}: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+            })
           )
         )
         // A directory that already exists keeps its mode: it may be one the user chose with TRELLIS_CONFIG_DIR.
         if (!(yield* fs.exists(configDir).pipe(Effect.mapError(fileError("cannot create the directory of"))))) {
           yield* fs.makeDirectory(path.dirname(configDir), { recursive: true }).pipe(
-            Effect.zipRight(fs.makeDirectory(configDir, { mode: 0o700 }).pipe(
-              Effect.zipRight(fs.chmod(configDir, 0o700)),
-              // Another process created it meanwhile.
-              Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "AlreadyExists", () => Effect.void)
-            )),
+            Effect.zipRight(
+              fs.makeDirectory(configDir, { mode: 0o700 }).pipe(
+                Effect.zipRight(fs.chmod(configDir, 0o700)),
+                // Another process created it meanwhile.
+                Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "AlreadyExists", () => Effect.void)
+              )
+            ),
             Effect.mapError(fileError("cannot create the directory of"))
           )
         }
         const temp = path.join(configDir, `.profiles.json.${process.pid}.${randomBytes(6).toString("hex")}.tmp`)
-        yield* Effect.scoped(Effect.gen(function* () {
+        yield* Effect.scoped(Effect.gen(function*() {
           const handle = yield* fs.open(temp, { flag: "wx", mode: 0o600 })
           yield* handle.writeAll(new TextEncoder().encode(text + "\n"))
           yield* handle.sync
@@ -243,7 +248,7 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
 
     /** Read, change and write the file as one step of this process. */
     const update = <A, E>(change: (data: ProfilesFile) => Effect.Effect<readonly [A, ProfilesFile], E>) =>
-      lock.withPermits(1)(Effect.gen(function* () {
+      lock.withPermits(1)(Effect.gen(function*() {
         const [result, next] = yield* change(yield* read)
         yield* write(next)
         return result
@@ -275,8 +280,7 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
       )
 
     /** The real path when it exists, else the absolute one (a deleted directory can still be named). */
-    const realOrAbsolute = (p: string) =>
-      fs.realPath(path.resolve(p)).pipe(Effect.orElseSucceed(() => path.resolve(p)))
+    const realOrAbsolute = (p: string) => fs.realPath(path.resolve(p)).pipe(Effect.orElseSucceed(() => path.resolve(p)))
 
     // ---- API ----
 
@@ -286,15 +290,17 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
         return profile === undefined ? [] : [{ name, profile, isDefault: data.defaultProfile === name }]
       }))
 
-    const get = Effect.fn("Profiles.get")(function* (name: string) {
+    const get = Effect.fn("Profiles.get")(function*(name: string) {
       return yield* existing(yield* read, name)
     })
 
     const defaultProfile = Effect.map(read, (data) => data.defaultProfile)
 
-    const save = Effect.fn("Profiles.save")(function* (name: string, profile: Profile) {
+    const save = Effect.fn("Profiles.save")(function*(name: string, profile: Profile) {
       yield* Schema.decodeUnknown(ProfileName)(name).pipe(
-        Effect.mapError((error) => new InvalidProfile({ message: `profile name ${name}: ${ParseResult.TreeFormatter.formatErrorSync(error)}` }))
+        Effect.mapError((error) =>
+          new InvalidProfile({ message: `profile name ${name}: ${ParseResult.TreeFormatter.formatErrorSync(error)}` })
+        )
       )
       const valid = yield* Schema.validate(Profile)(profile).pipe(
         Effect.mapError((error) => new InvalidProfile({ message: `profile ${name}: ${ParseResult.TreeFormatter.formatErrorSync(error)}` }))
@@ -302,7 +308,7 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
       yield* update((data) => Effect.succeed([undefined, withProfile(data, name, valid)] as const))
     })
 
-    const remove = Effect.fn("Profiles.remove")(function* (name: string) {
+    const remove = Effect.fn("Profiles.remove")(function*(name: string) {
       yield* update((data) =>
         Effect.map(existing(data, name), () => {
           const profiles = Object.fromEntries(Object.entries(data.profiles).filter(([other]) => other !== name))
@@ -311,11 +317,11 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
       )
     })
 
-    const setDefault = Effect.fn("Profiles.setDefault")(function* (name: string) {
+    const setDefault = Effect.fn("Profiles.setDefault")(function*(name: string) {
       yield* update((data) => Effect.map(existing(data, name), () => [undefined, { ...data, defaultProfile: name }] as const))
     })
 
-    const setProfileId = Effect.fn("Profiles.setProfileId")(function* (name: string, profileId: CliProfileId) {
+    const setProfileId = Effect.fn("Profiles.setProfileId")(function*(name: string, profileId: CliProfileId) {
       yield* update((data) =>
         Effect.map(existing(data, name), (profile) => [undefined, withProfile(data, name, { ...profile, profileId })] as const)
       )
@@ -326,7 +332,7 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
      * other worktree git lists as a `worktree` whose parent is it. Paths already registered are
      * updated (a label given here replaces theirs). Returns the registered entries, checkout first.
      */
-    const addPath = Effect.fn("Profiles.addPath")(function* (name: string, dir: string, label?: string) {
+    const addPath = Effect.fn("Profiles.addPath")(function*(name: string, dir: string, label?: string) {
       yield* get(name)
       const real = yield* realDirectory(dir)
       const root = yield* realOrAbsolute(yield* git.repoRoot(real))
@@ -378,20 +384,23 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
     })
 
     /** Unregisters a path (and, for a checkout, its worktrees). Returns the entries removed. */
-    const removePath = Effect.fn("Profiles.removePath")(function* (name: string, target: string) {
+    const removePath = Effect.fn("Profiles.removePath")(function*(name: string, target: string) {
       const candidates = new Set([path.resolve(target), yield* realOrAbsolute(target)])
       return yield* update((data) =>
         Effect.flatMap(existing(data, name), (profile) => {
           const named = profile.paths.filter((entry) => candidates.has(entry.path)).map((entry) => entry.path)
           if (named.length === 0) {
             const registered = profile.paths.map((entry) => entry.path).join(", ")
-            return Effect.fail(new PathNotRegistered({
-              path: target,
-              message: `${target} is not registered to profile ${name}; ${registered === "" ? "it has no paths" : `its paths: ${registered}`}`
-            }))
+            return Effect.fail(
+              new PathNotRegistered({
+                path: target,
+                message: `${target} is not registered to profile ${name}; ${
+                  registered === "" ? "it has no paths" : `its paths: ${registered}`
+                }`
+              })
+            )
           }
-          const gone = (entry: ProfilePath) =>
-            named.includes(entry.path) || (entry.parentPath !== null && named.includes(entry.parentPath))
+          const gone = (entry: ProfilePath) => named.includes(entry.path) || (entry.parentPath !== null && named.includes(entry.parentPath))
           const removed = profile.paths.filter(gone)
           const paths = profile.paths.filter((entry) => !gone(entry))
           return Effect.succeed([removed, withProfile(data, name, { ...profile, paths })] as const)
@@ -404,7 +413,7 @@ export class Profiles extends Effect.Service<Profiles>()("trellis/cli/Profiles",
      * profile with a registered path containing `cwd` (the longest such path wins; on a tie the
      * default profile, else an error), then the default profile.
      */
-    const resolve = Effect.fn("Profiles.resolve")(function* (flag: Option.Option<string>, cwd: string) {
+    const resolve = Effect.fn("Profiles.resolve")(function*(flag: Option.Option<string>, cwd: string) {
       const data = yield* read
       const named = (name: string, source: ResolutionSource, via: string) => {
         const profile = lookup(data, name)

@@ -23,8 +23,7 @@ const MAX_MODELS = 200
 /** Claude Code's model aliases (each follows the newest model of its family). */
 export const CLAUDE_ALIASES: ReadonlyArray<CliModel> = [{ model: "sonnet" }, { model: "opus" }, { model: "haiku" }]
 
-const withEfforts = (model: string, efforts: ReadonlyArray<string>): CliModel =>
-  efforts.length === 0 ? { model } : { model, efforts }
+const withEfforts = (model: string, efforts: ReadonlyArray<string>): CliModel => efforts.length === 0 ? { model } : { model, efforts }
 
 // ---- Codex: the app-server's model/list ---------------------------------------------------------
 
@@ -46,7 +45,7 @@ const CodexModelList = Schema.parseJson(Schema.Struct({
 }))
 const decodeCodexModelList = Schema.decodeUnknownOption(CodexModelList)
 
-const codexModels: Lister = Effect.scoped(Effect.gen(function* () {
+const codexModels: Lister = Effect.scoped(Effect.gen(function*() {
   const process = yield* Command.start(Command.make("codex", "app-server").pipe(Command.stdin("pipe")))
   // stdin stays open until the answer is read: the app-server stops at its end.
   const stdin = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
@@ -67,7 +66,9 @@ const codexModels: Lister = Effect.scoped(Effect.gen(function* () {
 // ---- OpenCode: `opencode models --verbose` --------------------------------------------------------
 
 const MODEL_NAME = /^\S+\/\S+$/
-const OpenCodeModel = Schema.parseJson(Schema.Struct({ variants: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }))
+const OpenCodeModel = Schema.parseJson(
+  Schema.Struct({ variants: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
+)
 const decodeOpenCodeModel = Schema.decodeUnknownOption(OpenCodeModel)
 
 /** Each model is its `provider/model` line, then its details as indented JSON. */
@@ -83,9 +84,11 @@ export const parseOpenCodeModels = (output: string): ReadonlyArray<CliModel> => 
   return models
 }
 
-const openCodeModels: Lister = Effect.scoped(Effect.gen(function* () {
+const openCodeModels: Lister = Effect.scoped(Effect.gen(function*() {
   const process = yield* Command.start(Command.make("opencode", "models", "--verbose"))
-  const [output, exitCode] = yield* Effect.all([process.stdout.pipe(Stream.decodeText(), Stream.mkString), process.exitCode], { concurrency: 2 })
+  const [output, exitCode] = yield* Effect.all([process.stdout.pipe(Stream.decodeText(), Stream.mkString), process.exitCode], {
+    concurrency: 2
+  })
   return exitCode === 0 ? parseOpenCodeModels(output) : []
 }))
 

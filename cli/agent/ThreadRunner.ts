@@ -49,9 +49,10 @@ const INTERACTION_POLL_MS = 20_000
  * bridge under the claim and long-polled until a person answers or it expires. A claim lost while
  * waiting stops the work anyway; the runtime is then told the request expired, never denied.
  */
-const askThroughBridge = (context: ThreadRunContext, threadId: string, claimRef: { readonly sessionId: AgentSessionId; readonly epoch: number }) =>
+const askThroughBridge =
+  (context: ThreadRunContext, threadId: string, claimRef: { readonly sessionId: AgentSessionId; readonly epoch: number }) =>
   (request: InteractionRequest): Effect.Effect<InteractionOutcome> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const local = settleLocally(context.approve, request)
       if (Option.isSome(local)) {
         yield* context.log.info(`thread ${threadId}: ${request.kind} request allowed by the --approve ${context.approve} policy`)
@@ -138,7 +139,7 @@ const persist = <A, E extends { readonly _tag: string; readonly message?: string
   )
 
 export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const journal = yield* Journal
     const { client, log, sessionId } = context
     const threadId = claim.threadId
@@ -160,7 +161,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
     const runtime = context.runtimeFor(claim.cliType)
     const cwd = yield* workingDirectory(context, claim)
 
-    const work = Effect.gen(function* () {
+    const work = Effect.gen(function*() {
       while (true) {
         const batch = yield* persist(client.agent.startBatch({
           path,
@@ -183,14 +184,14 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
         const events = yield* Ref.make(0)
         // Every group is in the journal before its upload starts.
         const journaled = (lines: ReadonlyArray<RawLine>) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const start = yield* Ref.getAndUpdate(seq, (n) => n + lines.length)
             const chunks: ReadonlyArray<JournalChunk> = lines.map((line, i) => ({ seq: start + i, type: line.type, data: line.data }))
             yield* journal.append(header, chunks)
             return chunks
           })
         const upload = (chunks: ReadonlyArray<JournalChunk>) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const runtimeSessionId = yield* Ref.get(sessionRef)
             yield* persist(client.agent.uploadChunks({
               path,
@@ -203,24 +204,28 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
             }))
             yield* context.onProgress(threadId, yield* Ref.updateAndGet(events, (n) => n + chunks.length))
           })
-        const outcome = yield* groupLines(stoppable(client, threadId, header.messageId, (stopRequested) => runtime.run({
-          threadId,
-          cwd: cwd.right,
-          messages: batch.messages,
-          runtimeSessionId: batch.runtimeSessionId,
-          model: claim.cliModel,
-          effort: claim.cliEffort,
-          mode: claim.cliMode,
-          agentPrompt: claim.agentPrompt,
-          mcp: context.mcp,
-          history: threadHistory(context.mcp, threadId, new Set([...batch.messages.map((m) => m.messageId), batch.assistantMessageId])),
-          ask: askThroughBridge(context, threadId, claimRef),
-          stopRequested
-        })).pipe(
-          Stream.tap((output) => (output._tag === "SessionId" ? Ref.set(sessionRef, output.id) : Effect.void)),
-          Stream.filterMap((output) => (output._tag === "Line" ? Option.some(output.line) : Option.none())),
-          Stream.mapConcat(splitLine)
-        ), GROUP_LIMITS).pipe(
+        const outcome = yield* groupLines(
+          stoppable(client, threadId, header.messageId, (stopRequested) =>
+            runtime.run({
+              threadId,
+              cwd: cwd.right,
+              messages: batch.messages,
+              runtimeSessionId: batch.runtimeSessionId,
+              model: claim.cliModel,
+              effort: claim.cliEffort,
+              mode: claim.cliMode,
+              agentPrompt: claim.agentPrompt,
+              mcp: context.mcp,
+              history: threadHistory(context.mcp, threadId, new Set([...batch.messages.map((m) => m.messageId), batch.assistantMessageId])),
+              ask: askThroughBridge(context, threadId, claimRef),
+              stopRequested
+            })).pipe(
+              Stream.tap((output) => (output._tag === "SessionId" ? Ref.set(sessionRef, output.id) : Effect.void)),
+              Stream.filterMap((output) => (output._tag === "Line" ? Option.some(output.line) : Option.none())),
+              Stream.mapConcat(splitLine)
+            ),
+          GROUP_LIMITS
+        ).pipe(
           Stream.mapEffect(journaled),
           Stream.buffer({ capacity: GROUPS_AHEAD }),
           Stream.mapEffect(upload),
@@ -251,7 +256,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
       // What the journal holds was written under the lost claim: no upload can land any more. The
       // claim is handed back in case the backend only refused a write and it is still ours.
       Effect.catchTag("ClaimGone", (gone) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           yield* log.warn(`thread ${threadId}: stopped, the claim is no longer ours (${gone.reason})`)
           const header = yield* Ref.get(active)
           if (Option.isSome(header)) {
@@ -266,14 +271,17 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
       // thread back — each step bounded, as the agent disconnects right after. The runtime is
       // stopped meanwhile (the work's fiber is being interrupted), and this fiber ends once it is gone.
       Effect.onInterrupt(() =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const header = yield* Ref.get(active)
           if (Option.isSome(header)) {
             const file = yield* journal.read(header.value)
             if (Option.isSome(file)) {
               // The flush gives up (and says the journal is kept) before its budget ends.
               const budget = Duration.sum(SHUTDOWN_FLUSH, Duration.millis(200))
-              yield* shutdownCall(flushJournal(context.shutdownClient, log, file.value, "The CLI shut down mid-run", SHUTDOWN_FLUSH), budget)
+              yield* shutdownCall(
+                flushJournal(context.shutdownClient, log, file.value, "The CLI shut down mid-run", SHUTDOWN_FLUSH),
+                budget
+              )
             }
           }
           yield* shutdownCall(context.shutdownClient.agent.release({ path, payload: claimRef }))
@@ -296,13 +304,16 @@ const SHUTDOWN_FLUSH = Duration.millis(600)
  * the journal is kept for the next start; otherwise it is removed.
  */
 export const flushJournal = (client: BridgeClient, log: AgentLog, file: JournalFile, reason: string, patience: Duration.Duration) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const journal = yield* Journal
     const { epoch, messageId, sessionId, threadId } = file.header
     const path = { threadId }
-    const send = Effect.gen(function* () {
+    const send = Effect.gen(function*() {
       for (let i = 0; i < file.chunks.length; i += MAX_CHUNKS_PER_UPLOAD) {
-        yield* client.agent.uploadChunks({ path, payload: { sessionId, epoch, messageId, chunks: file.chunks.slice(i, i + MAX_CHUNKS_PER_UPLOAD) } })
+        yield* client.agent.uploadChunks({
+          path,
+          payload: { sessionId, epoch, messageId, chunks: file.chunks.slice(i, i + MAX_CHUNKS_PER_UPLOAD) }
+        })
       }
       yield* client.agent.fail({ path, payload: { sessionId, epoch, messageId, errorMessage: reason } })
     }).pipe(
@@ -312,7 +323,9 @@ export const flushJournal = (client: BridgeClient, log: AgentLog, file: JournalF
     )
     const sent = yield* send
     if (Either.isLeft(sent) && (sent.left._tag === "Timeout" || isTransient(sent.left))) {
-      return yield* log.warn(`thread ${threadId}: the backend is unreachable; ${file.chunks.length} journaled chunk(s) kept for the next start`)
+      return yield* log.warn(
+        `thread ${threadId}: the backend is unreachable; ${file.chunks.length} journaled chunk(s) kept for the next start`
+      )
     }
     if (Either.isRight(sent)) {
       yield* log.info(`thread ${threadId}: ${file.chunks.length} journaled chunk(s) sent; the run is marked failed and can be retried`)
@@ -329,7 +342,7 @@ export const flushJournal = (client: BridgeClient, log: AgentLog, file: JournalF
  * or why there is none (the reason the thread's batches fail with).
  */
 const workingDirectory = (context: ThreadRunContext, claim: ClaimedThread) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (claim.path === null) return Either.left(`thread ${claim.threadId} has no working directory on this machine`)
     const requested = decodeWorktree(claim.worktree)
     if (Option.isNone(requested)) return Either.right(claim.path)

@@ -26,7 +26,7 @@ export const STOPPED_MESSAGE = "Stopped by you"
 
 /** Done once the turn's owner asks to stop it; never fails (a poll the backend refuses ends the watch). */
 const watchStop = (client: BridgeClient, threadId: string, messageId: string, stopped: Deferred.Deferred<void>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     while (true) {
       const { stopRequested } = yield* client.agent.awaitStop({ path: { threadId }, urlParams: { messageId, waitMs: STOP_POLL_MS } }).pipe(
         Effect.retry({ schedule: backoff, while: isTransient })
@@ -46,7 +46,7 @@ export const stoppable = <R>(
   messageId: string,
   run: (stopRequested: Effect.Effect<void>) => Stream.Stream<RuntimeOutput, RuntimeFailed, R>
 ): Stream.Stream<RuntimeOutput, RuntimeFailed, R> =>
-  Stream.unwrapScoped(Effect.gen(function* () {
+  Stream.unwrapScoped(Effect.gen(function*() {
     const stopped = yield* Deferred.make<void>()
     yield* Effect.forkScoped(watchStop(client, threadId, messageId, stopped))
     return stopStream(run(Deferred.await(stopped)), stopped)

@@ -22,7 +22,7 @@ export type WorktreeRequest = typeof WorktreeRequest.Type
  * or from the remote's copy with `startFromOrigin`. An existing branch is checked out as is.
  */
 export const createWorktree = (repo: string, target: string, request: WorktreeRequest) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const { output: git } = yield* Git
     if (yield* fs.exists(target).pipe(Effect.orElseSucceed(() => false))) return target

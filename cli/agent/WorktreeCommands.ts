@@ -26,7 +26,7 @@ const profileOption = Options.text("profile").pipe(Options.withDescription("The 
 const json = Options.boolean("json").pipe(Options.withDescription("Print machine-readable JSON"))
 
 const sizeOf = (root: string): Effect.Effect<number, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const info = yield* fs.stat(root).pipe(Effect.option)
@@ -52,7 +52,7 @@ const threadDone = (server: string, apiKey: string, threadId: string) =>
   )
 
 const inspect = (profileFlag: Option.Option<string>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const profiles = yield* Profiles
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -79,24 +79,30 @@ const inspect = (profileFlag: Option.Option<string>) =>
   })
 
 const list = Command.make("list", { profile: profileOption, json }, (args) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const worktrees = yield* inspect(args.profile)
     if (args.json) return yield* Console.log(JSON.stringify({ worktrees }, null, 2))
     if (worktrees.length === 0) return yield* Console.log("no worktrees")
     for (const w of worktrees) {
       const done = w.threadDone === null ? "thread unknown" : w.threadDone ? "thread done" : "thread active"
-      yield* Console.log(`${w.threadId}  ${w.branch ?? "(detached)"}  ${human(w.sizeBytes)}  ${w.dirty ? "dirty" : "clean"}  ${done}  ${w.path}`)
+      yield* Console.log(
+        `${w.threadId}  ${w.branch ?? "(detached)"}  ${human(w.sizeBytes)}  ${w.dirty ? "dirty" : "clean"}  ${done}  ${w.path}`
+      )
     }
   }).pipe(
-    Effect.catchAll((error) => Effect.zipRight(Console.error(`error: ${error.message}`), Effect.sync(() => {
-      process.exitCode = 1
-    }))),
+    Effect.catchAll((error) =>
+      Effect.zipRight(
+        Console.error(`error: ${error.message}`),
+        Effect.sync(() => {
+          process.exitCode = 1
+        })
+      )
+    ),
     Effect.provide([Profiles.Default, Git.Default, NodeHttpClient.layerUndici])
-  )
-).pipe(Command.withDescription("Show each thread worktree: its thread, branch, size and whether it has uncommitted changes"))
+  )).pipe(Command.withDescription("Show each thread worktree: its thread, branch, size and whether it has uncommitted changes"))
 
 const prune = Command.make("prune", { profile: profileOption, json }, (args) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const git = yield* Git
     const worktrees = yield* inspect(args.profile)
     const removed: Array<string> = []
@@ -119,12 +125,16 @@ const prune = Command.make("prune", { profile: profileOption, json }, (args) =>
     for (const threadId of removed) yield* Console.log(`removed ${threadId}`)
     for (const k of kept) yield* Console.log(`kept ${k.threadId}: ${k.reason}`)
   }).pipe(
-    Effect.catchAll((error) => Effect.zipRight(Console.error(`error: ${error.message}`), Effect.sync(() => {
-      process.exitCode = 1
-    }))),
+    Effect.catchAll((error) =>
+      Effect.zipRight(
+        Console.error(`error: ${error.message}`),
+        Effect.sync(() => {
+          process.exitCode = 1
+        })
+      )
+    ),
     Effect.provide([Profiles.Default, Git.Default, NodeHttpClient.layerUndici])
-  )
-).pipe(Command.withDescription("Remove the worktrees of done threads that have no uncommitted changes"))
+  )).pipe(Command.withDescription("Remove the worktrees of done threads that have no uncommitted changes"))
 
 export const worktreesCommand = Command.make("worktrees").pipe(
   Command.withDescription("The git worktrees made for threads"),

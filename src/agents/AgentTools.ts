@@ -16,20 +16,20 @@ const agentPayload = (agent: ProjectAgentRecord) => ({
   updatedAt: agent.updatedAt.toISOString()
 })
 
-export const AgentTools = Effect.gen(function* () {
+export const AgentTools = Effect.gen(function*() {
   const agents = yield* ProjectAgents
   return [
     Implement.scoped(ListProjectAgents, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rows = yield* agents.list(yield* CurrentProject)
         return { agents: rows.map(agentPayload) }
       })),
     Implement.scoped(CreateProjectAgent, ({ projectId: _, ...input }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         return { projectAgentId: yield* agents.create(yield* CurrentProject, input) }
       })),
     Implement.unscoped(UpdateProjectAgent, ({ projectAgentId, ...patch }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* agents.update(yield* CurrentPrincipal, projectAgentId, patch)
         return null
       }))

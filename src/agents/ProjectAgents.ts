@@ -37,12 +37,13 @@ const requireWriter = (access: ProjectAccess) =>
   canWrite(access.role)
     ? Effect.void
     : new Forbidden({
-      message: `changing project agents in project ${access.project.ref} requires the project role admin or member; the caller is ${access.role}`
+      message:
+        `changing project agents in project ${access.project.ref} requires the project role admin or member; the caller is ${access.role}`
     })
 
 /** The agents tasks can be delegated to. Archived agents stay referenced by old tasks and threads but are not listed. */
 export class ProjectAgents extends Effect.Service<ProjectAgents>()("trellis/ProjectAgents", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const projects = yield* Projects
 
@@ -53,13 +54,13 @@ export class ProjectAgents extends Effect.Service<ProjectAgents>()("trellis/Proj
       automation === undefined || automation === null ? null : JSON.stringify(encodeAutomation(automation))
 
     /** The project's active agents, by name. */
-    const list = Effect.fn("ProjectAgents.list")(function* (access: ProjectAccess) {
+    const list = Effect.fn("ProjectAgents.list")(function*(access: ProjectAccess) {
       const rows = yield* sql`SELECT ${columns} FROM project_agents
         WHERE project_id = ${access.project.id} AND archived_at IS NULL ORDER BY name, id`.pipe(Effect.orDie)
       return yield* Effect.orDie(decodeRecords(rows))
     })
 
-    const create = Effect.fn("ProjectAgents.create")(function* (access: ProjectAccess, input: CreateProjectAgent) {
+    const create = Effect.fn("ProjectAgents.create")(function*(access: ProjectAccess, input: CreateProjectAgent) {
       yield* requireWriter(access)
       const name = yield* validateName("name", input.name, MAX_AGENT_NAME_LENGTH)
       const id = ProjectAgentId.generate()
@@ -73,7 +74,7 @@ export class ProjectAgents extends Effect.Service<ProjectAgents>()("trellis/Proj
      * Changes the fields given. The agent is found through its own project, so the caller needs
      * access to that project; one they cannot see is not found.
      */
-    const update = Effect.fn("ProjectAgents.update")(function* (
+    const update = Effect.fn("ProjectAgents.update")(function*(
       principal: Principal,
       agentId: ProjectAgentId,
       patch: UpdateProjectAgent

@@ -62,7 +62,7 @@ export type NewThread = Omit<InputOf<typeof CreateArtifactComment>, "artifactId"
 const WHAT = "artifact comments"
 
 export class ArtifactComments extends Effect.Service<ArtifactComments>()("trellis/ArtifactComments", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const artifacts = yield* Artifacts
     const projects = yield* Projects
@@ -88,16 +88,19 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
       )
 
     /** The artifact's threads, oldest first, optionally only those with one status. */
-    const threadsOf = Effect.fn("ArtifactComments.threadsOf")(function* (artifactId: string, status?: CommentStatus) {
+    const threadsOf = Effect.fn("ArtifactComments.threadsOf")(function*(artifactId: string, status?: CommentStatus) {
       return yield* threadsWhere(sql`c.artifact_id = ${artifactId}`, status)
     })
 
     const threadOf = (commentId: string) =>
-      Effect.flatMap(threadsWhere(sql`(c.id = ${commentId} OR c.parent_id = ${commentId})`), ([thread]) =>
-        thread === undefined ? Effect.dieMessage(`thread ${commentId} vanished in its own transaction`) : Effect.succeed(thread))
+      Effect.flatMap(
+        threadsWhere(sql`(c.id = ${commentId} OR c.parent_id = ${commentId})`),
+        ([thread]) =>
+          thread === undefined ? Effect.dieMessage(`thread ${commentId} vanished in its own transaction`) : Effect.succeed(thread)
+      )
 
     /** Opens a thread on the `occurrence`-th match of an exact snippet of a markdown artifact. */
-    const create = Effect.fn("ArtifactComments.create")(function* (principal: Principal, resolved: ResolvedArtifact, input: NewThread) {
+    const create = Effect.fn("ArtifactComments.create")(function*(principal: Principal, resolved: ResolvedArtifact, input: NewThread) {
       yield* requireWrite(resolved.access, WHAT)
       const { artifact } = resolved
       if (artifact.contentType !== "markdown") {
@@ -107,7 +110,7 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
       }
       const occurrence = input.occurrence ?? 1
       const id = ArtifactCommentId.generate()
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         // Locked so that no edit lands between finding the snippet and storing its offsets.
         const content = yield* artifacts.lockContent(artifact.id)
         const located = Anchor.locate(content, input.anchorText, occurrence)
@@ -115,7 +118,9 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
           return yield* new InvalidArgument({
             message: located.count === 0
               ? `anchorText: not found in artifact ${artifact.id}; it must match the content exactly, including whitespace, newlines and casing`
-              : `occurrence: ${occurrence} asked, but anchorText occurs ${located.count} time${located.count === 1 ? "" : "s"} in artifact ${artifact.id}`
+              : `occurrence: ${occurrence} asked, but anchorText occurs ${located.count} time${
+                located.count === 1 ? "" : "s"
+              } in artifact ${artifact.id}`
           })
         }
         const { anchor } = located
@@ -138,7 +143,7 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
         WHERE c.id IN ${sql.in(commentIds)}`.pipe(Effect.flatMap(decodeLocated), Effect.orDie)
 
     /** Adds a reply to a thread; replies are flat, so the comment must be a thread's root. */
-    const reply = Effect.fn("ArtifactComments.reply")(function* (principal: Principal, commentId: ArtifactCommentId, content: string) {
+    const reply = Effect.fn("ArtifactComments.reply")(function*(principal: Principal, commentId: ArtifactCommentId, content: string) {
       const [found] = yield* locate([commentId])
       if (found === undefined) return yield* notFound(commentId, "commentId")
       const resolved = yield* artifacts.resolve(principal, found.artifactId).pipe(
@@ -164,7 +169,7 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
      * project the caller cannot change fails the whole batch. A reopened thread is re-anchored
      * first, since resolved anchors are not kept up to date.
      */
-    const setStatus = Effect.fn("ArtifactComments.setStatus")(function* (
+    const setStatus = Effect.fn("ArtifactComments.setStatus")(function*(
       principal: Principal,
       commentIds: ReadonlyArray<ArtifactCommentId>,
       status: CommentStatus
@@ -176,7 +181,7 @@ export class ArtifactComments extends Effect.Service<ArtifactComments>()("trelli
         })
       }
       const ids = [...new Set(commentIds)]
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const found = new Map((yield* locate(ids)).map((row) => [row.id, row]))
         const reached = new Map<string, ProjectAccess>()
         for (const id of ids) {

@@ -18,7 +18,7 @@ import { artifactListItem, artifactView, threadView } from "./ArtifactViews.js"
 import { refProject, resolveTask } from "../tasks/TaskTools.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
 
-export const ArtifactTools = Effect.gen(function* () {
+export const ArtifactTools = Effect.gen(function*() {
   const tasks = yield* TaskReads
   const artifacts = yield* Artifacts
   const comments = yield* ArtifactComments
@@ -27,13 +27,13 @@ export const ArtifactTools = Effect.gen(function* () {
 
   return [
     Implement.unscoped(ListTaskArtifacts, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rows = yield* artifacts.listOf(yield* resolveTask(tasks, input.taskId, input.projectId))
         return { artifacts: rows.map(artifactListItem) }
       })),
 
     Implement.unscoped(GetTaskArtifact, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         if (input.commentsStatus !== undefined && input.includeComments !== true) {
           return yield* new InvalidArgument({ message: "commentsStatus: only applies with includeComments: true" })
         }
@@ -44,19 +44,23 @@ export const ArtifactTools = Effect.gen(function* () {
       })),
 
     Implement.unscoped(CreateTaskArtifact, ({ projectId, taskId, ...input }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const task = yield* resolveTask(tasks, taskId, projectId)
         return yield* artifacts.create(yield* CurrentPrincipal, task, input)
       })),
 
-    Implement.unscoped(UpdateTaskArtifact, ({ artifactId, ...changes }) =>
-      Effect.flatMap(resolve(artifactId), (resolved) => artifacts.update(resolved, changes))),
+    Implement.unscoped(
+      UpdateTaskArtifact,
+      ({ artifactId, ...changes }) => Effect.flatMap(resolve(artifactId), (resolved) => artifacts.update(resolved, changes))
+    ),
 
-    Implement.unscoped(ReplaceInTaskArtifact, ({ artifactId, ...replacement }) =>
-      Effect.flatMap(resolve(artifactId), (resolved) => artifacts.replace(resolved, replacement))),
+    Implement.unscoped(
+      ReplaceInTaskArtifact,
+      ({ artifactId, ...replacement }) => Effect.flatMap(resolve(artifactId), (resolved) => artifacts.replace(resolved, replacement))
+    ),
 
     Implement.unscoped(MoveTaskArtifact, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const resolved = yield* resolve(input.artifactId)
         // A bare ref without projectId or ?project= is looked up in the artifact's own project, the only valid target.
         const project = (yield* refProject(input.projectId)) ?? resolved.access.project.id

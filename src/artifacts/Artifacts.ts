@@ -62,7 +62,7 @@ const tooLong = (length: number) =>
   new LimitExceeded({ message: `content: ${length} characters; an artifact holds at most ${MAX_ARTIFACT_CONTENT_LENGTH}` })
 
 export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const projects = yield* Projects
 
@@ -84,9 +84,10 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
     const notFound = (artifactId: string, field: string) => new NotFound({ message: `${field}: artifact ${artifactId} not found` })
 
     /** An artifact of a live task in a project the caller reaches; any other is not found (no existence leak). */
-    const resolveWith = <Row extends ArtifactSummaryRow>(find: (condition: Fragment) => Effect.Effect<ReadonlyArray<Row>>) =>
+    const resolveWith =
+      <Row extends ArtifactSummaryRow>(find: (condition: Fragment) => Effect.Effect<ReadonlyArray<Row>>) =>
       (principal: Principal, artifactId: ArtifactId, field = "artifactId") =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const [artifact] = yield* find(sql`a.id = ${artifactId}`)
           if (artifact === undefined) return yield* notFound(artifactId, field)
           const access = yield* projects.access(principal, artifact.projectId).pipe(
@@ -102,12 +103,12 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
     const read = Effect.fn("Artifacts.read")(resolveWith(findRows))
 
     /** The artifacts of a task, oldest first, without content. */
-    const listOf = Effect.fn("Artifacts.listOf")(function* (task: ResolvedTask) {
+    const listOf = Effect.fn("Artifacts.listOf")(function*(task: ResolvedTask) {
       return yield* findSummaries(sql`a.task_id = ${task.task.id}`)
     })
 
     /** The artifacts of several tasks in one query (get_tasks asks for up to 25 tasks at once). */
-    const summariesOf = Effect.fn("Artifacts.summariesOf")(function* (taskIds: ReadonlyArray<string>) {
+    const summariesOf = Effect.fn("Artifacts.summariesOf")(function*(taskIds: ReadonlyArray<string>) {
       const byTask = new Map<string, ReadonlyArray<ArtifactSummaryRow>>()
       if (taskIds.length === 0) return byTask
       for (const row of yield* findSummaries(sql`a.task_id IN ${sql.in(taskIds)}`)) {
@@ -116,7 +117,7 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
       return byTask
     })
 
-    const create = Effect.fn("Artifacts.create")(function* (principal: Principal, task: ResolvedTask, input: NewArtifact) {
+    const create = Effect.fn("Artifacts.create")(function*(principal: Principal, task: ResolvedTask, input: NewArtifact) {
       yield* requireWrite(task.access, "artifacts")
       const content = input.content ?? ""
       if (content.length > MAX_ARTIFACT_CONTENT_LENGTH) return yield* tooLong(content.length)
@@ -156,7 +157,7 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
       content: string,
       options: { readonly status: "open" | "resolved"; readonly ids?: ReadonlyArray<string>; readonly change?: Anchor.Change }
     ) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const stored = yield* anchorsOf(artifactId, options.status, options.ids)
         const moved = stored.map((anchor) => ({ id: anchor.id, ...Anchor.relocate(anchor, content, options.change) }))
         const changed = moved.filter((anchor, i) => {
@@ -176,7 +177,7 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
 
     /** Writes new content and re-anchors the open threads, in the caller's transaction. */
     const writeContent = (artifactId: string, before: string, after: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         if (after.length > MAX_ARTIFACT_CONTENT_LENGTH) return yield* tooLong(after.length)
         yield* sql`UPDATE task_artifacts SET content = ${after}, updated_at = now() WHERE id = ${artifactId}`.pipe(Effect.orDie)
         return yield* reanchor(artifactId, after, { status: "open", change: Anchor.changeBetween(before, after) })
@@ -190,10 +191,10 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
       )
 
     /** Changes the given fields only; new content re-anchors the open threads in the same transaction. */
-    const update = Effect.fn("Artifacts.update")(function* (resolved: ResolvedArtifact, changes: ArtifactChanges) {
+    const update = Effect.fn("Artifacts.update")(function*(resolved: ResolvedArtifact, changes: ArtifactChanges) {
       yield* requireWrite(resolved.access, "artifacts")
       const id = resolved.artifact.id
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const before = yield* lockContent(id)
         const lostCommentIds = changes.content === undefined ? [] : yield* writeContent(id, before, changes.content)
         const sets = [
@@ -206,11 +207,11 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
     })
 
     /** Swaps an exact string: exactly one match, or every match with `replaceAll`. */
-    const replace = Effect.fn("Artifacts.replace")(function* (resolved: ResolvedArtifact, replacement: Replacement) {
+    const replace = Effect.fn("Artifacts.replace")(function*(resolved: ResolvedArtifact, replacement: Replacement) {
       yield* requireWrite(resolved.access, "artifacts")
       const { newString, oldString } = replacement
       const id = resolved.artifact.id
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const before = yield* lockContent(id)
         const matches = Anchor.occurrences(before, oldString)
         const first = matches[0]
@@ -221,7 +222,8 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
         }
         if (matches.length > 1 && replacement.replaceAll !== true) {
           return yield* new InvalidArgument({
-            message: `oldString: found ${matches.length} matches in artifact ${id}; add surrounding text to make it unique, or pass replaceAll: true`
+            message:
+              `oldString: found ${matches.length} matches in artifact ${id}; add surrounding text to make it unique, or pass replaceAll: true`
           })
         }
         // split/join, not String#replace: `$&` and friends in newString are literal text here.
@@ -234,11 +236,12 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
     })
 
     /** Moves the artifact, with its comment threads, to another task of its project. */
-    const move = Effect.fn("Artifacts.move")(function* (resolved: ResolvedArtifact, target: ResolvedTask) {
+    const move = Effect.fn("Artifacts.move")(function*(resolved: ResolvedArtifact, target: ResolvedTask) {
       yield* requireWrite(resolved.access, "artifacts")
       if (target.access.project.id !== resolved.access.project.id) {
         return yield* new InvalidArgument({
-          message: `taskId: task ${target.task.ref} is in another project than artifact ${resolved.artifact.id}; artifacts move only between tasks of their project`
+          message:
+            `taskId: task ${target.task.ref} is in another project than artifact ${resolved.artifact.id}; artifacts move only between tasks of their project`
         })
       }
       const id = resolved.artifact.id
@@ -250,16 +253,18 @@ export class Artifacts extends Effect.Service<Artifacts>()("trellis/Artifacts", 
           SELECT 1 FROM tasks WHERE id = ${target.task.id} AND deleted_at IS NULL FOR SHARE)
         RETURNING id`.pipe(Effect.orDie)
       if (moved.length === 0) {
-        return yield* new NotFound({ message: `artifactId: artifact ${id} or target task ${target.task.ref} was deleted meanwhile; nothing moved` })
+        return yield* new NotFound({
+          message: `artifactId: artifact ${id} or target task ${target.task.ref} was deleted meanwhile; nothing moved`
+        })
       }
       return { artifactId: id, taskId: target.task.id }
     })
 
     /** Deletes the artifact and every comment on it. */
-    const remove = Effect.fn("Artifacts.remove")(function* (resolved: ResolvedArtifact) {
+    const remove = Effect.fn("Artifacts.remove")(function*(resolved: ResolvedArtifact) {
       yield* requireWrite(resolved.access, "artifacts")
       const id = resolved.artifact.id
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const [counted] = yield* sql`SELECT count(*)::int AS n FROM artifact_comments WHERE artifact_id = ${id}`.pipe(
           Effect.flatMap(decodeCount)
         )

@@ -8,6 +8,9 @@ export const TaskArtifactsLive = Layer.effect(
   TaskArtifacts,
   Effect.map(Artifacts, (artifacts) => ({
     summariesOf: (taskIds: ReadonlyArray<string>) =>
-      Effect.map(artifacts.summariesOf(taskIds), (byTask) => new Map([...byTask].map(([taskId, rows]) => [taskId, rows.map(artifactSummary)])))
+      Effect.map(
+        artifacts.summariesOf(taskIds),
+        (byTask) => new Map([...byTask].map(([taskId, rows]) => [taskId, rows.map(artifactSummary)]))
+      )
   }))
 ).pipe(Layer.provide(Artifacts.Default))

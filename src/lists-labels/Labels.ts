@@ -45,7 +45,7 @@ const requireAdmin = (access: ProjectAccess) =>
     })
 
 export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const columns = sql`id, project_id AS "projectId", name, color, rank, created_at AS "createdAt", updated_at AS "updatedAt"`
@@ -68,19 +68,20 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
         Effect.flatMap((rows) =>
           rows[0] === undefined
             ? new NotFound({ message: `labelId: label ${labelIdOrName} not found in project ${access.project.ref}` })
-            : Effect.orDie(decodeRecord(rows[0])))
+            : Effect.orDie(decodeRecord(rows[0]))
+        )
       )
 
     /**
      * A label of the project by ID or exact name (ignoring case). A label of another project is
      * not found, whether or not it exists.
      */
-    const resolve = Effect.fn("Labels.resolve")(function* (access: ProjectAccess, labelIdOrName: string) {
+    const resolve = Effect.fn("Labels.resolve")(function*(access: ProjectAccess, labelIdOrName: string) {
       return yield* findRow(access, labelIdOrName, false)
     })
 
     /** The project's labels in board-column order. */
-    const list = Effect.fn("Labels.list")(function* (access: ProjectAccess) {
+    const list = Effect.fn("Labels.list")(function*(access: ProjectAccess) {
       const rows = yield* sql`SELECT ${columns} FROM labels WHERE project_id = ${access.project.id} ORDER BY rank, id`.pipe(
         Effect.orDie
       )
@@ -91,11 +92,11 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
      * Creates a label as the last board column. Holding the project row while counting keeps the
      * limit exact under concurrent creates.
      */
-    const create = Effect.fn("Labels.create")(function* (access: ProjectAccess, input: CreateLabel) {
+    const create = Effect.fn("Labels.create")(function*(access: ProjectAccess, input: CreateLabel) {
       yield* requireAdmin(access)
       const name = yield* validateName("name", input.name, MAX_LABEL_NAME_LENGTH)
       const projectId = access.project.id
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         // NO KEY UPDATE serializes label writers without blocking inserts that only reference the project.
         yield* sql`SELECT id FROM projects WHERE id = ${projectId} FOR NO KEY UPDATE`
         const [counted] = yield* sql`
@@ -116,7 +117,7 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
     })
 
     /** Renames or recolors a label; tasks keep it, since they refer to it by ID. */
-    const update = Effect.fn("Labels.update")(function* (
+    const update = Effect.fn("Labels.update")(function*(
       access: ProjectAccess,
       labelIdOrName: string,
       patch: UpdateLabel
@@ -126,7 +127,7 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
         return yield* new InvalidArgument({ message: "name, color: pass at least one to change" })
       }
       const name = patch.name === undefined ? undefined : yield* validateName("name", patch.name, MAX_LABEL_NAME_LENGTH)
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const current = yield* findRow(access, labelIdOrName, true)
         const next = { name: name ?? current.name, color: patch.color ?? current.color }
         const rows = yield* sql`UPDATE labels SET name = ${next.name}, color = ${next.color}, updated_at = now()
@@ -140,7 +141,7 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
      * Deletes a label and deals with its tasks in the same transaction: clears the label, moves
      * them to another label, or clears it and archives the active ones.
      */
-    const remove = Effect.fn("Labels.remove")(function* (
+    const remove = Effect.fn("Labels.remove")(function*(
       access: ProjectAccess,
       labelIdOrName: string,
       resolution: LabelResolution,
@@ -153,11 +154,13 @@ export class Labels extends Effect.Service<Labels>()("trellis/Labels", {
       if (resolution !== "reassign" && reassignTo !== undefined) {
         return yield* new InvalidArgument({ message: `reassignTo: only used when resolution is reassign (it is ${resolution})` })
       }
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const label = yield* findRow(access, labelIdOrName, true)
         const target = reassignTo === undefined ? null : yield* findRow(access, reassignTo, true).pipe(
-          Effect.catchTag("NotFound", () =>
-            new NotFound({ message: `reassignTo: label ${reassignTo} not found in project ${access.project.ref}` }))
+          Effect.catchTag(
+            "NotFound",
+            () => new NotFound({ message: `reassignTo: label ${reassignTo} not found in project ${access.project.ref}` })
+          )
         )
         if (target !== null && target.id === label.id) {
           return yield* new InvalidArgument({ message: "reassignTo: must be another label than the one deleted" })

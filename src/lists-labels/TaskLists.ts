@@ -75,15 +75,14 @@ const requireListManagement = (access: ProjectAccess) =>
     })
 
 export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const columns = sql`id, project_id AS "projectId", ref, name, color, default_view_mode AS "defaultViewMode",
       default_board_group_by AS "defaultBoardGroupBy", is_system AS "isSystem", rank, archived_at AS "archivedAt",
       created_at AS "createdAt", updated_at AS "updatedAt"`
 
-    const uniqueConflict = (access: ProjectAccess, values: { readonly name: string; readonly ref: string }) =>
-    (error: SqlError) => {
+    const uniqueConflict = (access: ProjectAccess, values: { readonly name: string; readonly ref: string }) => (error: SqlError) => {
       switch (violatedConstraint(error)) {
         case "task_lists_project_name_key":
           return new Conflict({
@@ -97,7 +96,7 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
     }
 
     /** The system Backlog of a new project; runs inside the project's creating transaction. */
-    const createBacklog = Effect.fn("TaskLists.createBacklog")(function* (projectId: ProjectId) {
+    const createBacklog = Effect.fn("TaskLists.createBacklog")(function*(projectId: ProjectId) {
       const rank = yield* rankAfter(null)
       yield* sql`INSERT INTO task_lists (id, project_id, name, ref, is_system, rank)
         VALUES (${TaskListId.generate()}, ${projectId}, ${BACKLOG_NAME}, ${BACKLOG_REF}, true, ${rank})`.pipe(Effect.orDie)
@@ -111,14 +110,15 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
         Effect.flatMap((rows) =>
           rows[0] === undefined
             ? new NotFound({ message: `listId: list ${listIdOrRef} not found in project ${access.project.ref}` })
-            : Effect.orDie(decodeRecord(rows[0])))
+            : Effect.orDie(decodeRecord(rows[0]))
+        )
       )
 
     /**
      * A List of the project by raw ID or bare ref (any case). A List of another project is not
      * found, whether or not it exists.
      */
-    const resolve = Effect.fn("TaskLists.resolve")(function* (access: ProjectAccess, listIdOrRef: string) {
+    const resolve = Effect.fn("TaskLists.resolve")(function*(access: ProjectAccess, listIdOrRef: string) {
       return yield* findRow(access, listIdOrRef, false)
     })
 
@@ -126,7 +126,7 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
      * Active (or archived) Lists in rank order, the Backlog first, optionally narrowed to those
      * whose name or ref contains `query` (ignoring case), one page at a time.
      */
-    const list = Effect.fn("TaskLists.list")(function* (access: ProjectAccess, options: ListTaskLists = {}) {
+    const list = Effect.fn("TaskLists.list")(function*(access: ProjectAccess, options: ListTaskLists = {}) {
       const limit = options.limit ?? DEFAULT_PAGE_SIZE
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
         return yield* new InvalidArgument({ message: `limit: must be an integer from 1 to ${MAX_PAGE_SIZE}` })
@@ -152,14 +152,14 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
      * Creates a List at the end of the project's rank order. Holding the project row while
      * counting keeps the limit exact under concurrent creates (and derived refs distinct).
      */
-    const create = Effect.fn("TaskLists.create")(function* (access: ProjectAccess, input: CreateTaskList) {
+    const create = Effect.fn("TaskLists.create")(function*(access: ProjectAccess, input: CreateTaskList) {
       yield* requireListManagement(access)
       const name = yield* validateName("name", input.name, MAX_LIST_NAME_LENGTH)
       const explicitRef = input.ref === undefined ? null : yield* validateListRef(input.ref)
       const mode = input.defaultViewMode ?? null
       const groupBy = boardGroupBy(mode, input.defaultBoardGroupBy, null)
       const projectId = access.project.id
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         // NO KEY UPDATE serializes List writers without blocking inserts that only reference the project.
         yield* sql`SELECT id FROM projects WHERE id = ${projectId} FOR NO KEY UPDATE`
         const [counted] = yield* sql`SELECT count(*)::int AS n FROM task_lists
@@ -168,7 +168,8 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
         )
         if ((counted?.n ?? 0) >= MAX_ACTIVE_LISTS) {
           return yield* new LimitExceeded({
-            message: `project ${access.project.ref} already has ${MAX_ACTIVE_LISTS} active Lists, the most a project can have (the system Backlog does not count)`
+            message:
+              `project ${access.project.ref} already has ${MAX_ACTIVE_LISTS} active Lists, the most a project can have (the system Backlog does not count)`
           })
         }
         const existing = yield* sql`SELECT ref, rank FROM task_lists
@@ -186,7 +187,7 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
     })
 
     /** Changes a user List's name, ref, color or default view; system Lists cannot be changed. */
-    const update = Effect.fn("TaskLists.update")(function* (
+    const update = Effect.fn("TaskLists.update")(function*(
       access: ProjectAccess,
       listIdOrRef: string,
       patch: UpdateTaskList
@@ -200,7 +201,7 @@ export class TaskLists extends Effect.Service<TaskLists>()("trellis/TaskLists", 
       }
       const name = patch.name === undefined ? undefined : yield* validateName("name", patch.name, MAX_LIST_NAME_LENGTH)
       const ref = patch.ref === undefined ? undefined : yield* validateListRef(patch.ref)
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const current = yield* findRow(access, listIdOrRef, true)
         if (current.isSystem) {
           return yield* new InvalidArgument({

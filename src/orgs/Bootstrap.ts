@@ -10,14 +10,14 @@ import { Users } from "./Users.js"
  * On an empty database: one organization, its owner, the `Demo` project and an API key, in
  * one transaction. Returns none when the database already has an organization.
  */
-export const bootstrap = Effect.gen(function* () {
+export const bootstrap = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const organizations = yield* Organizations
   const users = yield* Users
   const projects = yield* Projects
   const memberships = yield* Memberships
   const apiKeys = yield* ApiKeys
-  return yield* sql.withTransaction(Effect.gen(function* () {
+  return yield* sql.withTransaction(Effect.gen(function*() {
     if (!(yield* organizations.isEmpty)) return Option.none()
     const organization = yield* organizations.create({ slug: "demo", name: "Demo" })
     const user = yield* users.create({ name: "Demo Owner", email: "owner@demo.localhost" })

@@ -5,10 +5,10 @@ import type { OrganizationRole, ProjectRole } from "../../catalog/domain/Roles.j
 
 /** Organization and project memberships; adding an existing member changes their role. */
 export class Memberships extends Effect.Service<Memberships>()("trellis/Memberships", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const addToOrganization = Effect.fn("Memberships.addToOrganization")(function* (
+    const addToOrganization = Effect.fn("Memberships.addToOrganization")(function*(
       organizationId: OrganizationId,
       userId: UserId,
       role: OrganizationRole
@@ -18,7 +18,7 @@ export class Memberships extends Effect.Service<Memberships>()("trellis/Membersh
         ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`.pipe(Effect.orDie)
     })
 
-    const addToProject = Effect.fn("Memberships.addToProject")(function* (
+    const addToProject = Effect.fn("Memberships.addToProject")(function*(
       projectId: ProjectId,
       userId: UserId,
       role: ProjectRole

@@ -15,10 +15,10 @@ export type OrganizationRecord = typeof OrganizationRecord.Type
 const decode = Schema.decodeUnknown(OrganizationRecord)
 
 export class Organizations extends Effect.Service<Organizations>()("trellis/Organizations", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const create = Effect.fn("Organizations.create")(function* (input: { readonly slug: string; readonly name: string }) {
+    const create = Effect.fn("Organizations.create")(function*(input: { readonly slug: string; readonly name: string }) {
       const rows = yield* sql`
         INSERT INTO organizations (id, slug, name) VALUES (${OrganizationId.generate()}, ${input.slug}, ${input.name})
         RETURNING id, slug, name, created_at AS "createdAt"`.pipe(
@@ -31,7 +31,7 @@ export class Organizations extends Effect.Service<Organizations>()("trellis/Orga
     })
 
     /** Finds an organization by its slug or its ID. */
-    const find = Effect.fn("Organizations.find")(function* (slugOrId: string) {
+    const find = Effect.fn("Organizations.find")(function*(slugOrId: string) {
       const rows = yield* sql`
         SELECT id, slug, name, created_at AS "createdAt" FROM organizations
         WHERE slug = ${slugOrId.toLowerCase()} OR id = ${slugOrId}`.pipe(Effect.orDie)

@@ -15,10 +15,10 @@ export type UserRecord = typeof UserRecord.Type
 const decode = Schema.decodeUnknown(UserRecord)
 
 export class Users extends Effect.Service<Users>()("trellis/Users", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const create = Effect.fn("Users.create")(function* (input: { readonly name: string; readonly email: string }) {
+    const create = Effect.fn("Users.create")(function*(input: { readonly name: string; readonly email: string }) {
       const rows = yield* sql`
         INSERT INTO users (id, name, email) VALUES (${UserId.generate()}, ${input.name}, ${input.email})
         RETURNING id, name, email, created_at AS "createdAt"`.pipe(
@@ -31,7 +31,7 @@ export class Users extends Effect.Service<Users>()("trellis/Users", {
     })
 
     /** Finds a user by ID or email (case-insensitive). */
-    const find = Effect.fn("Users.find")(function* (idOrEmail: string) {
+    const find = Effect.fn("Users.find")(function*(idOrEmail: string) {
       const rows = yield* sql`
         SELECT id, name, email, created_at AS "createdAt" FROM users
         WHERE id = ${idOrEmail} OR lower(email) = ${idOrEmail.toLowerCase()}`.pipe(Effect.orDie)

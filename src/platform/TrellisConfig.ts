@@ -54,8 +54,7 @@ export const defaults: TrellisConfigShape = {
 }
 
 export class TrellisConfig extends Context.Tag("trellis/TrellisConfig")<TrellisConfig, TrellisConfigShape>() {
-  static readonly layer = (overrides: Partial<TrellisConfigShape> = {}) =>
-    Layer.succeed(TrellisConfig, { ...defaults, ...overrides })
+  static readonly layer = (overrides: Partial<TrellisConfigShape> = {}) => Layer.succeed(TrellisConfig, { ...defaults, ...overrides })
 }
 
 export const isLoopbackHost = (host: string): boolean =>

@@ -14,7 +14,7 @@ const decodeProjectId = Schema.decodeUnknownEither(ProjectId)
 export const connectionProject = (
   projects: Projects
 ): Effect.Effect<Option.Option<ProjectAccess>, never, CurrentPrincipal | DefaultProject> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const fallback = yield* DefaultProject
     if (fallback === null) return Option.none()
     const projectId = decodeProjectId(fallback)

@@ -4,11 +4,11 @@ import { CurrentPrincipal } from "../platform/auth/Principal.js"
 import { Projects } from "./Projects.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
 
-export const ProjectTools = Effect.gen(function* () {
+export const ProjectTools = Effect.gen(function*() {
   const projects = yield* Projects
   return [
     Implement.unscoped(ListProjects, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rows = yield* projects.listAccessible(yield* CurrentPrincipal)
         return {
           projects: rows.map((row) => ({

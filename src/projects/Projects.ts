@@ -15,7 +15,7 @@ const decodeProject = Schema.decodeUnknown(ProjectRecord)
 const decodeAccessible = Schema.decodeUnknown(Schema.Array(AccessibleProject))
 
 export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const taskLists = yield* TaskLists
 
@@ -24,14 +24,14 @@ export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
         o.name AS "organizationName", p.created_at AS "createdAt", p.updated_at AS "updatedAt"
       FROM projects p JOIN organizations o ON o.id = p.organization_id`
 
-    const create = Effect.fn("Projects.create")(function* (input: {
+    const create = Effect.fn("Projects.create")(function*(input: {
       readonly organizationId: OrganizationId
       readonly name: string
       readonly ref: string
     }) {
       const id = ProjectId.generate()
       // A project never exists without its system Backlog, so both are written together.
-      yield* sql.withTransaction(Effect.gen(function* () {
+      yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`INSERT INTO projects (id, organization_id, name, ref)
           VALUES (${id}, ${input.organizationId}, ${input.name}, ${input.ref})`.pipe(
           Effect.catchTag("SqlError", (error) =>
@@ -44,7 +44,7 @@ export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
       return yield* get(id)
     })
 
-    const get = Effect.fn("Projects.get")(function* (id: ProjectId) {
+    const get = Effect.fn("Projects.get")(function*(id: ProjectId) {
       const rows = yield* sql`${selectProject} WHERE p.id = ${id}`.pipe(Effect.orDie)
       if (rows[0] === undefined) return yield* new NotFound({ message: `project ${id} not found` })
       return yield* decodeProject(rows[0]).pipe(Effect.orDie)
@@ -66,7 +66,7 @@ export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
         ORDER BY o.slug, p.name, p.id`.pipe(Effect.flatMap(decodeAccessible), Effect.orDie)
 
     /** The projects the principal's user can access, narrowed by the key's project list. */
-    const listAccessible = Effect.fn("Projects.listAccessible")(function* (principal: Principal) {
+    const listAccessible = Effect.fn("Projects.listAccessible")(function*(principal: Principal) {
       const rows = yield* accessibleRows(principal, null)
       const narrowed = principal.projectIds
       return narrowed === null ? rows : rows.filter((row) => narrowed.includes(row.id))
@@ -76,7 +76,7 @@ export class Projects extends Effect.Service<Projects>()("trellis/Projects", {
      * Resolves a project for the principal. A project the user cannot see is reported as not
      * found (no existence leak); one the key is narrowed away from is forbidden.
      */
-    const access = Effect.fn("Projects.access")(function* (principal: Principal, projectId: ProjectId) {
+    const access = Effect.fn("Projects.access")(function*(principal: Principal, projectId: ProjectId) {
       const [row] = yield* accessibleRows(principal, projectId)
       if (row === undefined) return yield* new NotFound({ message: `projectId: project ${projectId} not found` })
       if (principal.projectIds !== null && !principal.projectIds.includes(projectId)) {

@@ -21,16 +21,17 @@ export type ScopeResolver = (
  * organization scope, to derive the organization. Without `organization`, organization scope
  * means the organization owning the resolved project.
  */
-export const makeScopeResolver = Effect.gen(function* () {
+export const makeScopeResolver = Effect.gen(function*() {
   const projects = yield* Projects
   const scopes = yield* Scopes
   const resolver: ScopeResolver = (input, options) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const principal = yield* CurrentPrincipal
       if ((input.scope ?? "project") === "project") {
         if (input.organization !== undefined) {
           return yield* new InvalidArgument({
-            message: "organization: only used with scope: \"organization\" (pass scope: \"organization\" to work on organization-wide items)"
+            message:
+              "organization: only used with scope: \"organization\" (pass scope: \"organization\" to work on organization-wide items)"
           })
         }
         const project = yield* Effect.provideService(resolveProject(input.projectId), ProjectGate, projects)
@@ -40,11 +41,15 @@ export const makeScopeResolver = Effect.gen(function* () {
         return yield* new InvalidArgument({ message: "projectId: only used with scope: \"project\"" })
       }
       if (input.organization !== undefined) {
-        return { kind: "organization", organization: yield* scopes.organization(principal, input.organization, "organization") } satisfies ScopeAccess
+        return {
+          kind: "organization",
+          organization: yield* scopes.organization(principal, input.organization, "organization")
+        } satisfies ScopeAccess
       }
       if (input.projectId === undefined && (yield* DefaultProject) === null) {
         return yield* new InvalidArgument({
-          message: "organization: required with scope: \"organization\", because the connection URL has no ?project=<project_id> to derive it from"
+          message:
+            "organization: required with scope: \"organization\", because the connection URL has no ?project=<project_id> to derive it from"
         })
       }
       const project = yield* Effect.provideService(resolveProject(input.projectId), ProjectGate, projects)

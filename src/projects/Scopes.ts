@@ -54,7 +54,7 @@ export const describeScope = (scope: ScopeAccess): string =>
  * admin) and a key that is not narrowed to projects.
  */
 export class Scopes extends Effect.Service<Scopes>()("trellis/Scopes", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const projects = yield* Projects
 
@@ -63,7 +63,7 @@ export class Scopes extends Effect.Service<Scopes>()("trellis/Scopes", {
      * narrowed key learns nothing about organizations (or their prompts and Skills) its user is
      * not a member of: those are not found, like for any other key.
      */
-    const organization = Effect.fn("Scopes.organization")(function* (principal: Principal, slugOrId: string, field: string) {
+    const organization = Effect.fn("Scopes.organization")(function*(principal: Principal, slugOrId: string, field: string) {
       const rows = yield* sql`
         SELECT o.id, o.slug, o.name, m.role FROM organizations o
         JOIN organization_members m ON m.organization_id = o.id AND m.user_id = ${principal.userId}
@@ -78,7 +78,7 @@ export class Scopes extends Effect.Service<Scopes>()("trellis/Scopes", {
     })
 
     /** The scope of a stored row, for the caller; one they cannot see fails with the row's own `notFound`. */
-    const ofStored = Effect.fn("Scopes.ofStored")(function* (principal: Principal, stored: StoredScope, notFound: NotFound) {
+    const ofStored = Effect.fn("Scopes.ofStored")(function*(principal: Principal, stored: StoredScope, notFound: NotFound) {
       if (stored.projectId !== null) {
         const project = yield* projects.access(principal, stored.projectId).pipe(Effect.catchTag("NotFound", () => notFound))
         return { kind: "project", project } satisfies ScopeAccess
@@ -94,14 +94,16 @@ export class Scopes extends Effect.Service<Scopes>()("trellis/Scopes", {
         return canWrite(scope.project.role)
           ? Effect.void
           : new Forbidden({
-            message: `changing ${what} in project ${scope.project.project.ref} requires the project role admin or member; the caller is ${scope.project.role}`
+            message:
+              `changing ${what} in project ${scope.project.project.ref} requires the project role admin or member; the caller is ${scope.project.role}`
           })
       }
       const role = scope.organization.role
       return role === "owner" || role === "admin"
         ? Effect.void
         : new Forbidden({
-          message: `changing organization ${what} in ${scope.organization.slug} requires the organization role owner or admin; the caller is ${role}`
+          message:
+            `changing organization ${what} in ${scope.organization.slug} requires the organization role owner or admin; the caller is ${role}`
         })
     }
 

@@ -19,22 +19,22 @@ export const promptPayload = (prompt: PromptRecord) => ({
 // Prompts take projectId in project scope only (SPEC), unlike Skills.
 const SCOPE_OPTIONS = { projectIdInOrganizationScope: false } as const
 
-export const PromptTools = Effect.gen(function* () {
+export const PromptTools = Effect.gen(function*() {
   const prompts = yield* Prompts
   const resolveScope = yield* makeScopeResolver
   return [
     Implement.unscoped(ListPrompts, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rows = yield* prompts.list(yield* resolveScope(input, SCOPE_OPTIONS))
         return { prompts: rows.map(promptPayload) }
       })),
     Implement.unscoped(CreatePrompt, ({ scope, projectId, organization, ...input }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* resolveScope({ scope, projectId, organization }, SCOPE_OPTIONS)
         return { promptId: yield* prompts.create(owner, input) }
       })),
     Implement.unscoped(UpdatePrompt, ({ promptId, ...patch }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* prompts.update(yield* CurrentPrincipal, promptId, patch)
         return null
       }))

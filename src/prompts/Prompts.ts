@@ -42,7 +42,7 @@ const validateContent = (content: string) =>
 
 /** Slash commands of a project or an organization. Deleting them is left to the web UI. */
 export class Prompts extends Effect.Service<Prompts>()("trellis/Prompts", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const scopes = yield* Scopes
 
@@ -55,12 +55,12 @@ export class Prompts extends Effect.Service<Prompts>()("trellis/Prompts", {
         : Effect.die(error)
 
     /** The prompts of one scope owner, by key. */
-    const list = Effect.fn("Prompts.list")(function* (scope: ScopeAccess) {
+    const list = Effect.fn("Prompts.list")(function*(scope: ScopeAccess) {
       const rows = yield* sql`SELECT ${columns} FROM prompts WHERE ${ownedBy(sql, scope)} ORDER BY key, id`.pipe(Effect.orDie)
       return yield* Effect.orDie(decodeRecords(rows))
     })
 
-    const create = Effect.fn("Prompts.create")(function* (scope: ScopeAccess, input: CreatePrompt) {
+    const create = Effect.fn("Prompts.create")(function*(scope: ScopeAccess, input: CreatePrompt) {
       yield* scopes.requireWriter(scope, "prompts")
       const key = yield* validateKey(input.key)
       const content = yield* validateContent(input.content)
@@ -75,7 +75,7 @@ export class Prompts extends Effect.Service<Prompts>()("trellis/Prompts", {
     })
 
     /** Changes the fields given; the prompt stays in its own scope, which decides who may change it. */
-    const update = Effect.fn("Prompts.update")(function* (principal: Principal, promptId: PromptId, patch: UpdatePrompt) {
+    const update = Effect.fn("Prompts.update")(function*(principal: Principal, promptId: PromptId, patch: UpdatePrompt) {
       const notFound = new NotFound({ message: `promptId: prompt ${promptId} not found` })
       const [stored] = yield* sql`SELECT ${columns} FROM prompts WHERE id = ${promptId}`.pipe(
         Effect.orDie,

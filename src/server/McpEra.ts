@@ -20,8 +20,7 @@ const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 const LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
-export const isLegacyProtocolVersion = (version: string): boolean =>
-  LEGACY_PROTOCOL_VERSIONS.some((legacy) => legacy === version)
+export const isLegacyProtocolVersion = (version: string): boolean => LEGACY_PROTOCOL_VERSIONS.some((legacy) => legacy === version)
 
 export type Era =
   | { readonly _tag: "Legacy" }
@@ -49,8 +48,7 @@ export interface EraRequest {
   readonly header: (name: string) => string | undefined
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** RFC 9110 field values are compared without the optional whitespace around them. */
 const headerOf = (request: EraRequest, name: string): string | undefined => request.header(name)?.trim()
@@ -138,8 +136,12 @@ export const parameterHeaderProblem = (
 /** SEP-2243's standard headers, required on every 2026-07-28 request and checked against the body. */
 const standardHeaderProblem = (request: EraRequest): Refusal | undefined => {
   const method = headerOf(request, "mcp-method")
-  if (method === undefined) return mismatch("(missing)", request.method, `the Mcp-Method header is required (the body names ${request.method})`)
-  if (method !== request.method) return mismatch(method, request.method, `the Mcp-Method header names ${method} but the body names ${request.method}`)
+  if (method === undefined) {
+    return mismatch("(missing)", request.method, `the Mcp-Method header is required (the body names ${request.method})`)
+  }
+  if (method !== request.method) {
+    return mismatch(method, request.method, `the Mcp-Method header names ${method} but the body names ${request.method}`)
+  }
   const field = NAME_SOURCES[request.method]
   const bodyValue = field !== undefined && isObject(request.params) ? request.params[field] : undefined
   if (field === undefined || typeof bodyValue !== "string") return undefined
@@ -170,7 +172,9 @@ export const classify = (request: EraRequest): Either.Either<Era, Refusal> => {
     if (headerVersion !== undefined && !isLegacyProtocolVersion(headerVersion)) {
       if (headerVersion !== MODERN_PROTOCOL_VERSION) return Either.left(unsupported(headerVersion))
       if (request.method === "initialize") {
-        return Either.left(mismatch(headerVersion, "initialize", "initialize is the 2025 handshake, but MCP-Protocol-Version names 2026-07-28"))
+        return Either.left(
+          mismatch(headerVersion, "initialize", "initialize is the 2025 handshake, but MCP-Protocol-Version names 2026-07-28")
+        )
       }
       return Either.left(invalidEnvelope(
         `lacks ${PROTOCOL_VERSION_KEY} and ${CLIENT_CAPABILITIES_KEY}, which MCP-Protocol-Version ${headerVersion} requires`,

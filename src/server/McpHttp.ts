@@ -9,7 +9,6 @@ import { McpServer } from "./McpServer.js"
 import { classify, type Era } from "./McpEra.js"
 import { CurrentToolAccess, requestedAccess } from "./ToolAccess.js"
 
-
 /** An HTTP request to the MCP endpoint, independent of the server that received it. */
 export interface McpHttpRequest {
   readonly method: string
@@ -27,8 +26,11 @@ export interface McpHttpResponse {
   readonly body: string
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): McpHttpResponse =>
-  ({ status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): McpHttpResponse => ({
+  status,
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(body)
+})
 
 const accepted: McpHttpResponse = { status: 202, headers: {}, body: "" }
 
@@ -43,9 +45,12 @@ const queryOf = (url: string): URLSearchParams => {
  * missing from its `Mcp-Param-*` header 400.
  */
 const errorStatus = (era: Era, code: number): number =>
-  era._tag === "Legacy" ? 200
-    : code === JsonRpc.ErrorCode.MethodNotFound ? 404
-    : code === JsonRpc.ErrorCode.MissingRequiredClientCapability || code === JsonRpc.ErrorCode.HeaderMismatch ? 400
+  era._tag === "Legacy" ?
+    200
+    : code === JsonRpc.ErrorCode.MethodNotFound ?
+    404
+    : code === JsonRpc.ErrorCode.MissingRequiredClientCapability || code === JsonRpc.ErrorCode.HeaderMismatch ?
+    400
     : 200
 
 /** A defect: logged in full with a trace id; the caller gets only the trace id. */
@@ -62,18 +67,27 @@ const internalError = (id: JsonRpc.JsonRpcId | null, cause: Cause.Cause<unknown>
  * answers), as a function from request to response so any server can mount it.
  */
 export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const config = yield* TrellisConfig
     const mcp = yield* McpServer
 
-    const tooLarge = json(413, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest,
-      `Invalid Request: the body exceeds ${config.maxBodyBytes} bytes`))
+    const tooLarge = json(
+      413,
+      JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest, `Invalid Request: the body exceeds ${config.maxBodyBytes} bytes`)
+    )
 
-    const methodNotAllowed = json(405, JsonRpc.failure(null, JsonRpc.ErrorCode.InvalidRequest,
-      "Method Not Allowed: this endpoint takes POST only (no SSE stream, no sessions)"), { allow: "POST" })
+    const methodNotAllowed = json(
+      405,
+      JsonRpc.failure(
+        null,
+        JsonRpc.ErrorCode.InvalidRequest,
+        "Method Not Allowed: this endpoint takes POST only (no SSE stream, no sessions)"
+      ),
+      { allow: "POST" }
+    )
 
     const post = (request: McpHttpRequest, principal: Principal) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const body = yield* Effect.either(request.body(config.maxBodyBytes))
         if (Either.isLeft(body)) {
           return body.left._tag === "BodyTooLarge"
@@ -104,13 +118,16 @@ export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
         return yield* mcp.handle(incoming.method, incoming.params, era.right).pipe(
           Effect.match({
             onSuccess: (result) => json(200, JsonRpc.success(incoming.id, result)),
-            onFailure: (error) => json(errorStatus(era.right, error.code), JsonRpc.failure(incoming.id, error.code, error.message, error.data))
+            onFailure: (error) =>
+              json(errorStatus(era.right, error.code), JsonRpc.failure(incoming.id, error.code, error.message, error.data))
           }),
           // One context for the per-request values: each provide is a context copy.
-          Effect.provide(Context.make(CurrentPrincipal, principal).pipe(
-            Context.add(DefaultProject, query.get("project")),
-            Context.add(CurrentToolAccess, access.right)
-          )),
+          Effect.provide(
+            Context.make(CurrentPrincipal, principal).pipe(
+              Context.add(DefaultProject, query.get("project")),
+              Context.add(CurrentToolAccess, access.right)
+            )
+          ),
           Effect.catchAllCause((cause) => internalError(incoming.id, cause))
         )
       })

@@ -17,7 +17,7 @@ const isMaxBytesExceeded = (error: unknown): boolean =>
  * lookup) for the principal the handler acts as.
  */
 export const McpRoute = HttpLayerRouter.use((router) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const mcp = yield* McpHttp
     const guard = yield* RequestGuard
     const handler = (request: HttpServerRequest.HttpServerRequest) => {

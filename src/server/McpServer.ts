@@ -11,7 +11,13 @@ import { invalidParams, McpError } from "../platform/mcp/McpError.js"
 import { McpProjectContent } from "./McpProjectContent.js"
 import { SKILLS_EXTENSION, SkillsExtension } from "../skills/SkillsExtension.js"
 import { CurrentToolAccess, refusal, type ToolAccess } from "./ToolAccess.js"
-import { type Era, isLegacyProtocolVersion, parameterHeaderProblem, LATEST_LEGACY_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./McpEra.js"
+import {
+  type Era,
+  isLegacyProtocolVersion,
+  parameterHeaderProblem,
+  LATEST_LEGACY_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS
+} from "./McpEra.js"
 import { CALLER_LIST, type CacheHint, modernResult, SERVER_INFO, STATIC_LIST } from "./ModernResult.js"
 
 const INSTRUCTIONS =
@@ -23,14 +29,20 @@ const LEGACY_ONLY = new Set(["initialize", "ping"])
 const MODERN_ONLY = new Set(["server/discover"])
 /** What a 2026-07-28 client may cache: lists, and reads of Skill files. */
 const CACHEABLE = new Set([
-  "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read",
-  "resources/directory/read", "skills/list", "skills/get"
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "resources/directory/read",
+  "skills/list",
+  "skills/get"
 ])
 
 const methodNotFound = (method: string) => new McpError({ code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` })
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 // MCP's structuredContent is an object: a null result (update_project_agent, load_skill…) is text only.
 const toolResult = (structured: unknown) => ({
@@ -55,27 +67,30 @@ const decodeCursor = (cursor: string): Option.Option<number> => {
  * concerns live in the HTTP route.
  */
 export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const config = yield* TrellisConfig
     const runner = yield* ToolRunner
     const projectContent = yield* McpProjectContent
 
     const described = runner.tools.map((tool) => {
       const outputSchema = Tool.outputJsonSchema(tool)
-      return { tool, descriptor: {
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema: Tool.inputJsonSchema(tool),
-        ...(outputSchema === undefined ? {} : { outputSchema }),
-        annotations: {
+      return {
+        tool,
+        descriptor: {
+          name: tool.name,
           title: tool.title,
-          readOnlyHint: tool.annotations.readOnly,
-          destructiveHint: tool.annotations.destructive,
-          idempotentHint: tool.annotations.idempotent,
-          openWorldHint: false
+          description: tool.description,
+          inputSchema: Tool.inputJsonSchema(tool),
+          ...(outputSchema === undefined ? {} : { outputSchema }),
+          annotations: {
+            title: tool.title,
+            readOnlyHint: tool.annotations.readOnly,
+            destructiveHint: tool.annotations.destructive,
+            idempotentHint: tool.annotations.idempotent,
+            openWorldHint: false
+          }
         }
-      } }
+      }
     })
     const descriptors = described.map(({ descriptor }) => descriptor)
 
@@ -85,7 +100,9 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
     const capabilities = Effect.map(skillsExtension.served, (served) => ({
       tools: { listChanged: false },
       prompts: { listChanged: false },
-      ...(served ? { resources: { subscribe: false, listChanged: false }, extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } } : {})
+      ...(served
+        ? { resources: { subscribe: false, listChanged: false }, extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } }
+        : {})
     }))
 
     const initialize = (params: Record<string, unknown>) => {
@@ -113,37 +130,44 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
     const listHint = (access: ToolAccess, project: string | null): CacheHint =>
       project === null && access.toolsets === null && access.readOnly === null ? STATIC_LIST : CALLER_LIST
 
-    const listTools = (params: Record<string, unknown>) => Effect.flatMap(CurrentToolAccess, (access) => {
-      const served = described.filter(({ tool }) => refusal(access, tool) === undefined).map(({ descriptor }) => descriptor)
-      const cursor = params["cursor"]
-      const offset = cursor === undefined || cursor === null
-        ? Option.some(0)
-        : typeof cursor === "string"
-        ? Option.filter(decodeCursor(cursor), (n) => n > 0 && n < served.length)
-        : Option.none()
-      if (Option.isNone(offset)) return Effect.fail(invalidParams("cursor is not one this server issued"))
-      const end = offset.value + config.toolsPageSize
-      const page = served.slice(offset.value, end)
-      const result = (tools: typeof page) => ({ tools, ...(end < served.length ? { nextCursor: encodeCursor(end) } : {}) })
-      if (!page.some((tool) => tool.name === LoadSkill.name)) return Effect.succeed(result(page))
-      // load_skill names the connection's project Skills, so a model knows what it can load.
-      return Effect.map(projectContent.skillIndex, Option.match({
-        onNone: () => result(page),
-        onSome: (index) =>
-          result(page.map((tool) => tool.name === LoadSkill.name ? { ...tool, description: `${tool.description}\n\n${index}` } : tool))
-      }))
-    })
+    const listTools = (params: Record<string, unknown>) =>
+      Effect.flatMap(CurrentToolAccess, (access) => {
+        const served = described.filter(({ tool }) => refusal(access, tool) === undefined).map(({ descriptor }) => descriptor)
+        const cursor = params["cursor"]
+        const offset = cursor === undefined || cursor === null
+          ? Option.some(0)
+          : typeof cursor === "string"
+          ? Option.filter(decodeCursor(cursor), (n) => n > 0 && n < served.length)
+          : Option.none()
+        if (Option.isNone(offset)) return Effect.fail(invalidParams("cursor is not one this server issued"))
+        const end = offset.value + config.toolsPageSize
+        const page = served.slice(offset.value, end)
+        const result = (tools: typeof page) => ({ tools, ...(end < served.length ? { nextCursor: encodeCursor(end) } : {}) })
+        if (!page.some((tool) => tool.name === LoadSkill.name)) return Effect.succeed(result(page))
+        // load_skill names the connection's project Skills, so a model knows what it can load.
+        return Effect.map(
+          projectContent.skillIndex,
+          Option.match({
+            onNone: () => result(page),
+            onSome: (index) =>
+              result(page.map((tool) => tool.name === LoadSkill.name ? { ...tool, description: `${tool.description}\n\n${index}` } : tool))
+          })
+        )
+      })
 
     const getPrompt = (params: Record<string, unknown>) => {
       const name = params["name"]
       if (typeof name !== "string") return Effect.fail(invalidParams("name must be a string"))
-      return Effect.flatMap(projectContent.getPrompt(name), Option.match({
-        onNone: () =>
-          Effect.fail(invalidParams(
-            `no prompt named ${name} in the connection's project (prompts come from the project of the URL's ?project=<project_id>)`
-          )),
-        onSome: Effect.succeed
-      }))
+      return Effect.flatMap(
+        projectContent.getPrompt(name),
+        Option.match({
+          onNone: () =>
+            Effect.fail(invalidParams(
+              `no prompt named ${name} in the connection's project (prompts come from the project of the URL's ?project=<project_id>)`
+            )),
+          onSome: Effect.succeed
+        })
+      )
     }
 
     const callTool = (params: Record<string, unknown>, era: Era) => {
@@ -171,7 +195,11 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
       })
     }
 
-    const dispatch = (method: string, params: Record<string, unknown>, era: Era): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject | CurrentToolAccess> => {
+    const dispatch = (
+      method: string,
+      params: Record<string, unknown>,
+      era: Era
+    ): Effect.Effect<unknown, McpError, CurrentPrincipal | DefaultProject | CurrentToolAccess> => {
       switch (method) {
         case "initialize":
           return initialize(params)
@@ -205,11 +233,12 @@ export class McpServer extends Effect.Service<McpServer>()("trellis/McpServer", 
     }
 
     /** Which results a 2026-07-28 client may cache, and for whom. */
-    const cacheHint = (method: string) => Effect.gen(function* () {
-      if (!CACHEABLE.has(method)) return undefined
-      if (method !== "tools/list" && method !== "server/discover") return CALLER_LIST
-      return listHint(yield* CurrentToolAccess, yield* DefaultProject)
-    })
+    const cacheHint = (method: string) =>
+      Effect.gen(function*() {
+        if (!CACHEABLE.has(method)) return undefined
+        if (method !== "tools/list" && method !== "server/discover") return CALLER_LIST
+        return listHint(yield* CurrentToolAccess, yield* DefaultProject)
+      })
 
     /** Answers one JSON-RPC request in the revision `era` names; fails with the JSON-RPC error to send instead. */
     const handle = (

@@ -20,8 +20,7 @@ export const CALLER_LIST: CacheHint = { ttlMs: 30_000, cacheScope: "private" }
 
 export const SERVER_INFO = { name: "trellis", title: "Trellis", version: VERSION } as const
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * A result as the 2026-07-28 revision shapes it: `resultType`, the server's identity in `_meta`,

@@ -79,7 +79,7 @@ export const serveNode = <A, E, R>(
   routes: Layer.Layer<A, E, R>,
   options: { readonly host: string; readonly port: number }
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* TrellisConfig
     const guard = yield* RequestGuard
     const mcp = yield* McpHttp
@@ -134,7 +134,12 @@ export const serveNode = <A, E, R>(
       const path = pathOf(request.url ?? "/")
       if (path === MCP_PATH) {
         return guarded(request, response, (principal, body) =>
-          mcp.handle({ method, url: request.url ?? "/", header: headerOf(request), body: () => body }, principal))
+          mcp.handle({
+            method,
+            url: request.url ?? "/",
+            header: headerOf(request),
+            body: () => body
+          }, principal))
       }
       const fast = agentFastPath(method, path)
       if (fast === undefined) return platformListener(request, response)

@@ -35,7 +35,11 @@ export const requestedAccess = (
   const names = listed === undefined || listed === null ? null : listed.split(",").map((name) => name.trim()).filter((name) => name !== "")
   const unknown = names?.filter((name) => !isToolset(name)) ?? []
   if (unknown.length > 0) {
-    return Either.left(`toolsets: ${unknown.map((name) => `"${name}"`).join(", ")} ${unknown.length === 1 ? "is not a toolset" : "are not toolsets"} (toolsets: ${TOOLSET_NAMES.join(", ")})`)
+    return Either.left(
+      `toolsets: ${unknown.map((name) => `"${name}"`).join(", ")} ${
+        unknown.length === 1 ? "is not a toolset" : "are not toolsets"
+      } (toolsets: ${TOOLSET_NAMES.join(", ")})`
+    )
   }
   const readonly = query.get("readonly")?.trim().toLowerCase()
   if (readonly !== undefined && !TRUE_VALUES.has(readonly) && !FALSE_VALUES.has(readonly)) {

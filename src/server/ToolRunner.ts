@@ -47,7 +47,7 @@ const complete = <const Impls extends ReadonlyArray<Implementation>>(impls: Comp
 
 /** Runs catalog tools by name, for the MCP endpoint and for in-process callers alike. */
 export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const projects = yield* Projects
     const implementations = complete([
       ...(yield* ProjectTools),
@@ -77,6 +77,27 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
 
     return { tools: Catalog, call } as const
   }),
-  dependencies: [Projects.Default, TaskLists.Default, Labels.Default, TaskReads.Default, TaskWrites.Default, TaskLinks.Default, TaskComments.Default, TaskSearch.Default, TaskTree.Default, Artifacts.Default, TaskArtifactsLive, ArtifactComments.Default, ThreadRows.Default, ThreadListing.Default, ThreadCreation.Default, ThreadMessages.Default, CliProfiles.Default,
-    ProjectAgents.Default, Scopes.Default, Prompts.Default, Skills.Default]
+  dependencies: [
+    Projects.Default,
+    TaskLists.Default,
+    Labels.Default,
+    TaskReads.Default,
+    TaskWrites.Default,
+    TaskLinks.Default,
+    TaskComments.Default,
+    TaskSearch.Default,
+    TaskTree.Default,
+    Artifacts.Default,
+    TaskArtifactsLive,
+    ArtifactComments.Default,
+    ThreadRows.Default,
+    ThreadListing.Default,
+    ThreadCreation.Default,
+    ThreadMessages.Default,
+    CliProfiles.Default,
+    ProjectAgents.Default,
+    Scopes.Default,
+    Prompts.Default,
+    Skills.Default
+  ]
 }) {}

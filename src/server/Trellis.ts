@@ -128,7 +128,12 @@ export const adminServices = (config: Partial<TrellisConfigShape> = {}) =>
  * global middleware).
  */
 export const routes = Layer.mergeAll(
-  McpRoute, AgentRoutes, HealthRoute, WebSessionRoutes, WebAppRoutes, GuardMiddleware
+  McpRoute,
+  AgentRoutes,
+  HealthRoute,
+  WebSessionRoutes,
+  WebAppRoutes,
+  GuardMiddleware
 )
 
 /**

@@ -50,8 +50,7 @@ const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/
 // Agent Skills naming rules; Trellis names are looser (they allow leading, trailing and double hyphens).
 const AGENT_SKILL_NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Characters as a person counts them (code points, not UTF-16 units). */
 const characters = (text: string): number => [...text].length
@@ -114,7 +113,7 @@ const quoted = (text: string): string => JSON.stringify(text.length > 80 ? `${te
 
 /** Why the extension does not serve this Skill, or its frontmatter when it does. */
 export const checkServable = (skill: StoredSkill): Either.Either<Frontmatter, string> =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     const frontmatter = yield* parseFrontmatter(Object.hasOwn(skill.files, SKILL_MD) ? skill.files[SKILL_MD] ?? "" : "")
     if (frontmatter.name !== skill.name) {
       return yield* Either.left(`SKILL.md's frontmatter names ${quoted(frontmatter.name)}, not the Skill's name "${skill.name}"`)

@@ -55,8 +55,7 @@ const validateName = (name: string) =>
 const filesOf = (record: SkillRecord): SkillFiles => new Map(Object.entries(record.files))
 
 /** A file's content, looking only at the Skill's own paths (never at what every object inherits). */
-const fileAt = (record: SkillRecord, path: string): string | undefined =>
-  Object.hasOwn(record.files, path) ? record.files[path] : undefined
+const fileAt = (record: SkillRecord, path: string): string | undefined => Object.hasOwn(record.files, path) ? record.files[path] : undefined
 
 const contentOf = (record: SkillRecord): SkillContent => ({
   record,
@@ -75,7 +74,7 @@ const otherPaths = (record: SkillRecord): ReadonlyArray<string> => contentOf(rec
  * each applies its edits to the result of the one before.
  */
 export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const scopes = yield* Scopes
 
@@ -87,12 +86,11 @@ export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
         ? new Conflict({ message: `name: ${where} already has a Skill named ${name}` })
         : Effect.die(error)
 
-    const decodeFirst = (rows: ReadonlyArray<unknown>) =>
-      Effect.map(Effect.orDie(decodeRecords(rows)), (records) => records[0])
+    const decodeFirst = (rows: ReadonlyArray<unknown>) => Effect.map(Effect.orDie(decodeRecords(rows)), (records) => records[0])
 
     /** A stored Skill the caller may reach, with its scope; `forUpdate` holds its row until the transaction ends. */
     const reach = (principal: Principal, skillId: SkillId, forUpdate: boolean) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const notFound = new NotFound({ message: `skillId: Skill ${skillId} not found` })
         const record = yield* sql`SELECT ${columns} FROM skills WHERE id = ${skillId} ${forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(
           Effect.orDie,
@@ -104,12 +102,12 @@ export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
       })
 
     /** The Skills of one scope owner, by name. */
-    const list = Effect.fn("Skills.list")(function* (scope: ScopeAccess) {
+    const list = Effect.fn("Skills.list")(function*(scope: ScopeAccess) {
       const rows = yield* sql`SELECT ${columns} FROM skills WHERE ${ownedBy(sql, scope)} ORDER BY name, id`.pipe(Effect.orDie)
       return yield* Effect.orDie(decodeRecords(rows))
     })
 
-    const create = Effect.fn("Skills.create")(function* (principal: Principal, scope: ScopeAccess, input: CreateSkill) {
+    const create = Effect.fn("Skills.create")(function*(principal: Principal, scope: ScopeAccess, input: CreateSkill) {
       yield* scopes.requireWriter(scope, "Skills")
       const name = yield* validateName(input.name)
       const skillMd = yield* checkSkillMd("content", input.content)
@@ -124,7 +122,7 @@ export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
       return id
     })
 
-    const get = Effect.fn("Skills.get")(function* (principal: Principal, skillId: SkillId) {
+    const get = Effect.fn("Skills.get")(function*(principal: Principal, skillId: SkillId) {
       const { record } = yield* reach(principal, skillId, false)
       return contentOf(record)
     })
@@ -134,9 +132,9 @@ export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
      * all of it succeeds; an unplaceable `replace` is returned rather than failed, and a save that
      * changes nothing keeps the version.
      */
-    const update = Effect.fn("Skills.update")(function* (principal: Principal, skillId: SkillId, patch: UpdateSkill) {
+    const update = Effect.fn("Skills.update")(function*(principal: Principal, skillId: SkillId, patch: UpdateSkill) {
       const name = patch.name === undefined ? undefined : yield* validateName(patch.name)
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const { record, scope } = yield* reach(principal, skillId, true)
         yield* scopes.requireWriter(scope, "Skills")
         const stored = filesOf(record)
@@ -164,8 +162,8 @@ export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 
-    const remove = Effect.fn("Skills.remove")(function* (principal: Principal, skillId: SkillId) {
-      yield* sql.withTransaction(Effect.gen(function* () {
+    const remove = Effect.fn("Skills.remove")(function*(principal: Principal, skillId: SkillId) {
+      yield* sql.withTransaction(Effect.gen(function*() {
         const { scope } = yield* reach(principal, skillId, true)
         yield* scopes.requireWriter(scope, "Skills")
         yield* sql`DELETE FROM skills WHERE id = ${skillId}`
@@ -182,14 +180,14 @@ export class Skills extends Effect.Service<Skills>()("trellis/Skills", {
         : Effect.succeed(undefined)
 
     /** What an agent loads: SKILL.md and the paths of the other files; null when there is no such project Skill. */
-    const load = Effect.fn("Skills.load")(function* (access: ProjectAccess, name: string) {
+    const load = Effect.fn("Skills.load")(function*(access: ProjectAccess, name: string) {
       const record = yield* findInProject(access, name)
       if (record === undefined) return null
       return { name: record.name, description: record.description, skillMd: fileAt(record, SKILL_MD) ?? "", paths: otherPaths(record) }
     })
 
     /** One file of a project Skill; null for a missing Skill or path, and for a path no file could have. */
-    const readFile = Effect.fn("Skills.readFile")(function* (access: ProjectAccess, name: string, path: string) {
+    const readFile = Effect.fn("Skills.readFile")(function*(access: ProjectAccess, name: string, path: string) {
       if (skillPathProblem(path) !== undefined) return null
       const record = yield* findInProject(access, name)
       const content = record === undefined ? undefined : fileAt(record, path)

@@ -30,8 +30,7 @@ interface Source {
 }
 
 /** Project refs are unique within their organization only, and an organization's own authority is its slug. */
-const projectAuthority = (project: ProjectRecord): string =>
-  uriComponent(`${project.ref}.${project.organizationSlug}`.toLowerCase())
+const projectAuthority = (project: ProjectRecord): string => uriComponent(`${project.ref}.${project.organizationSlug}`.toLowerCase())
 
 const organizationAuthority = (slug: string): string => uriComponent(slug.toLowerCase())
 
@@ -82,14 +81,14 @@ const resourceNotFound = (uri: string) => invalidParams("Resource not found", { 
  * has frontmatter naming it (`SkillManifest.checkServable`); list_skills says why another is not.
  */
 export class SkillsExtension extends Effect.Service<SkillsExtension>()("trellis/SkillsExtension", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const projects = yield* Projects
     const scopes = yield* Scopes
     const skills = yield* Skills
 
     const project = connectionProject(projects)
 
-    const sources: Effect.Effect<ReadonlyArray<Source>, never, CurrentPrincipal | DefaultProject> = Effect.gen(function* () {
+    const sources: Effect.Effect<ReadonlyArray<Source>, never, CurrentPrincipal | DefaultProject> = Effect.gen(function*() {
       const access = yield* project
       if (Option.isNone(access)) return []
       const own: Source = { authority: projectAuthority(access.value.project), scope: { kind: "project", project: access.value } }
@@ -103,8 +102,11 @@ export class SkillsExtension extends Effect.Service<SkillsExtension>()("trellis/
     })
 
     const servedIn = (source: Source) =>
-      Effect.map(skills.list(source.scope), (records) =>
-        records.flatMap((record) => Either.match(serveSkill(source.authority, record), { onLeft: () => [], onRight: (skill) => [skill] })))
+      Effect.map(
+        skills.list(source.scope),
+        (records) =>
+          records.flatMap((record) => Either.match(serveSkill(source.authority, record), { onLeft: () => [], onRight: (skill) => [skill] }))
+      )
 
     const allServed = Effect.flatMap(sources, (all) => Effect.map(Effect.forEach(all, servedIn), (lists) => lists.flat()))
 
@@ -127,14 +129,14 @@ export class SkillsExtension extends Effect.Service<SkillsExtension>()("trellis/
     const served = Effect.map(project, Option.isSome)
 
     /** `skills/list`: one entry per served Skill, whole, by URI. */
-    const list = Effect.fn("SkillsExtension.list")(function* (params: Record<string, unknown>) {
+    const list = Effect.fn("SkillsExtension.list")(function*(params: Record<string, unknown>) {
       const all = yield* allServed
       const { items, next } = yield* page(listCursor, params, all.map(skillEntry))
       return { skills: items, ...next }
     })
 
     /** `skills/get { uri }`: the entry of the Skill whose SKILL.md is at `uri`. */
-    const get = Effect.fn("SkillsExtension.get")(function* (params: Record<string, unknown>) {
+    const get = Effect.fn("SkillsExtension.get")(function*(params: Record<string, unknown>) {
       const uri = yield* uriParam(params)
       const located = yield* locate(uri)
       const segments = located?.segments ?? []
@@ -148,9 +150,13 @@ export class SkillsExtension extends Effect.Service<SkillsExtension>()("trellis/
     })
 
     /** `resources/list`: every file of every served Skill. */
-    const listResources = Effect.fn("SkillsExtension.listResources")(function* (params: Record<string, unknown>) {
+    const listResources = Effect.fn("SkillsExtension.listResources")(function*(params: Record<string, unknown>) {
       const all = yield* allServed
-      const { items, next } = yield* page(resourcesCursor, params, all.flatMap((skill) => skill.files.map((file) => fileResource(skill, file))))
+      const { items, next } = yield* page(
+        resourcesCursor,
+        params,
+        all.flatMap((skill) => skill.files.map((file) => fileResource(skill, file)))
+      )
       return { resources: items, ...next }
     })
 
@@ -158,7 +164,7 @@ export class SkillsExtension extends Effect.Service<SkillsExtension>()("trellis/
     const listResourceTemplates = Effect.succeed({ resourceTemplates: [] })
 
     /** `resources/read { uri }`: one file of a served Skill, as text. */
-    const read = Effect.fn("SkillsExtension.read")(function* (params: Record<string, unknown>) {
+    const read = Effect.fn("SkillsExtension.read")(function*(params: Record<string, unknown>) {
       const uri = yield* uriParam(params)
       const located = yield* locate(uri)
       const [name, ...path] = located?.segments ?? []
@@ -174,7 +180,7 @@ export class SkillsExtension extends Effect.Service<SkillsExtension>()("trellis/
      * authority's Skills, a Skill's root, or a folder of its files; subdirectories are
      * `inode/directory` resources.
      */
-    const readDirectory = Effect.fn("SkillsExtension.readDirectory")(function* (params: Record<string, unknown>) {
+    const readDirectory = Effect.fn("SkillsExtension.readDirectory")(function*(params: Record<string, unknown>) {
       const uri = yield* uriParam(params)
       const located = yield* locate(uri)
       const notDirectory = invalidParams(`${uri} is not a directory resource`, { uri })
@@ -205,4 +211,3 @@ export class SkillsExtension extends Effect.Service<SkillsExtension>()("trellis/
   }),
   dependencies: [Projects.Default, Scopes.Default, Skills.Default]
 }) {}
-

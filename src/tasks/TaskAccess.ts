@@ -14,4 +14,6 @@ export interface ResolvedTask {
 export const requireWrite = (access: ProjectAccess, what = "tasks") =>
   canWrite(access.role)
     ? Effect.void
-    : new Forbidden({ message: `changing ${what} in project ${access.project.ref} requires the project role member or admin; the caller is ${access.role}` })
+    : new Forbidden({
+      message: `changing ${what} in project ${access.project.ref} requires the project role member or admin; the caller is ${access.role}`
+    })

@@ -8,7 +8,7 @@ import { TaskCommentRow } from "./TaskRow.js"
 
 /** A task's comments: added by members, shown on get_task. */
 export class TaskComments extends Effect.Service<TaskComments>()("trellis/TaskComments", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const latestRows = SqlSchema.findAll({
@@ -24,11 +24,11 @@ export class TaskComments extends Effect.Service<TaskComments>()("trellis/TaskCo
     })
 
     /** The task's latest comments, oldest first. */
-    const latest = Effect.fn("TaskComments.latest")(function* (taskId: string) {
+    const latest = Effect.fn("TaskComments.latest")(function*(taskId: string) {
       return yield* latestRows(taskId).pipe(Effect.orDie)
     })
 
-    const add = Effect.fn("TaskComments.add")(function* (principal: Principal, resolved: ResolvedTask, content: string) {
+    const add = Effect.fn("TaskComments.add")(function*(principal: Principal, resolved: ResolvedTask, content: string) {
       yield* requireWrite(resolved.access)
       const id = TaskCommentId.generate()
       yield* sql`INSERT INTO task_comments (id, task_id, author_id, content)

@@ -15,7 +15,7 @@ const LinkSlots = Schema.Struct({ n: Schema.Number, next: Schema.Number })
 
 /** The external links on tasks (commits, branches, pull requests, URLs), in each task's own order. */
 export class TaskLinks extends Effect.Service<TaskLinks>()("trellis/TaskLinks", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const linkRows = SqlSchema.findAll({
@@ -35,22 +35,26 @@ export class TaskLinks extends Effect.Service<TaskLinks>()("trellis/TaskLinks", 
 
     const none: ReadonlyArray<StoredLink> = []
 
-    const linksOf = Effect.fn("TaskLinks.linksOf")(function* (taskIds: ReadonlyArray<string>) {
+    const linksOf = Effect.fn("TaskLinks.linksOf")(function*(taskIds: ReadonlyArray<string>) {
       if (taskIds.length === 0) return none
       return yield* linkRows(taskIds).pipe(Effect.orDie)
     })
 
     /** A new task's links, in the caller's transaction. */
-    const insert = Effect.fn("TaskLinks.insert")(function* (taskId: string, links: ReadonlyArray<typeof NewExternalLink.Type>) {
-      yield* Effect.forEach(links, ({ id, ...link }, position) =>
-        sql`INSERT INTO task_links (task_id, id, position, link) VALUES (${taskId}, ${id}, ${position}, ${jsonb(sql, link)})`, { discard: true })
+    const insert = Effect.fn("TaskLinks.insert")(function*(taskId: string, links: ReadonlyArray<typeof NewExternalLink.Type>) {
+      yield* Effect.forEach(
+        links,
+        ({ id, ...link }, position) =>
+          sql`INSERT INTO task_links (task_id, id, position, link) VALUES (${taskId}, ${id}, ${position}, ${jsonb(sql, link)})`,
+        { discard: true }
+      )
     })
 
     /** Adds or replaces (in place, keeping createdAt) the link with this id; deleting is idempotent. */
-    const update = Effect.fn("TaskLinks.update")(function* (resolved: ResolvedTask, change: LinkChange) {
+    const update = Effect.fn("TaskLinks.update")(function*(resolved: ResolvedTask, change: LinkChange) {
       yield* requireWrite(resolved.access)
       const taskId = resolved.task.id
-      yield* sql.withTransaction(Effect.gen(function* () {
+      yield* sql.withTransaction(Effect.gen(function*() {
         // Serializes link changes per task, so the limit holds under concurrent upserts.
         yield* sql`SELECT 1 FROM tasks WHERE id = ${taskId} FOR UPDATE`
         if (change.op === "delete") {
@@ -62,9 +66,13 @@ export class TaskLinks extends Effect.Service<TaskLinks>()("trellis/TaskLinks", 
         if (updated.length > 0) return
         const [slots] = yield* slotsOf(taskId)
         if ((slots?.n ?? 0) >= MAX_EXTERNAL_LINKS) {
-          return yield* new LimitExceeded({ message: `externalLinks: task ${resolved.task.ref} already has ${MAX_EXTERNAL_LINKS} links, the most a task holds` })
+          return yield* new LimitExceeded({
+            message: `externalLinks: task ${resolved.task.ref} already has ${MAX_EXTERNAL_LINKS} links, the most a task holds`
+          })
         }
-        yield* sql`INSERT INTO task_links (task_id, id, position, link) VALUES (${taskId}, ${change.id}, ${slots?.next ?? 0}, ${jsonb(sql, change.link)})`
+        yield* sql`INSERT INTO task_links (task_id, id, position, link) VALUES (${taskId}, ${change.id}, ${slots?.next ?? 0}, ${
+          jsonb(sql, change.link)
+        })`
       })).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
       yield* sql`UPDATE tasks SET updated_at = now() WHERE id = ${taskId}`.pipe(Effect.orDie)
       return yield* linksOf([taskId])

@@ -6,7 +6,7 @@ import { TaskTree } from "./TaskTree.js"
  * Several backend instances may run it at once; each purge is one idempotent transaction.
  */
 export const TaskPurgeLive = Layer.scopedDiscard(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const tree = yield* TaskTree
     const purge = tree.purgeDeleted().pipe(
       Effect.tap((count) => count > 0 ? Effect.logInfo(`purged ${count} deleted tasks`) : Effect.void),

@@ -23,7 +23,7 @@ const ProjectOfTask = Schema.Struct({ projectId: Schema.String })
 
 /** Finding tasks: by the address a caller gives, by List and status, and one task with what hangs off it. */
 export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const projects = yield* Projects
     const taskLists = yield* TaskLists
@@ -31,7 +31,8 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
     const comments = yield* TaskComments
     const config = yield* TrellisConfig
 
-    const selectTasks = (description: Fragment) => sql`
+    const selectTasks = (description: Fragment) =>
+      sql`
       SELECT t.id, t.project_id AS "projectId", t.ref, t.name, t.task_type_key AS "taskTypeKey", t.status, t.priority,
         extract(epoch FROM t.due_at)::float8 AS "dueDate",
         t.assignee_id AS "assigneeId", u.name AS "assigneeName", u.email AS "assigneeEmail",
@@ -49,7 +50,9 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
 
     /** Tasks matching a condition, in rank order; descriptions only when asked (lists do not show them). */
     const findRows = (condition: Fragment, withDescription = false) =>
-      sql`${selectTasks(withDescription ? sql`t.description` : sql`NULL::jsonb AS description`)} WHERE t.deleted_at IS NULL AND ${condition} ORDER BY t.rank, t.id`.pipe(
+      sql`${
+        selectTasks(withDescription ? sql`t.description` : sql`NULL::jsonb AS description`)
+      } WHERE t.deleted_at IS NULL AND ${condition} ORDER BY t.rank, t.id`.pipe(
         Effect.flatMap(decodeRows),
         Effect.orDie
       )
@@ -71,7 +74,7 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
     const notFound = (address: string, field: string) => new NotFound({ message: `${field}: task ${address} not found` })
 
     /** Finds a task by ID, bare ref (in the given or default project) or scoped ref, for this caller. */
-    const resolve = Effect.fn("TaskReads.resolve")(function* (
+    const resolve = Effect.fn("TaskReads.resolve")(function*(
       principal: Principal,
       address: string,
       project: string | null,
@@ -79,16 +82,17 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
     ) {
       const parsed = parseTaskAddress(address)
       if (parsed === undefined) return yield* new InvalidArgument({ message: `${field}: "${address}" is not ${TASK_ADDRESS_RULE}` })
-      const lookup: Effect.Effect<Option.Option<{ readonly projectId: string }>, InvalidArgument> =
-        parsed._tag === "Id"
-          ? projectOfTask(parsed.id).pipe(Effect.orDie)
-          : parsed._tag === "ScopedRef"
-          ? projectOfScopedRef(parsed).pipe(Effect.orDie)
-          : project === null
-          ? Effect.fail(new InvalidArgument({
+      const lookup: Effect.Effect<Option.Option<{ readonly projectId: string }>, InvalidArgument> = parsed._tag === "Id"
+        ? projectOfTask(parsed.id).pipe(Effect.orDie)
+        : parsed._tag === "ScopedRef"
+        ? projectOfScopedRef(parsed).pipe(Effect.orDie)
+        : project === null
+        ? Effect.fail(
+          new InvalidArgument({
             message: `projectId: needed to resolve the bare ref ${address} (or use a scoped ref such as acme/${address})`
-          }))
-          : Effect.succeed(Option.some({ projectId: project }))
+          })
+        )
+        : Effect.succeed(Option.some({ projectId: project }))
       const projectRow = yield* lookup
       if (Option.isNone(projectRow)) return yield* notFound(address, field)
       const { projectId } = projectRow.value
@@ -97,7 +101,13 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
         return yield* new InvalidArgument({ message: `projectId: ${projectId} is not a project ID (proj_…)` })
       }
       const access = yield* projects.access(principal, decodedProject.value).pipe(
-        Effect.catchTag("NotFound", () => parsed._tag === "BareRef" ? Effect.fail(new NotFound({ message: `projectId: project ${projectId} not found` })) : notFound(address, field))
+        Effect.catchTag(
+          "NotFound",
+          () =>
+            parsed._tag === "BareRef"
+              ? Effect.fail(new NotFound({ message: `projectId: project ${projectId} not found` }))
+              : notFound(address, field)
+        )
       )
       const condition = parsed._tag === "Id"
         ? sql`t.id = ${parsed.id}`
@@ -109,7 +119,7 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
       return { task, access } satisfies ResolvedTask
     })
 
-    const list = Effect.fn("TaskReads.list")(function* (access: ProjectAccess, filter: TaskFilter) {
+    const list = Effect.fn("TaskReads.list")(function*(access: ProjectAccess, filter: TaskFilter) {
       if (filter.statuses !== undefined && filter.statuses.length === 0) return []
       const listId = filter.listId === undefined ? undefined : (yield* taskLists.resolve(access, filter.listId)).id
       return yield* findRows(sql.and([
@@ -130,7 +140,7 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
     }
 
     /** A task with its links, latest comments, direct subtasks and web app location. */
-    const details = Effect.fn("TaskReads.details")(function* (resolved: ResolvedTask) {
+    const details = Effect.fn("TaskReads.details")(function*(resolved: ResolvedTask) {
       const { access, task } = resolved
       const taskLinks = yield* links.linksOf([task.id])
       const latestComments = yield* comments.latest(task.id)

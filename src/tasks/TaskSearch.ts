@@ -17,13 +17,13 @@ const searchCursor = PageCursor.make("search_tasks", Schema.Tuple(Schema.Finite,
 
 /** Full-text search over a project's tasks. */
 export class TaskSearch extends Effect.Service<TaskSearch>()("trellis/TaskSearch", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const taskLists = yield* TaskLists
     const reads = yield* TaskReads
 
     /** Best matches first (ties by ID), paged with an opaque (score, id) cursor. */
-    const search = Effect.fn("TaskSearch.search")(function* (access: ProjectAccess, input: TaskSearchInput) {
+    const search = Effect.fn("TaskSearch.search")(function*(access: ProjectAccess, input: TaskSearchInput) {
       const limit = input.limit ?? 20
       const after = yield* searchCursor.decode(input.cursor)
       const listId = input.listId === undefined ? undefined : (yield* taskLists.resolve(access, input.listId)).id
@@ -35,10 +35,16 @@ export class TaskSearch extends Effect.Service<TaskSearch>()("trellis/TaskSearch
         sql`(t.search @@ q.query OR t.ref = ${refQuery})`,
         input.archiveMode === "archived" ? sql`t.archived_at IS NOT NULL` : sql`t.archived_at IS NULL`,
         ...(filters.status === undefined ? [] : [sql`t.status = ${filters.status}`]),
-        ...(filters.assigneeId === undefined ? [] : [filters.assigneeId === null ? sql`t.assignee_id IS NULL` : sql`t.assignee_id = ${filters.assigneeId}`]),
+        ...(filters.assigneeId === undefined
+          ? []
+          : [filters.assigneeId === null ? sql`t.assignee_id IS NULL` : sql`t.assignee_id = ${filters.assigneeId}`]),
         ...(filters.delegatedToAgentId === undefined
           ? []
-          : [filters.delegatedToAgentId === null ? sql`t.delegated_to_agent_id IS NULL` : sql`t.delegated_to_agent_id = ${filters.delegatedToAgentId}`]),
+          : [
+            filters.delegatedToAgentId === null
+              ? sql`t.delegated_to_agent_id IS NULL`
+              : sql`t.delegated_to_agent_id = ${filters.delegatedToAgentId}`
+          ]),
         ...(listId === undefined ? [] : [sql`t.list_id = ${listId}`])
       ])
       const page = yield* sql`

@@ -41,16 +41,15 @@ const builtInTaskTypes: ReadonlyArray<{ readonly key: BuiltInTaskTypeKey; readon
 const taskTypes = { taskTypes: builtInTaskTypes.map((type) => ({ ...type, builtIn: true })) }
 
 /** The project a ref is resolved in: the explicit projectId, else the connection's `?project=`. */
-export const refProject = (projectId: string | undefined) =>
-  Effect.map(DefaultProject, (fallback) => projectId ?? fallback)
+export const refProject = (projectId: string | undefined) => Effect.map(DefaultProject, (fallback) => projectId ?? fallback)
 
 /** A task as every task tool finds it: by ID, scoped ref, or bare ref in `projectId` or the URL's `?project=`. */
 export const resolveTask = (reads: TaskReads, address: string, projectId: string | undefined) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     return yield* reads.resolve(yield* CurrentPrincipal, address, yield* refProject(projectId))
   })
 
-export const TaskTools = Effect.gen(function* () {
+export const TaskTools = Effect.gen(function*() {
   const reads = yield* TaskReads
   const writes = yield* TaskWrites
   const taskLinks = yield* TaskLinks
@@ -68,7 +67,7 @@ export const TaskTools = Effect.gen(function* () {
     Implement.unscoped(ListTaskTypes, () => Effect.succeed(taskTypes)),
 
     Implement.scoped(ListTasks, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const access = yield* CurrentProject
         const rows = yield* reads.list(access, input)
         if (input.includeLinks !== true) return { tasks: rows.map(taskSummary) }
@@ -82,19 +81,21 @@ export const TaskTools = Effect.gen(function* () {
       })),
 
     Implement.unscoped(GetTask, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const resolved = yield* resolve(input.taskId, input.projectId)
         return yield* details(resolved, yield* artifacts.summariesOf([resolved.task.id]))
       })),
 
     Implement.unscoped(GetTasks, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const found = yield* Effect.forEach(input.identifiers, (identifier) =>
           Effect.map(Effect.either(resolve(identifier, input.projectId)), (result) => ({ identifier, result })))
         // One query for every task's artifacts, not one per task.
-        const artifactsOf = yield* artifacts.summariesOf(found.flatMap(({ result }) => Either.isRight(result) ? [result.right.task.id] : []))
+        const artifactsOf = yield* artifacts.summariesOf(found.flatMap(({ result }) =>
+          Either.isRight(result) ? [result.right.task.id] : []
+        ))
         const results = yield* Effect.forEach(found, ({ identifier, result }) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             if (Either.isLeft(result)) return { identifier, error: { code: result.left.code, message: result.left.message } }
             return { identifier, task: yield* details(result.right, artifactsOf) }
           }))
@@ -102,18 +103,18 @@ export const TaskTools = Effect.gen(function* () {
       })),
 
     Implement.scoped(CreateTask, ({ projectId: _projectId, ...input }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         return yield* writes.create(yield* CurrentPrincipal, yield* CurrentProject, input)
       })),
 
     Implement.unscoped(UpdateTask, ({ projectId, taskId, ...changes }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const resolved = yield* resolve(taskId, projectId)
         return yield* writes.update(yield* CurrentPrincipal, resolved, changes)
       })),
 
     Implement.unscoped(UpdateTaskLink, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const resolved = yield* resolve(input.taskId, input.projectId)
         if (input.op === "upsert" && input.link === undefined) {
           return yield* new InvalidArgument({ message: "link: required when op is upsert" })
@@ -128,13 +129,13 @@ export const TaskTools = Effect.gen(function* () {
       })),
 
     Implement.scoped(SearchTasks, ({ projectId: _projectId, ...input }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const page = yield* search.search(yield* CurrentProject, input)
         return { tasks: page.tasks.map(taskSummary), nextCursor: page.nextCursor }
       })),
 
     Implement.unscoped(MoveTask, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const resolved = yield* resolve(input.taskId, input.projectId)
         const parent = input.parentId === null
           ? null
@@ -143,7 +144,7 @@ export const TaskTools = Effect.gen(function* () {
       })),
 
     Implement.unscoped(MoveTasksToList, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
         const project = yield* refProject(input.projectId)
         const resolved = yield* Effect.forEach(input.taskIds, (taskId) => reads.resolve(principal, taskId, project, "taskIds"))
@@ -153,13 +154,13 @@ export const TaskTools = Effect.gen(function* () {
       })),
 
     Implement.unscoped(DeleteTask, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const resolved = yield* resolve(input.taskId, input.projectId)
         return yield* tree.remove(resolved, input.cascadeMode ?? "delete_all")
       })),
 
     Implement.unscoped(CreateTaskComment, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const resolved = yield* resolve(input.taskId, input.projectId)
         return yield* comments.add(yield* CurrentPrincipal, resolved, input.content)
       }))

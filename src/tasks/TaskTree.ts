@@ -17,7 +17,7 @@ const LastRank = Schema.Struct({ rank: Schema.NullOr(Schema.String) })
 
 /** Changes that move or remove whole subtrees: reparenting, moving to a List, deleting and purging. */
 export class TaskTree extends Effect.Service<TaskTree>()("trellis/TaskTree", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const taskLists = yield* TaskLists
 
@@ -34,8 +34,7 @@ export class TaskTree extends Effect.Service<TaskTree>()("trellis/TaskTree", {
     })
 
     /** The tasks and all their live descendants. */
-    const descendants = (taskIds: ReadonlyArray<string>) =>
-      Effect.map(subtreeRows(taskIds), (rows) => rows.map((row) => row.id))
+    const descendants = (taskIds: ReadonlyArray<string>) => Effect.map(subtreeRows(taskIds), (rows) => rows.map((row) => row.id))
 
     const lastRank = SqlSchema.findAll({
       Request: Schema.Struct({ projectId: Schema.String, parentId: Schema.NullOr(Schema.String) }),
@@ -61,18 +60,20 @@ export class TaskTree extends Effect.Service<TaskTree>()("trellis/TaskTree", {
     })
 
     /** Moves a task under another task of its project, or to the top level; refuses cycles. */
-    const move = Effect.fn("TaskTree.move")(function* (resolved: ResolvedTask, parent: ResolvedTask | null) {
+    const move = Effect.fn("TaskTree.move")(function*(resolved: ResolvedTask, parent: ResolvedTask | null) {
       const { access, task } = resolved
       yield* requireWrite(access)
       if (parent !== null && parent.access.project.id !== access.project.id) {
         return yield* new InvalidArgument({ message: `parentId: task ${parent.task.ref} is in another project` })
       }
-      yield* sql.withTransaction(Effect.gen(function* () {
+      yield* sql.withTransaction(Effect.gen(function*() {
         // The project row's lock keeps two concurrent moves from building a cycle together.
         yield* sql`SELECT 1 FROM projects WHERE id = ${access.project.id} FOR NO KEY UPDATE`
         if (parent !== null && (yield* descendants([task.id])).includes(parent.task.id)) {
           return yield* new InvalidArgument({
-            message: `parentId: ${parent.task.ref} is ${parent.task.id === task.id ? "the task itself" : `a subtask of ${task.ref}`}; a task cannot move under itself or its own subtasks`
+            message: `parentId: ${parent.task.ref} is ${
+              parent.task.id === task.id ? "the task itself" : `a subtask of ${task.ref}`
+            }; a task cannot move under itself or its own subtasks`
           })
         }
         const rank = yield* nextRank(access.project.id, parent?.task.id ?? null)
@@ -82,37 +83,42 @@ export class TaskTree extends Effect.Service<TaskTree>()("trellis/TaskTree", {
     })
 
     /** Moves tasks, each with its subtree, to an active List of their project, in one transaction. */
-    const moveToList = Effect.fn("TaskTree.moveToList")(function* (access: ProjectAccess, resolved: ReadonlyArray<ResolvedTask>, listIdOrRef: string) {
-      yield* requireWrite(access)
-      const foreign = resolved.find((item) => item.access.project.id !== access.project.id)
-      if (foreign !== undefined) {
-        return yield* new InvalidArgument({ message: `taskIds: ${foreign.task.ref} is in another project than ${resolved[0]?.task.ref}` })
-      }
-      const list = yield* taskLists.resolve(access, listIdOrRef)
-      if (list.archivedAt !== null) return yield* new InvalidArgument({ message: `listId: List ${list.ref} is archived; move tasks to an active List` })
-      const ids = resolved.map((item) => item.task.id)
-      const moved = yield* sql.withTransaction(Effect.gen(function* () {
-        for (const item of resolved) {
-          const below = (yield* descendants([item.task.id])).filter((id) => id !== item.task.id)
-          const overlap = resolved.find((other) => below.includes(other.task.id))
-          if (overlap !== undefined) {
-            return yield* new InvalidArgument({
-              message: `taskIds: ${overlap.task.ref} is a subtask of ${item.task.ref}, which already moves with its subtasks; name only one of them`
-            })
-          }
+    const moveToList = Effect.fn("TaskTree.moveToList")(
+      function*(access: ProjectAccess, resolved: ReadonlyArray<ResolvedTask>, listIdOrRef: string) {
+        yield* requireWrite(access)
+        const foreign = resolved.find((item) => item.access.project.id !== access.project.id)
+        if (foreign !== undefined) {
+          return yield* new InvalidArgument({ message: `taskIds: ${foreign.task.ref} is in another project than ${resolved[0]?.task.ref}` })
         }
-        const all = yield* descendants(ids)
-        yield* sql`UPDATE tasks SET list_id = ${list.id}, updated_at = now() WHERE id IN ${sql.in(all)}`
-        return all
-      })).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
-      return { listId: list.id, movedTaskIds: moved }
-    })
+        const list = yield* taskLists.resolve(access, listIdOrRef)
+        if (list.archivedAt !== null) {
+          return yield* new InvalidArgument({ message: `listId: List ${list.ref} is archived; move tasks to an active List` })
+        }
+        const ids = resolved.map((item) => item.task.id)
+        const moved = yield* sql.withTransaction(Effect.gen(function*() {
+          for (const item of resolved) {
+            const below = (yield* descendants([item.task.id])).filter((id) => id !== item.task.id)
+            const overlap = resolved.find((other) => below.includes(other.task.id))
+            if (overlap !== undefined) {
+              return yield* new InvalidArgument({
+                message:
+                  `taskIds: ${overlap.task.ref} is a subtask of ${item.task.ref}, which already moves with its subtasks; name only one of them`
+              })
+            }
+          }
+          const all = yield* descendants(ids)
+          yield* sql`UPDATE tasks SET list_id = ${list.id}, updated_at = now() WHERE id IN ${sql.in(all)}`
+          return all
+        })).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+        return { listId: list.id, movedTaskIds: moved }
+      }
+    )
 
     /** Soft-deletes a task and its subtree, or only the task with its children moved up a level. */
-    const remove = Effect.fn("TaskTree.remove")(function* (resolved: ResolvedTask, mode: CascadeMode) {
+    const remove = Effect.fn("TaskTree.remove")(function*(resolved: ResolvedTask, mode: CascadeMode) {
       const { access, task } = resolved
       yield* requireWrite(access)
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         // Serialized with moves on the project row, and the parent re-read under it, so a move
         // committed since the task was resolved cannot turn the reparenting into a cycle.
         yield* sql`SELECT 1 FROM projects WHERE id = ${access.project.id} FOR NO KEY UPDATE`
@@ -133,8 +139,8 @@ export class TaskTree extends Effect.Service<TaskTree>()("trellis/TaskTree", {
     })
 
     /** Removes for good the tasks deleted more than the retention period ago, with their links and comments. */
-    const purgeDeleted = Effect.fn("TaskTree.purgeDeleted")(function* () {
-      return yield* sql.withTransaction(Effect.gen(function* () {
+    const purgeDeleted = Effect.fn("TaskTree.purgeDeleted")(function*() {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const expired = sql`SELECT id FROM tasks WHERE deleted_at < now() - make_interval(days => ${SOFT_DELETE_RETENTION_DAYS})`
         yield* sql`DELETE FROM task_links WHERE task_id IN (${expired})`
         yield* sql`DELETE FROM task_comments WHERE task_id IN (${expired})`

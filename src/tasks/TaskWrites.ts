@@ -30,7 +30,9 @@ const LastRank = Schema.Struct({ rank: Schema.NullOr(Schema.String) })
 /** Checked references can vanish before the write commits (a label deleted meanwhile): the call is refused whole. */
 const concurrentChange = (error: SqlError) =>
   isForeignKeyViolation(error)
-    ? new Conflict({ message: "a List, label, agent, user or parent task named in this call was removed meanwhile; nothing was written, retry" })
+    ? new Conflict({
+      message: "a List, label, agent, user or parent task named in this call was removed meanwhile; nothing was written, retry"
+    })
     : Effect.die(error)
 
 const normalizeDescription = (description: string) =>
@@ -41,7 +43,7 @@ const normalizeDescription = (description: string) =>
 
 /** Creating tasks and changing their fields, each reference checked against the task's project. */
 export class TaskWrites extends Effect.Service<TaskWrites>()("trellis/TaskWrites", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const reads = yield* TaskReads
     const links = yield* TaskLinks
@@ -64,10 +66,12 @@ export class TaskWrites extends Effect.Service<TaskWrites>()("trellis/TaskWrites
       Effect.flatMap(statusesOf(access), (statuses) =>
         statuses.includes(status)
           ? Effect.succeed(status)
-          : new InvalidArgument({ message: `status: "${status}" is not a status of project ${access.project.ref} (${statuses.join(", ")})` }))
+          : new InvalidArgument({
+            message: `status: "${status}" is not a status of project ${access.project.ref} (${statuses.join(", ")})`
+          }))
 
     const checkAssignee = (access: ProjectAccess, userId: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rows = yield* sql`
           SELECT 1 FROM projects p
           LEFT JOIN organization_members om ON om.organization_id = p.organization_id AND om.user_id = ${userId}
@@ -80,7 +84,7 @@ export class TaskWrites extends Effect.Service<TaskWrites>()("trellis/TaskWrites
       })
 
     const checkAgent = (access: ProjectAccess, agentId: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rows = yield* sql`SELECT 1 FROM project_agents
           WHERE id = ${agentId} AND project_id = ${access.project.id} AND archived_at IS NULL`.pipe(Effect.orDie)
         if (rows.length === 0) {
@@ -107,7 +111,7 @@ export class TaskWrites extends Effect.Service<TaskWrites>()("trellis/TaskWrites
         sql`SELECT max(rank) AS rank FROM tasks WHERE project_id = ${projectId} AND parent_id IS NOT DISTINCT FROM ${parentId}`
     })
 
-    const create = Effect.fn("TaskWrites.create")(function* (principal: Principal, access: ProjectAccess, input: NewTask) {
+    const create = Effect.fn("TaskWrites.create")(function*(principal: Principal, access: ProjectAccess, input: NewTask) {
       yield* requireWrite(access)
       const description = input.description === undefined ? undefined : yield* normalizeDescription(input.description)
       const status = input.status === undefined
@@ -127,17 +131,21 @@ export class TaskWrites extends Effect.Service<TaskWrites>()("trellis/TaskWrites
       // Delegating an ownerless task makes the caller accountable, unless the caller says no owner.
       const assigneeId = input.assigneeId !== undefined
         ? input.assigneeId === null ? null : yield* checkAssignee(access, input.assigneeId)
-        : agentId !== null ? principal.userId : null
+        : agentId !== null
+        ? principal.userId
+        : null
       const label = input.label === undefined ? null : yield* resolveLabel(access, input.label)
       const externalLinks = input.externalLinks ?? []
       if (externalLinks.length > MAX_EXTERNAL_LINKS) {
         return yield* new LimitExceeded({ message: `externalLinks: a task holds at most ${MAX_EXTERNAL_LINKS} links` })
       }
       const duplicate = externalLinks.find((link, i) => externalLinks.findIndex((other) => other.id === link.id) !== i)
-      if (duplicate !== undefined) return yield* new InvalidArgument({ message: `externalLinks: the link id ${duplicate.id} is used twice` })
+      if (duplicate !== undefined) {
+        return yield* new InvalidArgument({ message: `externalLinks: the link id ${duplicate.id} is used twice` })
+      }
 
       const id = TaskId.generate()
-      const ref = yield* sql.withTransaction(Effect.gen(function* () {
+      const ref = yield* sql.withTransaction(Effect.gen(function*() {
         // The project row's lock makes numbers gapless and unique under concurrent creates.
         const [counter] = yield* takeNumber(access.project.id)
         if (counter === undefined) return yield* Effect.dieMessage(`project ${access.project.id} vanished while creating a task`)
@@ -157,7 +165,7 @@ export class TaskWrites extends Effect.Service<TaskWrites>()("trellis/TaskWrites
       return { taskId: id, refId: ref, ...reads.paths(access, ref) }
     })
 
-    const update = Effect.fn("TaskWrites.update")(function* (principal: Principal, resolved: ResolvedTask, changes: TaskChanges) {
+    const update = Effect.fn("TaskWrites.update")(function*(principal: Principal, resolved: ResolvedTask, changes: TaskChanges) {
       const { access, task } = resolved
       yield* requireWrite(access)
       const sets: Array<Fragment> = []
@@ -177,7 +185,9 @@ export class TaskWrites extends Effect.Service<TaskWrites>()("trellis/TaskWrites
       if (changes.label !== undefined) {
         sets.push(sql`label_id = ${changes.label === null ? null : (yield* resolveLabel(access, changes.label)).id}`)
       }
-      const agentId = changes.delegatedToAgentId == null ? changes.delegatedToAgentId : yield* checkAgent(access, changes.delegatedToAgentId)
+      const agentId = changes.delegatedToAgentId == null
+        ? changes.delegatedToAgentId
+        : yield* checkAgent(access, changes.delegatedToAgentId)
       if (agentId !== undefined) sets.push(sql`delegated_to_agent_id = ${agentId}`)
       if (changes.assigneeId !== undefined) {
         sets.push(sql`assignee_id = ${changes.assigneeId === null ? null : yield* checkAssignee(access, changes.assigneeId)}`)

@@ -56,7 +56,7 @@ type Hot<Name extends string> = GroupHandler<typeof AgentGroup, Name>
  * The endpoints a CLI calls for every thread and batch, as plain handlers: the HttpApi group
  * serves them, and so does `trellis serve`'s fast path (src/platform/http/FastEndpoints.ts).
  */
-const hotHandlers = Effect.gen(function* () {
+const hotHandlers = Effect.gen(function*() {
   const sessions = yield* AgentSessions
   const claims = yield* ThreadClaims
   const leases = yield* ClaimLeases
@@ -67,20 +67,25 @@ const hotHandlers = Effect.gen(function* () {
   const heartbeat: Hot<"heartbeat"> = ({ payload }) =>
     Effect.flatMap(CurrentPrincipal, (principal) => sessions.heartbeat(principal, payload.sessionId)).pipe(Effect.as(timings))
   const claim: Hot<"claim"> = ({ payload }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const thread = yield* claims.claim(yield* CurrentPrincipal, payload.sessionId, payload.threadId)
       return { thread: thread ?? null }
     })
   const renew: Hot<"renew"> = ({ path, payload }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const lease = yield* leases.renew(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch)
       return { leaseExpiresAt: lease.toISOString() }
     })
   const startBatch: Hot<"startBatch"> = ({ path, payload }) =>
-    Effect.flatMap(CurrentPrincipal, (principal) =>
-      batches.startBatch(principal, payload.sessionId, path.threadId, payload.epoch, payload.transport))
+    Effect.flatMap(
+      CurrentPrincipal,
+      (principal) => batches.startBatch(principal, payload.sessionId, path.threadId, payload.epoch, payload.transport)
+    )
   const uploadChunks: Hot<"uploadChunks"> = ({ path, payload }) =>
-    Effect.flatMap(CurrentPrincipal, (principal) => uploads.uploadChunks(principal, payload.sessionId, path.threadId, payload.epoch, payload))
+    Effect.flatMap(
+      CurrentPrincipal,
+      (principal) => uploads.uploadChunks(principal, payload.sessionId, path.threadId, payload.epoch, payload)
+    )
   const complete: Hot<"complete"> = ({ path, payload }) =>
     Effect.flatMap(CurrentPrincipal, (principal) =>
       batches.finishBatch(principal, payload.sessionId, path.threadId, payload.epoch, {
@@ -101,21 +106,20 @@ const hotHandlers = Effect.gen(function* () {
 })
 
 /** The hot endpoints on `trellis serve`'s `node:http` fast path. */
-export const makeAgentFastEndpoints =
-  Effect.map(hotHandlers, (hot) =>
-    makeFastEndpoints([
-      fastRoute(AgentGroup, "heartbeat", hot.heartbeat),
-      fastRoute(AgentGroup, "claim", hot.claim),
-      fastRoute(AgentGroup, "renew", hot.renew),
-      fastRoute(AgentGroup, "startBatch", hot.startBatch),
-      fastRoute(AgentGroup, "uploadChunks", hot.uploadChunks),
-      fastRoute(AgentGroup, "complete", hot.complete),
-      fastRoute(AgentGroup, "fail", hot.fail),
-      fastRoute(AgentGroup, "release", hot.release)
-    ]))
+export const makeAgentFastEndpoints = Effect.map(hotHandlers, (hot) =>
+  makeFastEndpoints([
+    fastRoute(AgentGroup, "heartbeat", hot.heartbeat),
+    fastRoute(AgentGroup, "claim", hot.claim),
+    fastRoute(AgentGroup, "renew", hot.renew),
+    fastRoute(AgentGroup, "startBatch", hot.startBatch),
+    fastRoute(AgentGroup, "uploadChunks", hot.uploadChunks),
+    fastRoute(AgentGroup, "complete", hot.complete),
+    fastRoute(AgentGroup, "fail", hot.fail),
+    fastRoute(AgentGroup, "release", hot.release)
+  ]))
 
 const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sessions = yield* AgentSessions
     const streams = yield* EventStreams
     const interactions = yield* Interactions
@@ -124,7 +128,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
     const stops = yield* TurnStops
     return handlers
       .handle("register", ({ payload }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const registered = yield* sessions.register(yield* CurrentPrincipal, payload)
           return { sessionId: registered.sessionId, profile: registered.profile, timings: hot.timings }
         }))
@@ -132,7 +136,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
       .handle("disconnect", ({ payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => sessions.disconnect(principal, payload.sessionId)))
       .handleRaw("pendingThreads", ({ path }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const stream = yield* streams.pendingThreads(yield* CurrentPrincipal, path.sessionId)
           return sseResponse(stream)
         }))
@@ -143,7 +147,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
       .handle("complete", hot.complete)
       .handle("fail", hot.fail)
       .handle("reportWorktree", ({ path, payload }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const pathId = yield* worktrees.reportWorktree(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload)
           return { pathId }
         }))
@@ -157,11 +161,10 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
       .handle("awaitStop", ({ path, urlParams }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           stops.await(principal, path.threadId, urlParams.messageId, Duration.millis(urlParams.waitMs ?? 0))))
-  })
-)
+  }))
 
 const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const pages = yield* MessagePages
     const groups = yield* ThreadGroups
     const messages = yield* ThreadMessages
@@ -173,54 +176,64 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
     const interactions = yield* Interactions
     return handlers
       .handleRaw("events", ({ path, request, urlParams }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const after = parseCursor(urlParams.after ?? request.headers["last-event-id"])
           const stream = yield* streams.threadEvents(yield* CurrentPrincipal, path.threadId, after, urlParams.batch === "1")
           return sseResponse(stream)
         }))
       .handleRaw("changes", ({ urlParams }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           return sseResponse(yield* changes.stream(yield* CurrentPrincipal, urlParams.projectId))
         }))
       .handle("messages", ({ path, urlParams }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => pages.page(principal, path.threadId, urlParams)))
       .handle("message", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => pages.message(principal, path.threadId, path.messageId)))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          pages.message(principal, path.threadId, path.messageId)))
       .handle("retry", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => messages.retry(principal, path.threadId)).pipe(Effect.map(threadView)))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          messages.retry(principal, path.threadId)).pipe(Effect.map(threadView)))
       .handle("startFresh", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => controls.startFresh(principal, path.threadId)).pipe(Effect.map(threadView)))
-      .handle("stop", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => stops.request(principal, path.threadId)))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          controls.startFresh(principal, path.threadId)).pipe(Effect.map(threadView)))
+      .handle("stop", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          stops.request(principal, path.threadId)))
       .handle("setDone", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => controls.setDone(principal, path.threadId, payload.done)).pipe(
-          Effect.map(threadView)
-        ))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          controls.setDone(principal, path.threadId, payload.done)).pipe(
+            Effect.map(threadView)
+          ))
       .handle("setPinned", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => controls.setFlag(principal, path.threadId, "pinned", payload.pinned)).pipe(
-          Effect.map(threadView)
-        ))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          controls.setFlag(principal, path.threadId, "pinned", payload.pinned)).pipe(
+            Effect.map(threadView)
+          ))
       .handle("setShared", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => controls.setFlag(principal, path.threadId, "shared", payload.shared)).pipe(
-          Effect.map(threadView)
-        ))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          controls.setFlag(principal, path.threadId, "shared", payload.shared)).pipe(
+            Effect.map(threadView)
+          ))
       .handle("setQueueHeld", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => controls.setQueueHeld(principal, path.threadId, payload.held)).pipe(
-          Effect.map(threadView)
-        ))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          controls.setQueueHeld(principal, path.threadId, payload.held)).pipe(
+            Effect.map(threadView)
+          ))
       .handle("pendingInteractions", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => interactions.listPending(principal, path.threadId)).pipe(
-          Effect.map((list) => ({ interactions: list }))
-        ))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          interactions.listPending(principal, path.threadId)).pipe(
+            Effect.map((list) => ({ interactions: list }))
+          ))
       .handle("answerInteraction", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => interactions.answer(principal, path.interactionId, { deny: payload.deny ?? false, answer: payload.answer })))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          interactions.answer(principal, path.interactionId, { deny: payload.deny ?? false, answer: payload.answer })))
       .handle("createWorkflowRun", ({ payload }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const access = yield* projects.access(principal, payload.projectId)
           return threadView(yield* groups.createWorkflowRun(principal, access, payload.title))
         }))
-  })
-)
+  }))
 
 export const OPENAPI_PATH = "/api/openapi.json"
 

@@ -19,7 +19,7 @@ const SessionIdRow = Schema.Struct({ id: Schema.String })
  * heartbeats. The session heartbeat says the process is online; claim leases are renewed apart.
  */
 export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/AgentSessions", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* TrellisConfig
     const profiles = yield* CliProfiles
@@ -30,7 +30,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
     const ttlSeconds = config.bridge.sessionTtlMs / 1000
 
     const endSession = (sessionId: string, reason: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* sql`UPDATE agent_sessions SET ended_at = now(), end_reason = ${reason} WHERE id = ${sessionId} AND ended_at IS NULL`
         return yield* leases.releaseSessionClaims(sessionId, `The CLI session ended (${reason})`)
       })
@@ -60,12 +60,12 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
      * Registers the profile's CLI process. A second live session for the same profile is a
      * conflict unless `force`, which ends the old session and releases its claims.
      */
-    const register = Effect.fn("AgentSessions.register")(function* (
+    const register = Effect.fn("AgentSessions.register")(function*(
       principal: Principal,
       input: typeof RegisterPayload.Type
     ) {
       yield* requireWrite(yield* projects.access(principal, input.projectId), "CLI profiles")
-      const result = yield* sql.withTransaction(Effect.gen(function* () {
+      const result = yield* sql.withTransaction(Effect.gen(function*() {
         const profileId = yield* profiles.upsert(principal, input)
         const liveSessions = yield* liveSessionsOf(profileId).pipe(Effect.orDie)
         const current = liveSessions[0]
@@ -90,7 +90,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
     })
 
     /** Keeps the session alive; an ended or expired one is told to register again. */
-    const heartbeat = Effect.fn("AgentSessions.heartbeat")(function* (principal: Principal, sessionId: string) {
+    const heartbeat = Effect.fn("AgentSessions.heartbeat")(function*(principal: Principal, sessionId: string) {
       const session = yield* sessions.live(principal, sessionId)
       yield* sql`UPDATE agent_sessions SET last_heartbeat_at = now() WHERE id = ${sessionId}`.pipe(Effect.orDie)
       yield* sql`UPDATE cli_profiles SET last_connected_at = now() WHERE id = ${session.profileId}`.pipe(Effect.orDie)
@@ -98,7 +98,7 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
     })
 
     /** Ends the session and releases its claims; ending an ended session is a no-op. */
-    const disconnect = Effect.fn("AgentSessions.disconnect")(function* (principal: Principal, sessionId: string) {
+    const disconnect = Effect.fn("AgentSessions.disconnect")(function*(principal: Principal, sessionId: string) {
       yield* sessions.own(principal, sessionId)
       const released = yield* sql.withTransaction(endSession(sessionId, "disconnected")).pipe(Effect.catchTag("SqlError", Effect.die))
       for (const thread of released) yield* live.threadChanged(thread.id, thread.profileId)
@@ -106,8 +106,8 @@ export class AgentSessions extends Effect.Service<AgentSessions>()("trellis/Agen
     })
 
     /** The sweeper's half: sessions silent past the TTL end, and their claims are released. */
-    const expireSilent = Effect.fn("AgentSessions.expireSilent")(function* () {
-      const { released, silent } = yield* sql.withTransaction(Effect.gen(function* () {
+    const expireSilent = Effect.fn("AgentSessions.expireSilent")(function*() {
+      const { released, silent } = yield* sql.withTransaction(Effect.gen(function*() {
         const silent = yield* silentSessions(undefined).pipe(Effect.orDie)
         const released = []
         for (const session of silent) released.push(...(yield* endSession(session.id, "expired")))

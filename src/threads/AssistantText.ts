@@ -19,10 +19,11 @@ const textEvents = (sql: SqlClient.SqlClient, messageId: string) =>
  * An assistant message's text as its normalized events compose it. Only text and bundles (which
  * may hold text) can add to it: the rest is not read.
  */
-export const assistantText = (sql: SqlClient.SqlClient, messageId: string) =>
-  Effect.map(textEvents(sql, messageId), messageText)
+export const assistantText = (sql: SqlClient.SqlClient, messageId: string) => Effect.map(textEvents(sql, messageId), messageText)
 
 /** The same text uncapped, joined as the tool joins it: what "Show all" reads. */
 export const wholeAssistantText = (sql: SqlClient.SqlClient, messageId: string) =>
-  Effect.map(textEvents(sql, messageId), (events) =>
-    composeEvents(events).parts.flatMap((part) => (part.type === "text" && part.text !== "" ? [part.text] : [])).join("\n\n"))
+  Effect.map(
+    textEvents(sql, messageId),
+    (events) => composeEvents(events).parts.flatMap((part) => (part.type === "text" && part.text !== "" ? [part.text] : [])).join("\n\n")
+  )

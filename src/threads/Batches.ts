@@ -30,7 +30,7 @@ export type BatchOutcome = { readonly _tag: "Completed" } | { readonly _tag: "Fa
  * that streams until the CLI reports how the runtime ended it.
  */
 export class Batches extends Effect.Service<Batches>()("trellis/Batches", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const live = yield* LiveEvents
     const sessions = yield* LiveSessions
@@ -87,7 +87,7 @@ export class Batches extends Effect.Service<Batches>()("trellis/Batches", {
      * Takes every unprocessed user message into one batch under a new assistant envelope, or, with
      * none left, makes the thread idle and releases the claim ("drained").
      */
-    const startBatch = Effect.fn("Batches.startBatch")(function* (
+    const startBatch = Effect.fn("Batches.startBatch")(function*(
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
@@ -95,7 +95,7 @@ export class Batches extends Effect.Service<Batches>()("trellis/Batches", {
       transport: RuntimeTransport | undefined
     ) {
       const { profileId } = yield* sessions.live(principal, sessionId)
-      const batch = yield* fences.transaction(Effect.gen(function* () {
+      const batch = yield* fences.transaction(Effect.gen(function*() {
         const fenced = yield* fences.fence(principal, threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== null) {
           // A retried request whose first answer was lost: the batch has no output yet, so it is handed out again.
@@ -131,7 +131,7 @@ export class Batches extends Effect.Service<Batches>()("trellis/Batches", {
     })
 
     /** Ends the streaming batch: completed, or failed (retryable) with the error the runtime gave. */
-    const finishBatch = Effect.fn("Batches.finishBatch")(function* (
+    const finishBatch = Effect.fn("Batches.finishBatch")(function*(
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
@@ -143,7 +143,7 @@ export class Batches extends Effect.Service<Batches>()("trellis/Batches", {
       }
     ) {
       const { machineId, profileId } = yield* sessions.live(principal, sessionId)
-      yield* fences.transaction(Effect.gen(function* () {
+      yield* fences.transaction(Effect.gen(function*() {
         const fenced = yield* fences.fence(principal, threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== input.messageId) {
           // A retried request whose first answer was lost: the message already ended the same way.

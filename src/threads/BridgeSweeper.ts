@@ -9,7 +9,7 @@ import { ClaimLeases } from "./ClaimLeases.js"
  * locks what it changes and skips what another instance holds.
  */
 export const BridgeSweeperLive = Layer.scopedDiscard(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sessions = yield* AgentSessions
     const leases = yield* ClaimLeases
     const { bridge } = yield* TrellisConfig

@@ -21,14 +21,14 @@ export const runtimeSessionSet = (sql: SqlClient.SqlClient, runtimeSessionId: st
  * hottest write, so the inserted rows are counted, never decoded.
  */
 export class ChunkUploads extends Effect.Service<ChunkUploads>()("trellis/ChunkUploads", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const live = yield* LiveEvents
     const sessions = yield* LiveSessions
     const fences = yield* ClaimFence
 
     /** Stores raw chunks with their normalized events; a chunk already stored (same message and seq) is skipped. */
-    const uploadChunks = Effect.fn("ChunkUploads.uploadChunks")(function* (
+    const uploadChunks = Effect.fn("ChunkUploads.uploadChunks")(function*(
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
@@ -36,7 +36,7 @@ export class ChunkUploads extends Effect.Service<ChunkUploads>()("trellis/ChunkU
       input: Upload
     ) {
       const { machineId } = yield* sessions.live(principal, sessionId)
-      const result = yield* fences.transaction(Effect.gen(function* () {
+      const result = yield* fences.transaction(Effect.gen(function*() {
         const fenced = yield* fences.fence(principal, threadId, sessionId, epoch)
         if (fenced.activeAssistantMessageId !== input.messageId) {
           return yield* new InvalidArgument({

@@ -26,7 +26,7 @@ export type FenceRow = typeof FenceRow.Type
 const decodeFence = Schema.decodeUnknown(Schema.Array(FenceRow))
 
 export class ClaimFence extends Effect.Service<ClaimFence>()("trellis/ClaimFence", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* TrellisConfig
     const sessions = yield* LiveSessions
@@ -44,7 +44,7 @@ export class ClaimFence extends Effect.Service<ClaimFence>()("trellis/ClaimFence
      * thread the caller cannot read is filtered out by the same statement, so it is neither locked
      * nor told apart from a missing one (its claim and epoch would tell that it exists).
      */
-    const fence = Effect.fn("ClaimFence.fence")(function* (
+    const fence = Effect.fn("ClaimFence.fence")(function*(
       principal: Principal,
       threadId: string,
       sessionId: string,
@@ -76,9 +76,9 @@ export class ClaimFence extends Effect.Service<ClaimFence>()("trellis/ClaimFence
       epoch: number,
       write: (activeAssistantMessageId: string | null) => Effect.Effect<A, E | SqlError>
     ) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* sessions.live(principal, sessionId)
-        return yield* transaction(Effect.gen(function* () {
+        return yield* transaction(Effect.gen(function*() {
           const fenced = yield* fence(principal, threadId, sessionId, epoch)
           return yield* write(fenced.activeAssistantMessageId)
         }))

@@ -20,7 +20,7 @@ export type ClaimHolding = typeof ClaimHolding.Type
  * when the session ends or nobody renewed it in time, so another session can claim the thread.
  */
 export class ClaimLeases extends Effect.Service<ClaimLeases>()("trellis/ClaimLeases", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const live = yield* LiveEvents
     const sessions = yield* LiveSessions
@@ -35,13 +35,13 @@ export class ClaimLeases extends Effect.Service<ClaimLeases>()("trellis/ClaimLea
           WHERE id = ${threadId} RETURNING claim_lease_expires_at AS "leaseExpiresAt"`
     })
 
-    const renew = Effect.fn("ClaimLeases.renew")(function* (
+    const renew = Effect.fn("ClaimLeases.renew")(function*(
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
       epoch: number
     ) {
-      return yield* fences.transaction(Effect.gen(function* () {
+      return yield* fences.transaction(Effect.gen(function*() {
         yield* sessions.live(principal, sessionId)
         yield* fences.fence(principal, threadId, sessionId, epoch)
         const lease = yield* extendLease(threadId).pipe(Effect.orDie)
@@ -49,14 +49,14 @@ export class ClaimLeases extends Effect.Service<ClaimLeases>()("trellis/ClaimLea
       }))
     })
 
-    const release = Effect.fn("ClaimLeases.release")(function* (
+    const release = Effect.fn("ClaimLeases.release")(function*(
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
       epoch: number
     ) {
       const { profileId } = yield* sessions.live(principal, sessionId)
-      yield* fences.transaction(Effect.gen(function* () {
+      yield* fences.transaction(Effect.gen(function*() {
         const fenced = yield* fences.fence(principal, threadId, sessionId, epoch)
         yield* releaseClaim(sql, threadId, fenced.activeAssistantMessageId, "The CLI released the thread mid-run")
       }))
@@ -73,7 +73,7 @@ export class ClaimLeases extends Effect.Service<ClaimLeases>()("trellis/ClaimLea
     })
 
     /** Releases every claim a session holds (it ended, or another session replaced it). */
-    const releaseSessionClaims = Effect.fn("ClaimLeases.releaseSessionClaims")(function* (sessionId: string, reason: string) {
+    const releaseSessionClaims = Effect.fn("ClaimLeases.releaseSessionClaims")(function*(sessionId: string, reason: string) {
       const threads = yield* heldBySession(sessionId).pipe(Effect.orDie)
       for (const thread of threads) yield* releaseClaim(sql, thread.id, thread.active, reason).pipe(Effect.orDie)
       return threads
@@ -90,8 +90,8 @@ export class ClaimLeases extends Effect.Service<ClaimLeases>()("trellis/ClaimLea
     })
 
     /** The sweeper's half: leases nobody renewed in time are released, so another session can claim. */
-    const releaseStaleClaims = Effect.fn("ClaimLeases.releaseStaleClaims")(function* () {
-      const released = yield* fences.transaction(Effect.gen(function* () {
+    const releaseStaleClaims = Effect.fn("ClaimLeases.releaseStaleClaims")(function*() {
+      const released = yield* fences.transaction(Effect.gen(function*() {
         const stale = yield* staleClaims(undefined).pipe(Effect.orDie)
         for (const thread of stale) {
           yield* releaseClaim(sql, thread.id, thread.active, "The claim lease expired: the CLI stopped renewing it")

@@ -19,7 +19,7 @@ const restingStatus = (sql: SqlClient.SqlClient, threadId: string) =>
 
 /** Ends a streaming batch as failed: the answer keeps what arrived, its user messages become retryable. */
 export const failBatch = (sql: SqlClient.SqlClient, assistantMessageId: string, errorMessage: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const text = yield* assistantText(sql, assistantMessageId)
     yield* sql`
       UPDATE thread_messages SET status = 'failed', error_message = ${errorMessage}, text = ${text.text},
@@ -37,7 +37,7 @@ export const expireInteractions = (sql: SqlClient.SqlClient, threadId: string) =
 
 /** Lets go of a claim, abandoning any batch in flight; the thread is claimable again if work waits. */
 export const releaseClaim = (sql: SqlClient.SqlClient, threadId: string, activeAssistantMessageId: string | null, reason: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* expireInteractions(sql, threadId)
     if (activeAssistantMessageId !== null) yield* failBatch(sql, activeAssistantMessageId, reason)
     yield* sql`

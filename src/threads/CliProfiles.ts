@@ -42,7 +42,7 @@ const lastSegment = (path: string): string => path.split("/").filter((p) => p !=
 
 /** CLI profiles (one machine's CLI serving one project) and their checkout and worktree paths. */
 export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfiles", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* TrellisConfig
     const ttlSeconds = config.bridge.sessionTtlMs / 1000
@@ -79,13 +79,13 @@ export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfi
         })))
 
     /** The caller's own profiles serving a project: another user's profile is never listed. */
-    const listOwn = Effect.fn("CliProfiles.listOwn")(function* (principal: Principal, projectId: ProjectId) {
+    const listOwn = Effect.fn("CliProfiles.listOwn")(function*(principal: Principal, projectId: ProjectId) {
       const rows = yield* profileRows(sql.and([sql`p.user_id = ${principal.userId}`, sql`p.project_id = ${projectId}`]))
       return yield* withPaths(rows)
     })
 
     /** One of the caller's profiles; someone else's reads as not found. */
-    const getOwn = Effect.fn("CliProfiles.getOwn")(function* (principal: Principal, profileId: string, field = "profileId") {
+    const getOwn = Effect.fn("CliProfiles.getOwn")(function*(principal: Principal, profileId: string, field = "profileId") {
       const rows = yield* profileRows(sql.and([sql`p.id = ${profileId}`, sql`p.user_id = ${principal.userId}`]))
       const [profile] = yield* withPaths(rows)
       if (profile === undefined) return yield* new NotFound({ message: `${field}: CLI profile ${profileId} not found` })
@@ -99,7 +99,7 @@ export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfi
     })
 
     /** Creates the profile or updates the caller's existing one, and brings its checkout paths up to date. */
-    const upsert = Effect.fn("CliProfiles.upsert")(function* (principal: Principal, input: ProfileInput) {
+    const upsert = Effect.fn("CliProfiles.upsert")(function*(principal: Principal, input: ProfileInput) {
       const clis = JSON.stringify(input.availableClis)
       let profileId: CliProfileId
       if (input.profileId !== undefined) {
@@ -142,7 +142,7 @@ export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfi
     })
 
     /** Records a worktree the CLI created for a thread, under its parent checkout. */
-    const addWorktree = Effect.fn("CliProfiles.addWorktree")(function* (
+    const addWorktree = Effect.fn("CliProfiles.addWorktree")(function*(
       profileId: string,
       input: { readonly path: string; readonly branch: string; readonly parentPathId: string }
     ) {
@@ -157,7 +157,7 @@ export class CliProfiles extends Effect.Service<CliProfiles>()("trellis/CliProfi
       return rows[0]?.id ?? pathId
     })
 
-    const path = Effect.fn("CliProfiles.path")(function* (profileId: string, pathId: string) {
+    const path = Effect.fn("CliProfiles.path")(function*(profileId: string, pathId: string) {
       const rows = yield* sql`
         SELECT profile_id AS "profileId", id AS "pathId", path, label, git_remote_url AS "gitRemoteUrl", kind,
           parent_path_id AS "parentPathId", branch

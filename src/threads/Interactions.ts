@@ -17,7 +17,6 @@ import type { AgentPayload } from "./AgentPayload.js"
  * CLI's wait then returns it as expired (never as denied) and a late answer cannot land.
  */
 
-
 const Row = Schema.Struct({
   interactionId: Schema.String,
   threadId: Schema.String,
@@ -43,7 +42,7 @@ const view = ({ createdBy: _, ...row }: Row): Interaction => ({
 export const MAX_WAIT = Duration.seconds(25)
 
 export class Interactions extends Effect.Service<Interactions>()("trellis/Interactions", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const fences = yield* ClaimFence
     const threadRows = yield* ThreadRows
@@ -58,7 +57,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
 
     /** Pending requests of the thread past their expiry become expired (one statement each, idempotent). */
     const expireOverdue = (threadId: string) =>
-      sql.withTransaction(Effect.gen(function* () {
+      sql.withTransaction(Effect.gen(function*() {
         const expired = yield* sql`
           UPDATE thread_interactions SET status = 'expired'
           WHERE thread_id = ${threadId} AND status = 'pending' AND expires_at <= now()
@@ -77,7 +76,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
     const notFound = (id: string) => new NotFound({ message: `interactionId: interaction ${id} not found` })
 
     /** The CLI files a request under its claim (fenced like every CLI write). */
-    const request = Effect.fn("Interactions.request")(function* (
+    const request = Effect.fn("Interactions.request")(function*(
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
@@ -87,7 +86,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
       const id = InteractionId.generate()
       const expiresAt = input.expiresInMs === undefined ? null : new Date(Date.now() + input.expiresInMs)
       yield* fences.underClaim(principal, sessionId, threadId, epoch, (activeMessageId) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           yield* sql`
             INSERT INTO thread_interactions (id, thread_id, message_id, kind, request, expires_at)
             VALUES (${id}, ${threadId}, ${activeMessageId}, ${input.kind}, ${JSON.stringify(input.request ?? null)}::jsonb, ${expiresAt})`
@@ -99,7 +98,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
     })
 
     /** The CLI's wait: returns as soon as the request is settled, or still pending after `wait`. */
-    const await_ = Effect.fn("Interactions.await")(function* (principal: Principal, id: string, wait: Duration.Duration) {
+    const await_ = Effect.fn("Interactions.await")(function*(principal: Principal, id: string, wait: Duration.Duration) {
       const find = Effect.map(
         select(sql.and([sql`i.id = ${id}`, sql`t.created_by = ${principal.userId}`])),
         (rows) => rows[0]
@@ -112,20 +111,24 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
       const first = (yield* find) ?? found
       if (first.status !== "pending") return view(first)
       const untilExpiry = first.expiresAt === null ? MAX_WAIT : Duration.millis(Math.max(0, first.expiresAt.getTime() - Date.now()))
-      const settled = yield* Effect.scoped(Effect.gen(function* () {
+      const settled = yield* Effect.scoped(Effect.gen(function*() {
         const signals = yield* live.threadSignals(first.threadId)
         return yield* Stream.concat(Stream.make(undefined), signals).pipe(
           Stream.mapEffect(() => find),
           Stream.filter((row): row is Row => row !== undefined && row.status !== "pending"),
           Stream.runHead,
-          Effect.timeoutTo({ duration: Duration.min(Duration.min(wait, MAX_WAIT), untilExpiry), onTimeout: () => Option.none(), onSuccess: (row) => row })
+          Effect.timeoutTo({
+            duration: Duration.min(Duration.min(wait, MAX_WAIT), untilExpiry),
+            onTimeout: () => Option.none(),
+            onSuccess: (row) => row
+          })
         )
       }))
       return view(Option.getOrElse(settled, () => first))
     })
 
     /** The thread's owner answers or denies; the first settlement stands and repeats return it. */
-    const answer = Effect.fn("Interactions.answer")(function* (
+    const answer = Effect.fn("Interactions.answer")(function*(
       principal: Principal,
       id: string,
       input: { readonly deny: boolean; readonly answer?: unknown }
@@ -135,7 +138,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
       yield* threadRows.findOwn(principal, row.threadId, "interactionId").pipe(Effect.mapError(() => notFound(id)))
       // An answer after the expiry cannot land: the runtime was already told the request expired.
       yield* expireOverdue(row.threadId)
-      yield* sql.withTransaction(Effect.gen(function* () {
+      yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`
           UPDATE thread_interactions
           SET status = ${input.deny ? "denied" : "answered"}, answer = ${JSON.stringify(input.answer ?? null)}::jsonb,
@@ -151,7 +154,7 @@ export class Interactions extends Effect.Service<Interactions>()("trellis/Intera
       return view(updated ?? row)
     })
 
-    const listPending = Effect.fn("Interactions.listPending")(function* (principal: Principal, threadId: string) {
+    const listPending = Effect.fn("Interactions.listPending")(function*(principal: Principal, threadId: string) {
       yield* threadRows.get(principal, threadId)
       yield* expireOverdue(threadId)
       const rows = yield* select(sql.and([sql`i.thread_id = ${threadId}`, sql`i.status = 'pending'`]))

@@ -23,7 +23,11 @@ export const SessionRow = Schema.Struct({
 export type SessionRow = typeof SessionRow.Type
 
 /** Whether `principal` may act for a session owned by `owner` (none: no such session). */
-export const reachSession = (principal: Principal, sessionId: string, owner: { readonly userId: string; readonly projectId: string } | undefined) =>
+export const reachSession = (
+  principal: Principal,
+  sessionId: string,
+  owner: { readonly userId: string; readonly projectId: string } | undefined
+) =>
   owner === undefined || owner.userId !== principal.userId
     ? new NotFound({ message: `sessionId: session ${sessionId} not found` })
     : keyReaches(principal, owner.projectId)
@@ -37,7 +41,7 @@ export const reachSession = (principal: Principal, sessionId: string, owner: { r
  * silent past the TTL must register again.
  */
 export class LiveSessions extends Effect.Service<LiveSessions>()("trellis/LiveSessions", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* TrellisConfig
     const ttlSeconds = config.bridge.sessionTtlMs / 1000
@@ -66,14 +70,14 @@ export class LiveSessions extends Effect.Service<LiveSessions>()("trellis/LiveSe
     const owner = (sessionId: string) => findOwner(sessionId).pipe(Effect.orDie)
 
     /** The caller's session, live or not. */
-    const own = Effect.fn("LiveSessions.own")(function* (principal: Principal, sessionId: string) {
+    const own = Effect.fn("LiveSessions.own")(function*(principal: Principal, sessionId: string) {
       const row = Option.getOrUndefined(yield* findSession(sessionId).pipe(Effect.orDie))
       yield* reachSession(principal, sessionId, row)
       return yield* Effect.fromNullable(row).pipe(Effect.orDie)
     })
 
     /** The caller's session, which must be live. */
-    const live = Effect.fn("LiveSessions.live")(function* (principal: Principal, sessionId: string) {
+    const live = Effect.fn("LiveSessions.live")(function*(principal: Principal, sessionId: string) {
       const row = yield* own(principal, sessionId)
       if (!row.live) return yield* new SessionExpired({ message: `Session ${sessionId} has expired: register again`, action: "register" })
       return row

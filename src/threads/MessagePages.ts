@@ -13,7 +13,8 @@ export interface PageRequest {
   readonly limit?: number | undefined
 }
 
-const columns = (sql: SqlClient.SqlClient) => sql`
+const columns = (sql: SqlClient.SqlClient) =>
+  sql`
   m.id, m.role, m.status, m.content, m.text, m.truncated, m.error_message AS "errorMessage",
   m.sent_by_thread_id AS "sentByThreadId", s.title AS "sentByTitle", m.created_at AS "createdAt"`
 
@@ -24,7 +25,7 @@ const columns = (sql: SqlClient.SqlClient) => sql`
  * message written meanwhile never shifts a page (an offset would).
  */
 export class MessagePages extends Effect.Service<MessagePages>()("trellis/MessagePages", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* ThreadRows
 
@@ -63,21 +64,25 @@ export class MessagePages extends Effect.Service<MessagePages>()("trellis/Messag
     })
 
     /** A readable ordinary thread, else the error its routes answer (404 as `get_thread`'s, 400 for a container). */
-    const readableThread = Effect.fn("MessagePages.readableThread")(function* (principal: Principal, threadId: string) {
+    const readableThread = Effect.fn("MessagePages.readableThread")(function*(principal: Principal, threadId: string) {
       const thread = yield* rows.get(principal, threadId)
       if (thread.kind !== "thread") {
-        return yield* new InvalidArgument({ message: `threadId: ${threadId} is a thread group or workflow run, which has no messages; open one of its threads` })
+        return yield* new InvalidArgument({
+          message: `threadId: ${threadId} is a thread group or workflow run, which has no messages; open one of its threads`
+        })
       }
       return thread
     })
 
     /** Up to `limit` messages past the cursor, oldest first in the page, and the cursor of the next page. */
-    const page = Effect.fn("MessagePages.page")(function* (principal: Principal, threadId: string, request: PageRequest) {
+    const page = Effect.fn("MessagePages.page")(function*(principal: Principal, threadId: string, request: PageRequest) {
       yield* readableThread(principal, threadId)
       const limit = request.limit ?? MESSAGE_PAGE_SIZE
       const cursor = request.cursor ?? null
       if (cursor !== null && Option.isNone(yield* oneRow({ threadId, messageId: cursor }).pipe(Effect.orDie))) {
-        return yield* new InvalidArgument({ message: `cursor: ${cursor} is not a message of thread ${threadId}; pass a nextCursor this route returned` })
+        return yield* new InvalidArgument({
+          message: `cursor: ${cursor} is not a message of thread ${threadId}; pass a nextCursor this route returned`
+        })
       }
       const newest = request.order !== "oldest"
       // One more than asked says whether a next page exists without counting the thread.
@@ -90,7 +95,7 @@ export class MessagePages extends Effect.Service<MessagePages>()("trellis/Messag
     })
 
     /** One message with its whole text: a user's as sent, an assistant's as its text events compose it. */
-    const message = Effect.fn("MessagePages.message")(function* (principal: Principal, threadId: string, messageId: string) {
+    const message = Effect.fn("MessagePages.message")(function*(principal: Principal, threadId: string, messageId: string) {
       yield* readableThread(principal, threadId)
       const found = yield* oneRow({ threadId, messageId }).pipe(Effect.orDie)
       if (Option.isNone(found)) return yield* new NotFound({ message: `messageId: message ${messageId} not found in thread ${threadId}` })

@@ -31,18 +31,18 @@ const frameOf = (changes: ReadonlyArray<ProjectChange>) => ({
 })
 
 export class ProjectChanges extends Effect.Service<ProjectChanges>()("trellis/ProjectChanges", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const live = yield* LiveEvents
     const projects = yield* Projects
     const revokedKeys = yield* RevokedKeys
 
     /** `changes` frames (`{threadIds, profileIds}`) for the project from now on, until the key is revoked or the client leaves. */
-    const stream = Effect.fn("ProjectChanges.stream")(function* (principal: Principal, projectId: ProjectId) {
+    const stream = Effect.fn("ProjectChanges.stream")(function*(principal: Principal, projectId: ProjectId) {
       yield* projects.access(principal, projectId)
       const readable = readableBy(principal)
-      return Stream.unwrapScoped(Effect.gen(function* () {
+      return Stream.unwrapScoped(Effect.gen(function*() {
         const changes = yield* live.projectChanges(projectId)
-        const gathered = Effect.gen(function* () {
+        const gathered = Effect.gen(function*() {
           const first = yield* Queue.take(changes)
           yield* Effect.sleep(GATHER)
           const rest = yield* Queue.takeAll(changes)

@@ -26,7 +26,7 @@ export interface Progress {
   readonly changed: number
 }
 
-export const renormalize = Effect.fn("Renormalize.run")(function* (options: {
+export const renormalize = Effect.fn("Renormalize.run")(function*(options: {
   readonly threadId?: string | undefined
   readonly batchSize: number
   readonly onProgress: (progress: Progress) => Effect.Effect<void>
@@ -46,12 +46,17 @@ export const renormalize = Effect.fn("Renormalize.run")(function* (options: {
     const last = rows.at(-1)
     if (last === undefined) break
     const updates = rows.flatMap((row) => {
-      const event = JSON.stringify(normalizeChunk({ cliType: row.cliType ?? "other", transport: row.transport ?? undefined }, row.type, row.data))
+      const event = JSON.stringify(
+        normalizeChunk({ cliType: row.cliType ?? "other", transport: row.transport ?? undefined }, row.type, row.data)
+      )
       return event === JSON.stringify(row.event) ? [] : [{ id: row.id, event }]
     })
     if (updates.length > 0) {
-      yield* sql.withTransaction(Effect.forEach(updates, (u) =>
-        sql`UPDATE thread_chunks SET normalized_event = ${u.event}::jsonb WHERE id = ${u.id}::bigint`, { discard: true }))
+      yield* sql.withTransaction(
+        Effect.forEach(updates, (u) => sql`UPDATE thread_chunks SET normalized_event = ${u.event}::jsonb WHERE id = ${u.id}::bigint`, {
+          discard: true
+        })
+      )
     }
     cursor = last.id
     done += rows.length

@@ -25,7 +25,7 @@ interface ClaimRequest {
  * CLI asks when its queue changes), so concurrent ones share statements.
  */
 export class ThreadClaims extends Effect.Service<ThreadClaims>()("trellis/ThreadClaims", {
-  scoped: Effect.gen(function* () {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* TrellisConfig
     const sessions = yield* LiveSessions
@@ -54,8 +54,7 @@ export class ThreadClaims extends Effect.Service<ThreadClaims>()("trellis/Thread
     const claimable = sql`t.processing_state = 'pending' AND t.deleted_at IS NULL AND t.claimed_by_session_id IS NULL
       AND t.queue_held_at IS NULL AND t.kind = 'thread'`
     /** A thread whose runtime session is on another machine waits for that machine (or a fresh start). */
-    const runsOn = (machineId: Statement.Fragment) =>
-      sql`(t.runtime_machine_id IS NULL OR t.runtime_machine_id = ${machineId})`
+    const runsOn = (machineId: Statement.Fragment) => sql`(t.runtime_machine_id IS NULL OR t.runtime_machine_id = ${machineId})`
     const sessionLive = (sessionId: Statement.Fragment) =>
       sql`EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = ${sessionId} AND s.ended_at IS NULL
         AND s.last_heartbeat_at > now() - make_interval(secs => ${ttlSeconds}))`
@@ -88,8 +87,13 @@ export class ThreadClaims extends Effect.Service<ThreadClaims>()("trellis/Thread
         WITH request AS (
           SELECT r.ord, r.session_id, r.profile_id, coalesce(r.machine_id, '') AS machine,
             row_number() OVER (PARTITION BY r.profile_id, r.machine_id ORDER BY r.ord) AS k
-          FROM (VALUES ${sql.csv(requests.map((request, ord) =>
-            sql`(${ord}::int, ${request.sessionId}::text, ${request.profileId}::text, ${request.machineId}::text)`))})
+          FROM (VALUES ${
+        sql.csv(
+          requests.map((request, ord) =>
+            sql`(${ord}::int, ${request.sessionId}::text, ${request.profileId}::text, ${request.machineId}::text)`
+          )
+        )
+      })
             AS r (ord, session_id, profile_id, machine_id)
           WHERE ${sessionLive(sql`r.session_id`)}
         ), wanted AS (
@@ -130,7 +134,7 @@ export class ThreadClaims extends Effect.Service<ThreadClaims>()("trellis/Thread
      * as one statement, shared with other sessions' claims arriving at the same time. Only when
      * nothing was claimed is the session looked at again, to tell "nothing waits" from an expired session.
      */
-    const claim = Effect.fn("ThreadClaims.claim")(function* (
+    const claim = Effect.fn("ThreadClaims.claim")(function*(
       principal: Principal,
       sessionId: AgentSessionId,
       threadId?: string

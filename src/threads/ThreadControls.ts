@@ -7,12 +7,12 @@ import { ThreadRows } from "./ThreadRows.js"
 
 /** What a thread's owner switches on their thread: done, pinned, shared, queue held, runtime session kept. */
 export class ThreadControls extends Effect.Service<ThreadControls>()("trellis/ThreadControls", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* ThreadRows
     const live = yield* LiveEvents
 
-    const setDone = Effect.fn("ThreadControls.setDone")(function* (principal: Principal, threadId: string, done: boolean) {
+    const setDone = Effect.fn("ThreadControls.setDone")(function*(principal: Principal, threadId: string, done: boolean) {
       const row = yield* rows.findOwn(principal, threadId, "threadId")
       yield* sql`UPDATE threads SET done_at = ${done ? sql`now()` : null} WHERE id = ${threadId}`.pipe(Effect.orDie)
       yield* live.threadChanged(threadId, row.profileId)
@@ -20,7 +20,7 @@ export class ThreadControls extends Effect.Service<ThreadControls>()("trellis/Th
     })
 
     /** Pin or share a thread; a thread in a group pins and shares through its group. */
-    const setFlag = Effect.fn("ThreadControls.setFlag")(function* (
+    const setFlag = Effect.fn("ThreadControls.setFlag")(function*(
       principal: Principal,
       threadId: string,
       flag: "pinned" | "shared",
@@ -35,7 +35,7 @@ export class ThreadControls extends Effect.Service<ThreadControls>()("trellis/Th
     })
 
     /** Holding the queue stops the CLI from claiming the thread; releasing makes waiting messages claimable again. */
-    const setQueueHeld = Effect.fn("ThreadControls.setQueueHeld")(function* (principal: Principal, threadId: string, held: boolean) {
+    const setQueueHeld = Effect.fn("ThreadControls.setQueueHeld")(function*(principal: Principal, threadId: string, held: boolean) {
       const row = yield* rows.findOwn(principal, threadId, "threadId")
       if (row.kind !== "thread") return yield* new InvalidArgument({ message: `threadId: ${threadId} is not an ordinary thread` })
       yield* sql`UPDATE threads SET queue_held_at = ${held ? sql`COALESCE(queue_held_at, now())` : null} WHERE id = ${threadId}`.pipe(
@@ -50,7 +50,7 @@ export class ThreadControls extends Effect.Service<ThreadControls>()("trellis/Th
      * profile may run it next, in a new session told the conversation so far. Not while a batch
      * streams: the run in flight would name its session again when it ends.
      */
-    const startFresh = Effect.fn("ThreadControls.startFresh")(function* (principal: Principal, threadId: string) {
+    const startFresh = Effect.fn("ThreadControls.startFresh")(function*(principal: Principal, threadId: string) {
       const row = yield* rows.findOwn(principal, threadId, "threadId")
       if (row.kind !== "thread") return yield* new InvalidArgument({ message: `threadId: ${threadId} is not an ordinary thread` })
       const updated = yield* sql`

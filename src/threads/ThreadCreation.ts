@@ -53,7 +53,7 @@ const worktreeProblem = (
 
 /** `create_thread`: a new ordinary thread, pending with its first message, possibly spawned into a group. */
 export class ThreadCreation extends Effect.Service<ThreadCreation>()("trellis/ThreadCreation", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const projects = yield* Projects
     const tasks = yield* TaskReads
@@ -72,7 +72,7 @@ export class ThreadCreation extends Effect.Service<ThreadCreation>()("trellis/Th
     })
 
     /** SPEC "Thread creation rules" 1–8. */
-    const create = Effect.fn("ThreadCreation.create")(function* (principal: Principal, input: CreateThreadInput) {
+    const create = Effect.fn("ThreadCreation.create")(function*(principal: Principal, input: CreateThreadInput) {
       yield* requireSlashCommand(input)
 
       const spawn: SpawnSource | undefined = input.sourceThreadId === undefined
@@ -90,7 +90,8 @@ export class ThreadCreation extends Effect.Service<ThreadCreation>()("trellis/Th
         }
       } else if (input.profileId !== undefined && input.profileId !== source.profileId && input.pathId === undefined) {
         return yield* new InvalidArgument({
-          message: "pathId: required when profileId differs from the source thread's profile (a path ID names a checkout on its own machine only)"
+          message:
+            "pathId: required when profileId differs from the source thread's profile (a path ID names a checkout on its own machine only)"
         })
       }
       const profileId = input.profileId ?? source?.profileId ?? ""
@@ -116,7 +117,8 @@ export class ThreadCreation extends Effect.Service<ThreadCreation>()("trellis/Th
       }
       if (input.runtimeCommand && !acceptsRuntimeCommandOnCreate(cliType)) {
         return yield* new InvalidArgument({
-          message: `runtimeCommand: ${cliType} does not take a slash command as a thread's first message; create the thread, then send the command with send_thread_message`
+          message:
+            `runtimeCommand: ${cliType} does not take a slash command as a thread's first message; create the thread, then send the command with send_thread_message`
         })
       }
       const worktreeRefused = input.worktree === undefined ? undefined : worktreeProblem(input.worktree, pathId, path.kind)
@@ -139,7 +141,7 @@ export class ThreadCreation extends Effect.Service<ThreadCreation>()("trellis/Th
       }
 
       const threadId = ThreadId.generate()
-      const created = yield* sql.withTransaction(Effect.gen(function* () {
+      const created = yield* sql.withTransaction(Effect.gen(function*() {
         const parentThreadId = spawn === undefined ? null : yield* groups.join(principal, spawn)
         yield* sql`
           INSERT INTO threads (id, project_id, created_by, title, status, processing_state, has_pending_user_messages,

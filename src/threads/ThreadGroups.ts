@@ -24,12 +24,12 @@ const SourceState = Schema.Struct({
  * MAX_GROUP_SIZE members, deleted ones count), and workflow runs, which are made empty.
  */
 export class ThreadGroups extends Effect.Service<ThreadGroups>()("trellis/ThreadGroups", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* ThreadRows
 
     /** The source of a spawn: an ordinary thread of the caller's, or a group of theirs (a member is chosen). */
-    const spawnSource = Effect.fn("ThreadGroups.spawnSource")(function* (principal: Principal, sourceThreadId: string) {
+    const spawnSource = Effect.fn("ThreadGroups.spawnSource")(function*(principal: Principal, sourceThreadId: string) {
       const found = yield* rows.findOwn(principal, sourceThreadId, "sourceThreadId")
       if (found.kind === "workflow_run") {
         return yield* new InvalidArgument({ message: `sourceThreadId: ${found.id} is a workflow run, which cannot be joined` })
@@ -39,7 +39,9 @@ export class ThreadGroups extends Effect.Service<ThreadGroups>()("trellis/Thread
           sql.and([sql`t.parent_thread_id = ${found.id}`, sql`t.deleted_at IS NULL`]),
           sql`ORDER BY (t.id = ${found.originThreadId ?? ""}) DESC, t.created_at, t.id LIMIT 1`
         )
-        if (member === undefined) return yield* new InvalidArgument({ message: `sourceThreadId: group ${found.id} has no member to spawn beside` })
+        if (member === undefined) {
+          return yield* new InvalidArgument({ message: `sourceThreadId: group ${found.id} has no member to spawn beside` })
+        }
         return { source: member, group: found } satisfies SpawnSource
       }
       if (found.parentThreadId === null) return { source: found, group: undefined } satisfies SpawnSource
@@ -60,7 +62,7 @@ export class ThreadGroups extends Effect.Service<ThreadGroups>()("trellis/Thread
      * Makes room for one more member beside `spawn.source`, in the caller's transaction, and gives
      * the group's ID: the source's group, or a new one the source moves into.
      */
-    const join = Effect.fn("ThreadGroups.join")(function* (principal: Principal, spawn: SpawnSource) {
+    const join = Effect.fn("ThreadGroups.join")(function*(principal: Principal, spawn: SpawnSource) {
       const { group, source } = spawn
       let parentThreadId: string
       if (group === undefined) {
@@ -97,7 +99,7 @@ export class ThreadGroups extends Effect.Service<ThreadGroups>()("trellis/Thread
     })
 
     /** An empty workflow run container; runs are started into it with create_thread's sourceThreadId. */
-    const createWorkflowRun = Effect.fn("ThreadGroups.createWorkflowRun")(function* (
+    const createWorkflowRun = Effect.fn("ThreadGroups.createWorkflowRun")(function*(
       principal: Principal,
       access: ProjectAccess,
       title: string

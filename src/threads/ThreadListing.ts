@@ -11,22 +11,25 @@ import { ThreadRows } from "./ThreadRows.js"
  * After the last row's (last activity, id). The activity is microseconds since the epoch, an
  * integer: exact, independent of the session's time zone, and nothing SQL can fail to parse.
  */
-const Cursor = PageCursor.make("list_threads", Schema.Tuple(
-  Schema.String.pipe(Schema.pattern(/^-?\d{1,16}$/)),
-  Schema.String
-))
+const Cursor = PageCursor.make(
+  "list_threads",
+  Schema.Tuple(
+    Schema.String.pipe(Schema.pattern(/^-?\d{1,16}$/)),
+    Schema.String
+  )
+)
 
 /** A page of the project list, as `list_threads` asks for it. */
 export type ProjectPage = Pick<Tool.InputOf<typeof ListThreads>, "includeDone" | "limit" | "cursor">
 
 /** `list_threads`: the caller's project list, page by page, or one group's members. */
 export class ThreadListing extends Effect.Service<ThreadListing>()("trellis/ThreadListing", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* ThreadRows
 
     /** The project list: the caller's top-level rows (threads outside groups, and containers), newest activity first. */
-    const listProject = Effect.fn("ThreadListing.listProject")(function* (
+    const listProject = Effect.fn("ThreadListing.listProject")(function*(
       principal: Principal,
       access: ProjectAccess,
       options: ProjectPage
@@ -56,7 +59,7 @@ export class ThreadListing extends Effect.Service<ThreadListing>()("trellis/Thre
     })
 
     /** A group's members, all in one page; an unreadable or ordinary ID gives none. */
-    const listMembers = Effect.fn("ThreadListing.listMembers")(function* (
+    const listMembers = Effect.fn("ThreadListing.listMembers")(function*(
       principal: Principal,
       containerId: string,
       includeDone: boolean

@@ -45,7 +45,9 @@ export const withTexts = (sql: SqlClient.SqlClient, rows: ReadonlyArray<MessageR
   })
 
 /** A message as the tool and the client routes show it. */
-export const messageView = ({ row, text, truncated }: { readonly row: MessageRow; readonly text: string; readonly truncated: boolean }) => ({
+export const messageView = (
+  { row, text, truncated }: { readonly row: MessageRow; readonly text: string; readonly truncated: boolean }
+) => ({
   messageId: row.id,
   role: row.role,
   status: row.status,
@@ -58,7 +60,7 @@ export const messageView = ({ row, text, truncated }: { readonly row: MessageRow
 
 /** A thread's conversation: reading its latest messages, sending one, and retrying a failed run. */
 export class ThreadMessages extends Effect.Service<ThreadMessages>()("trellis/ThreadMessages", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* ThreadRows
     const live = yield* LiveEvents
@@ -76,12 +78,14 @@ export class ThreadMessages extends Effect.Service<ThreadMessages>()("trellis/Th
     })
 
     /** The newest `limit` messages, oldest first, with assistant text derived from normalized text events. */
-    const listMessages = Effect.fn("ThreadMessages.listMessages")(function* (principal: Principal, threadId: string, limit: number) {
+    const listMessages = Effect.fn("ThreadMessages.listMessages")(function*(principal: Principal, threadId: string, limit: number) {
       const thread = yield* rows.findReadable(principal, threadId)
       if (thread === undefined) return []
       if (thread.kind !== "thread") {
         return yield* new InvalidArgument({
-          message: `threadId: ${threadId} is a thread ${thread.kind === "group" ? "group" : "workflow run"}; list its members with list_threads`
+          message: `threadId: ${threadId} is a thread ${
+            thread.kind === "group" ? "group" : "workflow run"
+          }; list its members with list_threads`
         })
       }
       const latest = yield* latestMessages({ threadId, limit }).pipe(Effect.orDie)
@@ -100,23 +104,27 @@ export class ThreadMessages extends Effect.Service<ThreadMessages>()("trellis/Th
     })
 
     /** SPEC's `send_thread_message` rules: own threads only, same project, never to a container. */
-    const send = Effect.fn("ThreadMessages.send")(function* (principal: Principal, input: SendMessageInput) {
+    const send = Effect.fn("ThreadMessages.send")(function*(principal: Principal, input: SendMessageInput) {
       yield* requireSlashCommand(input)
       const target = yield* rows.findOwn(principal, input.threadId, "threadId")
       if (target.kind !== "thread") {
-        return yield* new InvalidArgument({ message: `threadId: ${target.id} is a thread group or workflow run, which cannot receive messages` })
+        return yield* new InvalidArgument({
+          message: `threadId: ${target.id} is a thread group or workflow run, which cannot receive messages`
+        })
       }
       if (input.sourceThreadId !== undefined) {
         const source = yield* rows.findOwn(principal, input.sourceThreadId, "sourceThreadId")
         if (source.kind !== "thread") {
-          return yield* new InvalidArgument({ message: `sourceThreadId: ${source.id} is a thread group or workflow run, which cannot send messages` })
+          return yield* new InvalidArgument({
+            message: `sourceThreadId: ${source.id} is a thread group or workflow run, which cannot send messages`
+          })
         }
         if (source.projectId !== target.projectId) {
           return yield* new Forbidden({ message: "sourceThreadId: must be in the same project as threadId" })
         }
       }
       const messageId = ThreadMessageId.generate()
-      const updated = yield* sql.withTransaction(Effect.gen(function* () {
+      const updated = yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`
           INSERT INTO thread_messages (id, thread_id, role, status, content, runtime_command, sent_by_thread_id)
           VALUES (${messageId}, ${target.id}, 'user', 'pending', ${input.content}, ${input.runtimeCommand},
@@ -145,10 +153,10 @@ export class ThreadMessages extends Effect.Service<ThreadMessages>()("trellis/Th
     })
 
     /** Requeues the failed batch: its user messages wait again and the failed answer is removed. */
-    const retry = Effect.fn("ThreadMessages.retry")(function* (principal: Principal, threadId: string) {
+    const retry = Effect.fn("ThreadMessages.retry")(function*(principal: Principal, threadId: string) {
       const thread = yield* rows.findOwn(principal, threadId, "threadId")
       if (thread.kind !== "thread") return yield* new InvalidArgument({ message: `threadId: ${threadId} is not an ordinary thread` })
-      yield* sql.withTransaction(Effect.gen(function* () {
+      yield* sql.withTransaction(Effect.gen(function*() {
         const latest = Option.getOrUndefined(yield* latestAnswer(threadId).pipe(Effect.orDie))
         if (latest === undefined || latest.status !== "failed") {
           return yield* new Conflict({ message: `threadId: the latest run of thread ${threadId} did not fail; nothing to retry` })

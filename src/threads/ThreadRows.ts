@@ -56,7 +56,7 @@ const decodeRows = Schema.decodeUnknown(Schema.Array(ThreadRow))
  * may reach a thread (reading it, or owning it for a write).
  */
 export class ThreadRows extends Effect.Service<ThreadRows>()("trellis/ThreadRows", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* TrellisConfig
     const projects = yield* Projects
@@ -105,7 +105,7 @@ export class ThreadRows extends Effect.Service<ThreadRows>()("trellis/ThreadRows
 
     /** One of the caller's own threads, for writes: anyone else's reads as not found. */
     const findOwn = (principal: Principal, threadId: string, field: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const [row] = yield* select(sql.and([
           sql`t.id = ${threadId}`,
           sql`t.deleted_at IS NULL`,
@@ -120,7 +120,7 @@ export class ThreadRows extends Effect.Service<ThreadRows>()("trellis/ThreadRows
         return row
       })
 
-    const get = Effect.fn("ThreadRows.get")(function* (principal: Principal, threadId: string) {
+    const get = Effect.fn("ThreadRows.get")(function*(principal: Principal, threadId: string) {
       const row = yield* findReadable(principal, threadId)
       if (row === undefined) return yield* threadNotFound
       return row

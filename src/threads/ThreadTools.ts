@@ -75,7 +75,7 @@ export const threadView = (row: ThreadRow): Thread =>
 
 const projectIdFromUrl = Schema.decodeUnknownEither(ProjectId)
 
-export const ThreadTools = Effect.gen(function* () {
+export const ThreadTools = Effect.gen(function*() {
   const rows = yield* ThreadRows
   const listing = yield* ThreadListing
   const threadMessages = yield* ThreadMessages
@@ -85,7 +85,7 @@ export const ThreadTools = Effect.gen(function* () {
 
   /** `list_threads` needs a project only without threadId, so it resolves one itself. */
   const projectFor = (explicit: ProjectId | undefined) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const principal = yield* CurrentPrincipal
       if (explicit !== undefined) return yield* projects.access(principal, explicit)
       const fallback = yield* DefaultProject
@@ -103,14 +103,16 @@ export const ThreadTools = Effect.gen(function* () {
 
   return [
     Implement.scoped(ListCliProfiles, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { project } = yield* CurrentProject
         return { profiles: yield* profiles.listOwn(yield* CurrentPrincipal, project.id) }
       })),
-    Implement.unscoped(GetThread, ({ threadId }) =>
-      Effect.map(Effect.flatMap(CurrentPrincipal, (principal) => rows.get(principal, threadId)), threadView)),
+    Implement.unscoped(
+      GetThread,
+      ({ threadId }) => Effect.map(Effect.flatMap(CurrentPrincipal, (principal) => rows.get(principal, threadId)), threadView)
+    ),
     Implement.unscoped(ListThreads, ({ cursor, includeDone, limit, projectId, threadId }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
         if (threadId !== undefined) {
           const members = yield* listing.listMembers(principal, threadId, includeDone)
@@ -121,19 +123,18 @@ export const ThreadTools = Effect.gen(function* () {
         return { threads: page.threads.map(threadView), nextCursor: page.nextCursor }
       })),
     Implement.unscoped(ListThreadMessages, ({ limit, threadId }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const messages = yield* threadMessages.listMessages(yield* CurrentPrincipal, threadId, limit)
         return { messages: messages.map(messageView) }
       })),
     Implement.unscoped(CreateThread, (input) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
         const fallback = yield* DefaultProject
         const urlProject = fallback === null ? undefined : Either.getOrUndefined(projectIdFromUrl(fallback))
         const row = yield* creation.create(principal, { ...input, urlProjectId: urlProject })
         return threadView(row)
       })),
-    Implement.unscoped(SendThreadMessage, (input) =>
-      Effect.flatMap(CurrentPrincipal, (principal) => threadMessages.send(principal, input)))
+    Implement.unscoped(SendThreadMessage, (input) => Effect.flatMap(CurrentPrincipal, (principal) => threadMessages.send(principal, input)))
   ] as const
 })

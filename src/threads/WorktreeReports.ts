@@ -15,7 +15,7 @@ const CheckoutRow = Schema.Struct({ profileId: Schema.String, pathId: Schema.Nul
 
 /** The CLI made the thread's worktree: it becomes a `worktree` path under the thread's checkout. */
 export class WorktreeReports extends Effect.Service<WorktreeReports>()("trellis/WorktreeReports", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const profiles = yield* CliProfiles
     const fences = yield* ClaimFence
@@ -27,7 +27,7 @@ export class WorktreeReports extends Effect.Service<WorktreeReports>()("trellis/
       execute: (threadId) => sql`SELECT profile_id AS "profileId", path_id AS "pathId" FROM threads WHERE id = ${threadId}`
     })
 
-    const reportWorktree = Effect.fn("WorktreeReports.reportWorktree")(function* (
+    const reportWorktree = Effect.fn("WorktreeReports.reportWorktree")(function*(
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
@@ -35,7 +35,7 @@ export class WorktreeReports extends Effect.Service<WorktreeReports>()("trellis/
       input: WorktreeReport
     ) {
       const worktreePathId = yield* fences.underClaim(principal, sessionId, threadId, epoch, () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const thread = Option.getOrUndefined(yield* checkoutOf(threadId).pipe(Effect.orDie))
           if (thread === undefined || thread.pathId === null) {
             return yield* new InvalidArgument({ message: `threadId: thread ${threadId} has no checkout to put a worktree under` })
@@ -46,7 +46,9 @@ export class WorktreeReports extends Effect.Service<WorktreeReports>()("trellis/
             parentPathId: thread.pathId
           })
           yield* sql`
-            UPDATE threads SET worktree = COALESCE(worktree, '{}'::jsonb) || ${JSON.stringify({ pathId: worktreePathId, path: input.path })}::jsonb
+            UPDATE threads SET worktree = COALESCE(worktree, '{}'::jsonb) || ${
+            JSON.stringify({ pathId: worktreePathId, path: input.path })
+          }::jsonb
             WHERE id = ${threadId}`
           return worktreePathId
         }))

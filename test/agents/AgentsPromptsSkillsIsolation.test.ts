@@ -8,7 +8,7 @@ const SECRETS = ["Alpha agent", "alpha-prompt", "Alpha prompt text", "alpha-skil
 
 /** Organization A with an agent, project and organization prompts, and project and organization Skills with a file. */
 const seedA = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const scope = scopedTo(owner.project.id)
     const { projectAgentId } = yield* ok(owner.key, "create_project_agent", {
@@ -33,7 +33,7 @@ const seedA = (slug: string) =>
 
 /** Everything A's owner can read of A's agents, prompts and Skills. */
 const stateOf = (key: string, scope: Scope, skillIds: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     return {
       agents: yield* ok(key, "list_project_agents", {}, scope),
       prompts: yield* ok(key, "list_prompts", {}, scope),
@@ -44,13 +44,15 @@ const stateOf = (key: string, scope: Scope, skillIds: ReadonlyArray<string>) =>
 
 const leaksNothing = (label: string, answer: unknown) => {
   const text = JSON.stringify(answer)
-  for (const secret of SECRETS.filter((word) => !label.toLowerCase().includes(word.toLowerCase()))) expect(text, label).not.toContain(secret)
+  for (const secret of SECRETS.filter((word) => !label.toLowerCase().includes(word.toLowerCase()))) {
+    expect(text, label).not.toContain(secret)
+  }
 }
 
 describe("tenant isolation of the agent, prompt and Skill tools", () => {
   layer(TestServer())((it) => {
     it.effect("every agent, prompt and Skill tool called by organization B with A's IDs, project or organization is not found and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("iso-a")
         const b = yield* seedOwner("iso-b")
         const onA = a.scope
@@ -100,10 +102,12 @@ describe("tenant isolation of the agent, prompt and Skill tools", () => {
         expect(tools.size).toBe(13)
 
         // In B's own project, A's Skill names find nothing: null, not an error.
-        for (const [name, args] of [
-          ["load_skill", { name: "alpha-skill" }],
-          ["read_skill_file", { name: "alpha-skill", path: "notes.md" }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["load_skill", { name: "alpha-skill" }],
+            ["read_skill_file", { name: "alpha-skill", path: "notes.md" }]
+          ] as const
+        ) {
           const result = yield* call(b.key, name, args, onB)
           expect(result.content).toEqual([{ type: "text", text: "null" }])
         }
@@ -118,22 +122,24 @@ describe("tenant isolation of the agent, prompt and Skill tools", () => {
       }))
 
     it.effect("a key of organization B narrowed to its projects finds none of A's organization prompts and Skills: not found, not forbidden", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("iso-narrowed-a")
         const b = yield* seedOwner("iso-narrowed-b")
         const narrowed = (yield* createKey(b.user.id, [b.project.id])).secret
         const onB = scopedTo(b.project.id)
         const before = yield* stateOf(a.key, a.scope, [a.skillId, a.orgSkillId])
-        for (const [name, args] of [
-          ["list_prompts", { scope: "organization", organization: a.organization.slug }],
-          ["create_prompt", { scope: "organization", organization: a.organization.id, key: "planted", content: "x" }],
-          ["update_prompt", { promptId: a.orgPromptId, content: "Hijacked" }],
-          ["list_skills", { scope: "organization", organization: a.organization.slug }],
-          ["create_skill", { scope: "organization", organization: a.organization.id, name: "planted", content: "x" }],
-          ["get_skill", { skillId: a.orgSkillId }],
-          ["update_skill", { skillId: a.orgSkillId, content: "Hijacked" }],
-          ["delete_skill", { skillId: a.orgSkillId }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["list_prompts", { scope: "organization", organization: a.organization.slug }],
+            ["create_prompt", { scope: "organization", organization: a.organization.id, key: "planted", content: "x" }],
+            ["update_prompt", { promptId: a.orgPromptId, content: "Hijacked" }],
+            ["list_skills", { scope: "organization", organization: a.organization.slug }],
+            ["create_skill", { scope: "organization", organization: a.organization.id, name: "planted", content: "x" }],
+            ["get_skill", { skillId: a.orgSkillId }],
+            ["update_skill", { skillId: a.orgSkillId, content: "Hijacked" }],
+            ["delete_skill", { skillId: a.orgSkillId }]
+          ] as const
+        ) {
           const label = `${name} ${JSON.stringify(args)}`
           const result = yield* call(narrowed, name, args, onB)
           expect((result.structuredContent as { readonly error: ToolErrorBody }).error.code, label).toBe("not_found")

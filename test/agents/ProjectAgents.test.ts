@@ -7,9 +7,7 @@ import { AgentColor } from "../../catalog/domain/ProjectAgent.js"
 import { createTask, fails, getTask, joinAs, ok, okNull, scopedTo } from "../support/TaskTools.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
 
-
-const agentsOf = (key: string, projectId: string) =>
-  Effect.map(ok(key, "list_project_agents", {}, scopedTo(projectId)), (r) => r.agents)
+const agentsOf = (key: string, projectId: string) => Effect.map(ok(key, "list_project_agents", {}, scopedTo(projectId)), (r) => r.agents)
 
 const createAgent = (key: string, projectId: string, args: Record<string, unknown>) =>
   Effect.map(
@@ -23,7 +21,7 @@ const agentById = (key: string, projectId: string, id: string) =>
 describe("project agent tools", () => {
   layer(TestServer())((it) => {
     it.effect("create_project_agent returns { projectAgentId }; list_project_agents shows every field, unset ones null", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-create")
         const id = yield* createAgent(key, project.id, { name: "  Reviewer  " })
         expect(id).toMatch(/^agent_[0-9a-f]{32}$/)
@@ -33,7 +31,15 @@ describe("project agent tools", () => {
           prompt: "You build.",
           category: "engineering",
           appearance: { color: "purple" },
-          automation: { enabled: true, prompt: "Start on {task}", cliType: "codex", cliModel: "gpt-5", cliEffort: "high", mode: "plan", workspace: "worktree" }
+          automation: {
+            enabled: true,
+            prompt: "Start on {task}",
+            cliType: "codex",
+            cliModel: "gpt-5",
+            cliEffort: "high",
+            mode: "plan",
+            workspace: "worktree"
+          }
         })
         expect(yield* agentsOf(key, project.id)).toEqual([
           {
@@ -43,7 +49,15 @@ describe("project agent tools", () => {
             prompt: "You build.",
             category: "engineering",
             appearance: { color: "purple" },
-            automation: { enabled: true, prompt: "Start on {task}", cliType: "codex", cliModel: "gpt-5", cliEffort: "high", mode: "plan", workspace: "worktree" },
+            automation: {
+              enabled: true,
+              prompt: "Start on {task}",
+              cliType: "codex",
+              cliModel: "gpt-5",
+              cliEffort: "high",
+              mode: "plan",
+              workspace: "worktree"
+            },
             createdAt: expect.any(String),
             updatedAt: expect.any(String)
           },
@@ -62,7 +76,7 @@ describe("project agent tools", () => {
       }))
 
     it.effect("name and appearance are required on create; a blank name is refused", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-required")
         const scope = scopedTo(project.id)
         expect(yield* fails(key, "create_project_agent", { appearance: { color: "red" } }, scope)).toMatchObject({
@@ -81,7 +95,7 @@ describe("project agent tools", () => {
       }))
 
     it.effect("appearance.color comes from the Agent palette", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-palette")
         for (const color of AgentColor.literals) yield* createAgent(key, project.id, { name: color, appearance: { color } })
         expect(yield* fails(key, "create_project_agent", { name: "X", appearance: { color: "chartreuse" } }, scopedTo(project.id)))
@@ -89,18 +103,20 @@ describe("project agent tools", () => {
       }))
 
     it.effect("automation needs enabled; cliType must be a registered runtime slug; workspace is local or worktree", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-automation")
         const scope = scopedTo(project.id)
         for (const cliType of CliType.literals) {
           yield* createAgent(key, project.id, { name: `On ${cliType}`, automation: { enabled: false, cliType } })
         }
-        for (const [automation, field] of [
-          [{ cliType: "claude" }, "automation.enabled"],
-          [{ enabled: true, cliType: "vim" }, "automation.cliType"],
-          [{ enabled: true, workspace: "cloud" }, "automation.workspace"],
-          [{ enabled: true, colour: "red" }, "automation.colour"]
-        ] as const) {
+        for (
+          const [automation, field] of [
+            [{ cliType: "claude" }, "automation.enabled"],
+            [{ enabled: true, cliType: "vim" }, "automation.cliType"],
+            [{ enabled: true, workspace: "cloud" }, "automation.workspace"],
+            [{ enabled: true, colour: "red" }, "automation.colour"]
+          ] as const
+        ) {
           expect(yield* fails(key, "create_project_agent", { name: "Bad", appearance: { color: "red" }, automation }, scope))
             .toMatchObject({ code: "invalid_argument", message: expect.stringContaining(field) })
         }
@@ -108,7 +124,7 @@ describe("project agent tools", () => {
       }))
 
     it.effect("update_project_agent returns null and changes only the fields given", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-update")
         const id = yield* createAgent(key, project.id, {
           name: "Builder",
@@ -132,7 +148,7 @@ describe("project agent tools", () => {
       }))
 
     it.effect("null clears description, prompt and category; automation is replaced whole and null clears it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-clear")
         const id = yield* createAgent(key, project.id, {
           name: "Builder",
@@ -143,19 +159,33 @@ describe("project agent tools", () => {
         })
         yield* okNull(key, "update_project_agent", { projectAgentId: id, automation: { enabled: false, mode: "plan" } })
         expect((yield* agentById(key, project.id, id))?.automation).toEqual({ enabled: false, mode: "plan" })
-        yield* okNull(key, "update_project_agent", { projectAgentId: id, description: null, prompt: null, category: null, automation: null })
-        expect(yield* agentById(key, project.id, id)).toMatchObject({ name: "Builder", description: null, prompt: null, category: null, automation: null })
+        yield* okNull(key, "update_project_agent", {
+          projectAgentId: id,
+          description: null,
+          prompt: null,
+          category: null,
+          automation: null
+        })
+        expect(yield* agentById(key, project.id, id)).toMatchObject({
+          name: "Builder",
+          description: null,
+          prompt: null,
+          category: null,
+          automation: null
+        })
       }))
 
     it.effect("update_project_agent validates like create: palette, cliType, blank name", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-update-invalid")
         const id = yield* createAgent(key, project.id, { name: "Builder" })
-        for (const [args, field] of [
-          [{ appearance: { color: "chartreuse" } }, "appearance.color"],
-          [{ automation: { enabled: true, cliType: "emacs" } }, "automation.cliType"],
-          [{ name: " " }, "name"]
-        ] as const) {
+        for (
+          const [args, field] of [
+            [{ appearance: { color: "chartreuse" } }, "appearance.color"],
+            [{ automation: { enabled: true, cliType: "emacs" } }, "automation.cliType"],
+            [{ name: " " }, "name"]
+          ] as const
+        ) {
           expect(yield* fails(key, "update_project_agent", { projectAgentId: id, ...args })).toMatchObject({
             code: "invalid_argument",
             message: expect.stringContaining(field)
@@ -165,13 +195,15 @@ describe("project agent tools", () => {
       }))
 
     it.effect("only active agents are listed; an archived agent cannot be updated", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-active")
         const kept = yield* createAgent(key, project.id, { name: "Kept" })
         const retired = yield* createAgent(key, project.id, { name: "Retired" })
         yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
           sql`UPDATE project_agents SET archived_at = now() WHERE id = ${retired}`.pipe(Effect.orDie))
-        expect((yield* agentsOf(key, project.id)).map((agent) => agent.projectAgentId)).toEqual([kept])
+        expect((yield* agentsOf(key, project.id)).map((agent) =>
+          agent.projectAgentId
+        )).toEqual([kept])
         expect(yield* fails(key, "update_project_agent", { projectAgentId: retired, name: "Back" })).toMatchObject({
           code: "not_found",
           message: expect.stringContaining("projectAgentId")
@@ -179,7 +211,7 @@ describe("project agent tools", () => {
       }))
 
     it.effect("delegating a task to an agent with automation enabled, through the tools, never starts a thread", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-delegate")
         const scope = scopedTo(project.id)
         const id = yield* createAgent(key, project.id, {
@@ -191,13 +223,15 @@ describe("project agent tools", () => {
         yield* ok(key, "update_task", { taskId: later.taskId, delegatedToAgentId: id }, scope)
         expect((yield* getTask(key, created.taskId, scope)).delegatedToAgent).toEqual({ projectAgentId: id, name: "Auto" })
         expect((yield* getTask(key, later.taskId, scope)).delegatedToAgent).toEqual({ projectAgentId: id, name: "Auto" })
-        const threads = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-          sql<{ n: number }>`SELECT count(*)::int AS n FROM threads WHERE project_id = ${project.id}`.pipe(Effect.orDie))
+        const threads = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM threads WHERE project_id = ${project.id}`.pipe(Effect.orDie)
+        )
         expect(threads[0]?.n).toBe(0)
       }))
 
     it.effect("tasks keep their delegation when the agent is renamed, and show the new name", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-rename")
         const scope = scopedTo(project.id)
         const id = yield* createAgent(key, project.id, { name: "Old name" })
@@ -207,7 +241,7 @@ describe("project agent tools", () => {
       }))
 
     it.effect("viewers read agents but cannot create or update them", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("agent-viewer")
         const id = yield* createAgent(key, project.id, { name: "Builder" })
         const viewer = yield* joinAs(project.id, "agent-viewer", "viewer")
@@ -220,7 +254,7 @@ describe("project agent tools", () => {
       }))
 
     it.effect("another organization's agent is not found, whether it exists or not", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedOwner("agent-tenant-a")
         const b = yield* seedOwner("agent-tenant-b")
         const id = yield* createAgent(a.key, a.project.id, { name: "A secret agent" })

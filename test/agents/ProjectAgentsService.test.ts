@@ -15,7 +15,7 @@ import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project, seen with `role`. */
 const seed = (slug: string, role: ProjectRole = "admin") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const access: ProjectAccess = { project: owner.project, role }
     return { ...owner, access, agents: yield* ProjectAgents }
@@ -23,7 +23,7 @@ const seed = (slug: string, role: ProjectRole = "admin") =>
 
 /** Another user of the project, with `role`, and their unnarrowed key's principal. */
 const member = (projectId: ProjectAccess["project"]["id"], slug: string, role: ProjectRole) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = yield* (yield* Users).create({ name: `${role} of ${slug}`, email: `${role}@${slug}.test` })
     yield* (yield* Memberships).addToProject(projectId, user.id, role)
     return (yield* createKey(user.id, null)).principal
@@ -39,19 +39,30 @@ const decodeAutomation = Schema.decodeUnknownEither(AgentAutomation)
 const decodeAppearance = Schema.decodeUnknownEither(AgentAppearance)
 
 const countThreads = (projectId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM threads WHERE project_id = ${projectId}`.pipe(
-      Effect.orDie,
-      Effect.map((rows) => rows[0]?.n)
-    ))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM threads WHERE project_id = ${projectId}`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows[0]?.n)
+      )
+  )
 
 describe("ProjectAgents", () => {
   layer(TestServer())((it) => {
     it.effect("create returns the new agent's ID; list shows every stored field, unset ones null", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, agents } = yield* seed("pa-create")
         const plain = yield* agents.create(access, { name: "Reviewer", appearance: teal })
-        const automation = { enabled: true, prompt: "Start", cliType: "codex", cliModel: "gpt-5", cliEffort: "high", mode: "plan", workspace: "worktree" } as const
+        const automation = {
+          enabled: true,
+          prompt: "Start",
+          cliType: "codex",
+          cliModel: "gpt-5",
+          cliEffort: "high",
+          mode: "plan",
+          workspace: "worktree"
+        } as const
         const full = yield* agents.create(access, {
           name: "Builder",
           description: "Builds",
@@ -62,13 +73,29 @@ describe("ProjectAgents", () => {
         })
         expect(plain).toMatch(/^agent_[0-9a-f]{32}$/)
         expect(yield* agents.list(access)).toEqual([
-          expect.objectContaining({ id: full, name: "Builder", description: "Builds", prompt: "You build.", category: "eng", color: "purple", automation }),
-          expect.objectContaining({ id: plain, name: "Reviewer", description: null, prompt: null, category: null, color: "teal", automation: null })
+          expect.objectContaining({
+            id: full,
+            name: "Builder",
+            description: "Builds",
+            prompt: "You build.",
+            category: "eng",
+            color: "purple",
+            automation
+          }),
+          expect.objectContaining({
+            id: plain,
+            name: "Reviewer",
+            description: null,
+            prompt: null,
+            category: null,
+            color: "teal",
+            automation: null
+          })
         ])
       }))
 
     it.effect("a name is trimmed, must not be blank, and is at most 80 characters, on create and update", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, agents, principal } = yield* seed("pa-names")
         const id = yield* agents.create(access, { name: "  Spaced  ", appearance: teal })
         expect((yield* agents.list(access))[0]?.name).toBe("Spaced")
@@ -102,25 +129,29 @@ describe("ProjectAgents", () => {
         for (const cliType of CliType.literals) expect(Either.isRight(decodeAutomation({ enabled: false, cliType }))).toBe(true)
         expect(Either.isRight(decodeAutomation({ enabled: true }))).toBe(true)
         for (const workspace of ["local", "worktree"]) expect(Either.isRight(decodeAutomation({ enabled: true, workspace }))).toBe(true)
-        for (const automation of [
-          { cliType: "claude" },
-          { enabled: "yes" },
-          { enabled: true, cliType: "vim" },
-          { enabled: true, cliType: "Claude" },
-          { enabled: true, workspace: "cloud" }
-        ]) {
+        for (
+          const automation of [
+            { cliType: "claude" },
+            { enabled: "yes" },
+            { enabled: true, cliType: "vim" },
+            { enabled: true, cliType: "Claude" },
+            { enabled: true, workspace: "cloud" }
+          ]
+        ) {
           expect(Either.isLeft(decodeAutomation(automation)), JSON.stringify(automation)).toBe(true)
         }
       }))
 
     it.effect("only active agents are listed; an archived agent can be neither updated nor delegated to", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, agents, principal, project } = yield* seed("pa-active")
         const kept = yield* agents.create(access, { name: "Kept", appearance: teal })
         const retired = yield* agents.create(access, { name: "Retired", appearance: teal })
         yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
           sql`UPDATE project_agents SET archived_at = now() WHERE id = ${retired}`.pipe(Effect.orDie))
-        expect((yield* agents.list(access)).map((agent) => agent.id)).toEqual([kept])
+        expect((yield* agents.list(access)).map((agent) =>
+          agent.id
+        )).toEqual([kept])
         expect(yield* Effect.flip(agents.update(principal, retired, { name: "Back" }))).toMatchObject({
           _tag: "NotFound",
           message: `projectAgentId: project agent ${retired} not found`
@@ -131,7 +162,7 @@ describe("ProjectAgents", () => {
       }))
 
     it.effect("update changes only the fields given", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, agents, principal } = yield* seed("pa-update")
         const id = yield* agents.create(access, builder({ enabled: true, cliType: "claude" }))
         const [before] = yield* agents.list(access)
@@ -140,21 +171,33 @@ describe("ProjectAgents", () => {
         yield* agents.update(principal, id, { name: "Maker" })
         expect(yield* agents.list(access)).toEqual([{ ...before, name: "Maker", updatedAt: expect.any(Date) }])
         yield* agents.update(principal, id, { appearance: { color: "pink" }, category: "build" })
-        expect(yield* agents.list(access)).toEqual([{ ...before, name: "Maker", color: "pink", category: "build", updatedAt: expect.any(Date) }])
+        expect(yield* agents.list(access)).toEqual([{
+          ...before,
+          name: "Maker",
+          color: "pink",
+          category: "build",
+          updatedAt: expect.any(Date)
+        }])
       }))
 
     it.effect("null clears description, prompt and category; automation is replaced whole and null clears it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, agents, principal } = yield* seed("pa-clear")
         const id = yield* agents.create(access, builder({ enabled: true, cliType: "claude", cliModel: "opus", workspace: "local" }))
         yield* agents.update(principal, id, { automation: { enabled: false, mode: "plan" } })
         expect((yield* agents.list(access))[0]?.automation).toEqual({ enabled: false, mode: "plan" })
         yield* agents.update(principal, id, { description: null, prompt: null, category: null, automation: null })
-        expect((yield* agents.list(access))[0]).toMatchObject({ name: "Builder", description: null, prompt: null, category: null, automation: null })
+        expect((yield* agents.list(access))[0]).toMatchObject({
+          name: "Builder",
+          description: null,
+          prompt: null,
+          category: null,
+          automation: null
+        })
       }))
 
     it.effect("creating and updating agents needs project role admin or member; viewers only list them", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, agents, project } = yield* seed("pa-roles")
         const id = yield* agents.create(access, { name: "Builder", appearance: teal })
         const viewer = yield* member(project.id, "pa-roles-viewer", "viewer")
@@ -171,7 +214,7 @@ describe("ProjectAgents", () => {
       }))
 
     it.effect("updating an unknown agent, or one of a project the caller cannot see, is not found and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seed("pa-tenant-a")
         const b = yield* seedOwner("pa-tenant-b")
         const id = yield* a.agents.create(a.access, { name: "Secret", appearance: teal })
@@ -185,7 +228,7 @@ describe("ProjectAgents", () => {
       }))
 
     it.effect("delegating a task to an agent with automation enabled never starts a thread", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, agents, principal, project } = yield* seed("pa-delegate")
         const id = yield* agents.create(access, {
           name: "Auto",

@@ -17,7 +17,7 @@ import { call, fails, joinAs, ok } from "../support/TaskTools.js"
 
 /** An artifact with the given markdown content on a fresh task. */
 const seedArtifact = (slug: string, content: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const seeded = yield* seedTask(slug)
     const { artifactId } = yield* createArtifact(seeded.key, seeded.task.taskId, { content })
     return { ...seeded, artifactId }
@@ -33,7 +33,7 @@ describe("artifact comment tools", () => {
   // The property test makes hundreds of calls in a few seconds; the per-key rate limit is not under test here.
   layer(TestServer({ rateLimit: Option.none() }))((it) => {
     it.effect("create_artifact_comment anchors a thread to an exact snippet and returns it with its fields", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key, user } = yield* seedArtifact("ac-create", "# Plan\n\nShip the **login** page.")
         const thread = yield* comment(key, artifactId, "the **login**", { content: "  Which login?  " })
         expect(thread).toEqual({
@@ -54,7 +54,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("occurrence picks the nth match, 1-based, default 1", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-occurrence", "foo bar foo bar foo")
         expect((yield* comment(key, artifactId, "foo")).anchorStart).toBe(0)
         expect((yield* comment(key, artifactId, "foo", { occurrence: 1 })).anchorStart).toBe(0)
@@ -68,7 +68,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("an occurrence beyond the matches fails saying how many there are, and creates nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-beyond", "foo bar foo")
         const error = yield* fails(key, "create_artifact_comment", { artifactId, anchorText: "foo", content: "x", occurrence: 3 })
         expect(error.code).toBe("invalid_argument")
@@ -77,7 +77,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("anchorText must match exactly (whitespace, newlines, casing): otherwise it is not found and nothing is created", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-exact", "Hello World\nnext line")
         for (const anchorText of ["hello world", "Hello  World", "World next", "Hello World\r\nnext", "missing"]) {
           const error = yield* fails(key, "create_artifact_comment", { artifactId, anchorText, content: "x" })
@@ -90,17 +90,19 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("snippets may hold any character; one that splits a character (a lone surrogate) is refused", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-unicode", "Ship it 🚀 now, café ✓")
         const thread = yield* comment(key, artifactId, "🚀 now")
         expect(thread).toMatchObject({ anchorStart: 8, anchorEnd: 14 })
         yield* replaceIn(key, artifactId, "Ship", "Launch 🛰️")
         const content = (yield* getArtifact(key, artifactId)).content
         expect(pointedAt(content, (yield* threadsOf(key, artifactId))[0]!)).toBe("🚀 now")
-        for (const [name, args] of [
-          ["create_artifact_comment", { artifactId, anchorText: "🚀".slice(0, 1), content: "x" }],
-          ["replace_in_task_artifact", { artifactId, oldString: "🚀".slice(1), newString: "x" }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["create_artifact_comment", { artifactId, anchorText: "🚀".slice(0, 1), content: "x" }],
+            ["replace_in_task_artifact", { artifactId, oldString: "🚀".slice(1), newString: "x" }]
+          ] as const
+        ) {
           const error = yield* fails(key, name, args)
           expect(error.code, name).toBe("invalid_argument")
           expect(error.message, name).toContain("unpaired UTF-16 surrogate")
@@ -109,7 +111,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("comments anchor only to markdown artifacts: an html artifact is refused", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("ac-html")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "<p>Hello</p>", contentType: "html" })
         const error = yield* fails(key, "create_artifact_comment", { artifactId, anchorText: "Hello", content: "x" })
@@ -119,13 +121,15 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("comment content must not be blank", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-blank", "text")
         const thread = yield* comment(key, artifactId, "text")
-        for (const [name, args] of [
-          ["create_artifact_comment", { artifactId, anchorText: "text", content: " \n " }],
-          ["reply_to_artifact_comment", { commentId: thread.commentId, content: "" }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["create_artifact_comment", { artifactId, anchorText: "text", content: " \n " }],
+            ["reply_to_artifact_comment", { commentId: thread.commentId, content: "" }]
+          ] as const
+        ) {
           const error = yield* fails(key, name, args)
           expect(error.code, name).toBe("invalid_argument")
           expect(error.message, name).toContain("content")
@@ -133,7 +137,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("replies are flat: they join the root's thread in order; replying to a reply fails naming the root", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key, project, user } = yield* seedArtifact("ac-replies", "some text")
         const thread = yield* comment(key, artifactId, "some")
         const first = yield* ok(key, "reply_to_artifact_comment", { commentId: thread.commentId, content: "First" })
@@ -145,7 +149,10 @@ describe("artifact comment tools", () => {
         expect(error.message).toContain(`${first.commentId} is a reply`)
         expect(error.message).toContain(thread.commentId)
         const [listed] = yield* threadsOf(key, artifactId)
-        expect(listed?.replies.map((reply) => [reply.content, reply.authorName])).toEqual([["First", user.name], ["Second", member.user.name]])
+        expect(listed?.replies.map((reply) => [reply.content, reply.authorName])).toEqual([["First", user.name], [
+          "Second",
+          member.user.name
+        ]])
         expect(listed?.replies[0]).toEqual({
           commentId: first.commentId,
           authorId: user.id,
@@ -154,11 +161,13 @@ describe("artifact comment tools", () => {
           createdAt: expect.any(String),
           isEdited: false
         })
-        expect((yield* fails(key, "reply_to_artifact_comment", { commentId: "acomment_00000000000000000000000000000000", content: "x" })).code).toBe("not_found")
+        expect(
+          (yield* fails(key, "reply_to_artifact_comment", { commentId: "acomment_00000000000000000000000000000000", content: "x" })).code
+        ).toBe("not_found")
       }))
 
     it.effect("list_artifact_comments lists threads oldest first; status keeps open or resolved ones", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-list", "one two three")
         const ids = [] as Array<string>
         for (const word of ["three", "one", "two"]) ids.push((yield* comment(key, artifactId, word)).commentId)
@@ -170,7 +179,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("set_artifact_comment_status resolves and reopens several threads at once", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key, task } = yield* seedArtifact("ac-status", "alpha beta gamma")
         const other = yield* createArtifact(key, task.taskId, { content: "delta" })
         const a = yield* comment(key, artifactId, "alpha")
@@ -189,7 +198,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("set_artifact_comment_status is atomic: one reply, unknown ID or unreachable comment in the batch changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-atomic", "alpha beta")
         const stranger = yield* seedArtifact("ac-atomic-other", "foreign")
         const foreign = yield* comment(stranger.key, stranger.artifactId, "foreign")
@@ -197,12 +206,17 @@ describe("artifact comment tools", () => {
         const b = yield* comment(key, artifactId, "beta")
         const reply = yield* ok(key, "reply_to_artifact_comment", { commentId: a.commentId, content: "r" })
         const before = yield* threadsOf(key, artifactId)
-        for (const [bad, code] of [
-          [reply.commentId, "invalid_argument"],
-          ["acomment_00000000000000000000000000000000", "not_found"],
-          [foreign.commentId, "not_found"]
-        ] as const) {
-          const error = yield* fails(key, "set_artifact_comment_status", { commentIds: [a.commentId, bad, b.commentId], status: "resolved" })
+        for (
+          const [bad, code] of [
+            [reply.commentId, "invalid_argument"],
+            ["acomment_00000000000000000000000000000000", "not_found"],
+            [foreign.commentId, "not_found"]
+          ] as const
+        ) {
+          const error = yield* fails(key, "set_artifact_comment_status", {
+            commentIds: [a.commentId, bad, b.commentId],
+            status: "resolved"
+          })
           expect(error.code, bad).toBe(code)
           expect(error.message, bad).toContain(bad)
           expect(yield* threadsOf(key, artifactId)).toEqual(before)
@@ -211,7 +225,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("set_artifact_comment_status takes 1 to 100 comment IDs", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-batch-limit", "alpha")
         const a = yield* comment(key, artifactId, "alpha")
         for (const commentIds of [[], Array(101).fill(a.commentId)]) {
@@ -225,7 +239,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("edits elsewhere in the document leave each open anchor on its snippet", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-follow", "Intro.\n\nThe API must be fast.\n\nOutro.")
         const thread = yield* comment(key, artifactId, "must be fast")
         yield* replaceIn(key, artifactId, "Intro.", "A much longer introduction paragraph.")
@@ -238,7 +252,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("when the snippet appears several times, its surrounding context decides where the thread goes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // More than CONTEXT_LENGTH (32) characters of each paragraph on both sides of its TODO.
         const first = "In the parser chapter we wrote this: TODO check the parser grammar rules again."
         const second = "In the network chapter we wrote this: TODO check the network retry logic again."
@@ -253,7 +267,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("a thread whose snippet is gone is kept with anchorLost: true, reported by the edit, and re-anchored if the snippet returns", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key, task } = yield* seedArtifact("ac-lost", "Keep this. Drop that.")
         const kept = yield* comment(key, artifactId, "Keep this.")
         const dropped = yield* comment(key, artifactId, "Drop that.")
@@ -274,7 +288,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("resolved threads are not re-anchored by edits; reopening re-anchors them to the current content", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-resolved", "alpha beta")
         const resolved = yield* comment(key, artifactId, "beta")
         const open = yield* comment(key, artifactId, "alpha")
@@ -291,7 +305,7 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("reopening a thread whose snippet is gone keeps it with anchorLost: true and reports it in lostCommentIds", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { artifactId, key } = yield* seedArtifact("ac-reopen-lost", "alpha beta gamma")
         const gone = yield* comment(key, artifactId, "beta")
         const kept = yield* comment(key, artifactId, "gamma")
@@ -307,12 +321,17 @@ describe("artifact comment tools", () => {
       }))
 
     it.effect("property: random edits through update_task_artifact and replace_in_task_artifact keep every surviving anchor on text equal to its anchorText", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("ac-property")
         const runtime = yield* Effect.runtime<HttpClient.HttpClient>()
         const text = FastCheck.stringMatching(/^[ab \n]{0,6}$/)
         const edit = FastCheck.oneof(
-          FastCheck.record({ kind: FastCheck.constant("update" as const), at: FastCheck.nat(), remove: FastCheck.nat({ max: 8 }), insert: text }),
+          FastCheck.record({
+            kind: FastCheck.constant("update" as const),
+            at: FastCheck.nat(),
+            remove: FastCheck.nat({ max: 8 }),
+            insert: text
+          }),
           FastCheck.record({
             kind: FastCheck.constant("replace" as const),
             at: FastCheck.nat(),
@@ -324,7 +343,11 @@ describe("artifact comment tools", () => {
         const scenario = FastCheck.record({
           content: FastCheck.stringMatching(/^[ab \n]{4,40}$/),
           anchors: FastCheck.array(
-            FastCheck.record({ at: FastCheck.nat(), length: FastCheck.integer({ min: 1, max: 5 }), occurrence: FastCheck.integer({ min: 1, max: 2 }) }),
+            FastCheck.record({
+              at: FastCheck.nat(),
+              length: FastCheck.integer({ min: 1, max: 5 }),
+              occurrence: FastCheck.integer({ min: 1, max: 2 })
+            }),
             { minLength: 1, maxLength: 4 }
           ),
           edits: FastCheck.array(edit, { minLength: 1, maxLength: 6 })
@@ -341,13 +364,18 @@ describe("artifact comment tools", () => {
         }
 
         const run = (input: Scenario) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const { artifactId } = yield* createArtifact(key, task.taskId, { content: input.content })
             let created = 0
             for (const anchor of input.anchors) {
               const start = anchor.at % input.content.length
               const anchorText = input.content.slice(start, start + anchor.length)
-              const result = yield* call(key, "create_artifact_comment", { artifactId, anchorText, content: "c", occurrence: anchor.occurrence })
+              const result = yield* call(key, "create_artifact_comment", {
+                artifactId,
+                anchorText,
+                content: "c",
+                occurrence: anchor.occurrence
+              })
               if (result.isError !== true) created++
             }
             let content = input.content
@@ -359,10 +387,17 @@ describe("artifact comment tools", () => {
               } else {
                 const oldString = content.slice(at, at + change.length)
                 if (oldString.length === 0) continue
-                const result = yield* call(key, "replace_in_task_artifact", { artifactId, oldString, newString: change.insert, replaceAll: change.replaceAll })
+                const result = yield* call(key, "replace_in_task_artifact", {
+                  artifactId,
+                  oldString,
+                  newString: change.insert,
+                  replaceAll: change.replaceAll
+                })
                 // Refused (several matches without replaceAll) means unchanged.
                 if (result.isError !== true) {
-                  content = change.replaceAll ? content.split(oldString).join(change.insert) : content.replace(oldString, () => change.insert)
+                  content = change.replaceAll
+                    ? content.split(oldString).join(change.insert)
+                    : content.replace(oldString, () => change.insert)
                 }
               }
               const artifact = yield* getArtifact(key, artifactId, { includeComments: true, commentsStatus: "open" })
@@ -374,7 +409,8 @@ describe("artifact comment tools", () => {
         yield* Effect.promise(() =>
           FastCheck.assert(FastCheck.asyncProperty(scenario, (input) => Runtime.runPromise(runtime)(run(input))), {
             numRuns: 25
-          }))
+          })
+        )
       }))
   })
 })

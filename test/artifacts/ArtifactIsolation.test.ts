@@ -12,7 +12,7 @@ const SECRETS = ["Alpha design", "classified roadmap", "alpha remark", "alpha an
 
 /** Organization A: a task with a markdown artifact, a thread with a reply, and an html artifact. */
 const seedA = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const a = yield* seedTask(slug)
     const artifact = yield* createArtifact(a.key, a.task.taskId, { name: "Alpha design", content: "The classified roadmap." })
     yield* createArtifact(a.key, a.task.taskId, { name: "Alpha notes", contentType: "html", content: "<p>x</p>" })
@@ -23,7 +23,7 @@ const seedA = (slug: string) =>
 
 /** Everything A's owner can read about A's artifacts. */
 const stateOf = (key: string, taskId: string, artifactId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     return {
       task: yield* ok(key, "get_task", { taskId }),
       list: yield* ok(key, "list_task_artifacts", { taskId }),
@@ -32,7 +32,10 @@ const stateOf = (key: string, taskId: string, artifactId: string) =>
   })
 
 /** Every artifact tool, aimed at A's task, artifact and comments. */
-const casesAgainst = (a: { taskId: string; artifactId: string; commentId: string; replyId: string; scoped: string; projectId: string }, ownTask: string) =>
+const casesAgainst = (
+  a: { taskId: string; artifactId: string; commentId: string; replyId: string; scoped: string; projectId: string },
+  ownTask: string
+) =>
   [
     ["list_task_artifacts", { taskId: a.taskId }],
     ["list_task_artifacts", { taskId: a.scoped }],
@@ -52,7 +55,7 @@ const casesAgainst = (a: { taskId: string; artifactId: string; commentId: string
   ] as const
 
 const expectError = (key: string, name: string, args: Record<string, unknown>, code: string, scope: Scope = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const result = yield* call(key, name, args, scope)
     const label = `${name} ${JSON.stringify(args)}`
     expect(result.isError, `${label} → ${JSON.stringify(result.structuredContent)}`).toBe(true)
@@ -65,7 +68,7 @@ const expectError = (key: string, name: string, args: Record<string, unknown>, c
 describe("tenant isolation of the artifact tools", () => {
   layer(TestServer())((it) => {
     it.effect("every artifact tool called by organization B with A's task, artifact and comment IDs is not found and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("art-tenant-a")
         const b = yield* seedTask("art-tenant-b")
         const bArtifact = yield* createArtifact(b.key, b.task.taskId, { content: "The bravo text" })
@@ -83,7 +86,12 @@ describe("tenant isolation of the artifact tools", () => {
           yield* expectError(b.key, "move_task_artifact", { artifactId: bArtifact.artifactId, taskId }, "not_found")
         }
         // A's comment in a batch with B's own fails the whole batch.
-        yield* expectError(b.key, "set_artifact_comment_status", { commentIds: [bThread.commentId, a.commentId], status: "resolved" }, "not_found")
+        yield* expectError(
+          b.key,
+          "set_artifact_comment_status",
+          { commentIds: [bThread.commentId, a.commentId], status: "resolved" },
+          "not_found"
+        )
         expect(tools.size).toBe(11)
         expect(yield* stateOf(a.key, a.task.taskId, a.artifactId)).toEqual(before)
         // B's own data is untouched by the refused calls, and nothing was created on its behalf.
@@ -91,14 +99,26 @@ describe("tenant isolation of the artifact tools", () => {
       }))
 
     it.effect("the not-found answer for A's artifact and comment IDs is the same as for IDs that do not exist", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("art-tenant-a2")
         const b = yield* seedTask("art-tenant-b2")
-        for (const [name, args, real, ghost] of [
-          ["get_task_artifact", (id: string) => ({ artifactId: id }), a.artifactId, "artifact_00000000000000000000000000000000"],
-          ["reply_to_artifact_comment", (id: string) => ({ commentId: id, content: "x" }), a.commentId, "acomment_00000000000000000000000000000000"],
-          ["set_artifact_comment_status", (id: string) => ({ commentIds: [id], status: "open" }), a.commentId, "acomment_00000000000000000000000000000000"]
-        ] as const) {
+        for (
+          const [name, args, real, ghost] of [
+            ["get_task_artifact", (id: string) => ({ artifactId: id }), a.artifactId, "artifact_00000000000000000000000000000000"],
+            [
+              "reply_to_artifact_comment",
+              (id: string) => ({ commentId: id, content: "x" }),
+              a.commentId,
+              "acomment_00000000000000000000000000000000"
+            ],
+            [
+              "set_artifact_comment_status",
+              (id: string) => ({ commentIds: [id], status: "open" }),
+              a.commentId,
+              "acomment_00000000000000000000000000000000"
+            ]
+          ] as const
+        ) {
           const seen = yield* expectError(b.key, name, args(real), "not_found")
           const unseen = yield* expectError(b.key, name, args(ghost), "not_found")
           expect(seen.message.replaceAll(real, "<id>")).toBe(unseen.message.replaceAll(ghost, "<id>"))
@@ -106,7 +126,7 @@ describe("tenant isolation of the artifact tools", () => {
       }))
 
     it.effect("a member of A's organization outside the project gets not found on A's artifacts and comments", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("art-tenant-a3")
         const outsider = yield* (yield* Users).create({ name: "Org member", email: "member@art-tenant-a3.test" })
         yield* (yield* Memberships).addToOrganization(a.organization.id, outsider.id, "member")
@@ -121,7 +141,7 @@ describe("tenant isolation of the artifact tools", () => {
       }))
 
     it.effect("a key narrowed away from A's project is forbidden on its artifacts and comments and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("art-tenant-a4")
         const elsewhere = yield* (yield* Projects).create({ organizationId: a.organization.id, name: "Elsewhere", ref: "ELSE" })
         const narrowed = (yield* createKey(a.user.id, [elsewhere.id])).secret

@@ -3,25 +3,17 @@ import { Effect, Either, Schema } from "effect"
 import { Catalog } from "../../catalog/index.js"
 import { MAX_ARTIFACT_CONTENT_LENGTH } from "../../catalog/domain/Artifact.js"
 import { Projects } from "../../src/projects/Projects.js"
-import {
-  comment,
-  createArtifact,
-  getArtifact,
-  replaceIn,
-  seedTask,
-  threadsOf
-} from "../support/ArtifactTools.js"
+import { comment, createArtifact, getArtifact, replaceIn, seedTask, threadsOf } from "../support/ArtifactTools.js"
 import { callTool, TestServer } from "../support/TestServer.js"
 import { call, createTask, fails, getTask, joinAs, listTasks, ok, scopedTo } from "../support/TaskTools.js"
 import { succeeds } from "../support/ToolCalls.js"
 
-const summariesOf = (key: string, taskId: string) =>
-  Effect.map(ok(key, "get_task", { taskId }), (task) => task.artifacts)
+const summariesOf = (key: string, taskId: string) => Effect.map(ok(key, "get_task", { taskId }), (task) => task.artifacts)
 
 describe("artifact tools", () => {
   layer(TestServer())((it) => {
     it.effect("create_task_artifact defaults: empty content, markdown, no runId; the caller is the author", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task, user } = yield* seedTask("art-defaults")
         const created = yield* createArtifact(key, task.taskId, { name: "  Plan  " })
         expect(created.taskId).toBe(task.taskId)
@@ -43,7 +35,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("create_task_artifact takes content, contentType html and a runId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-html")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "<p>Hi</p>", contentType: "html", runId: "thread_1" })
         expect(yield* getArtifact(key, artifactId)).toMatchObject({ content: "<p>Hi</p>", contentType: "html", runId: "thread_1" })
@@ -53,15 +45,17 @@ describe("artifact tools", () => {
       }))
 
     it.effect("a task is addressed by ID, bare ref (projectId or ?project=) or scoped ref; a bare ref without a project is refused naming projectId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project, scope, task } = yield* seedTask("art-address")
         const ref = (yield* getTask(key, task.taskId)).refId
-        for (const [args, options] of [
-          [{ taskId: task.taskId }, {}],
-          [{ taskId: ref, projectId: project.id }, {}],
-          [{ taskId: ref }, scope],
-          [{ taskId: `${organization.slug}/${ref}` }, {}]
-        ] as const) {
+        for (
+          const [args, options] of [
+            [{ taskId: task.taskId }, {}],
+            [{ taskId: ref, projectId: project.id }, {}],
+            [{ taskId: ref }, scope],
+            [{ taskId: `${organization.slug}/${ref}` }, {}]
+          ] as const
+        ) {
           expect((yield* createArtifact(key, args.taskId, args, options)).taskId).toBe(task.taskId)
           expect((yield* ok(key, "list_task_artifacts", args, options)).artifacts.length).toBeGreaterThan(0)
         }
@@ -72,7 +66,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("contentType is immutable: update_task_artifact does not take it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-immutable")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "# Title" })
         const error = yield* fails(key, "update_task_artifact", { artifactId, contentType: "html" })
@@ -82,7 +76,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("update_task_artifact changes only the given fields; runId null clears it; updatedAt moves", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-update")
         const { artifactId } = yield* createArtifact(key, task.taskId, { name: "Draft", content: "Body", runId: "run-1" })
         const before = yield* getArtifact(key, artifactId)
@@ -101,17 +95,19 @@ describe("artifact tools", () => {
       }))
 
     it.effect("names must not be blank and content has a size limit", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-limits")
         const { artifactId } = yield* createArtifact(key, task.taskId)
-        for (const [name, args] of [
-          ["create_task_artifact", { taskId: task.taskId, name: "   " }],
-          ["update_task_artifact", { artifactId, name: "" }],
-          ["create_task_artifact", { taskId: task.taskId, name: "x".repeat(201) }],
-          ["create_task_artifact", { taskId: task.taskId, name: "Big", content: "x".repeat(MAX_ARTIFACT_CONTENT_LENGTH + 1) }],
-          ["update_task_artifact", { artifactId, content: "x".repeat(MAX_ARTIFACT_CONTENT_LENGTH + 1) }],
-          ["update_task_artifact", { artifactId, runId: "" }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["create_task_artifact", { taskId: task.taskId, name: "   " }],
+            ["update_task_artifact", { artifactId, name: "" }],
+            ["create_task_artifact", { taskId: task.taskId, name: "x".repeat(201) }],
+            ["create_task_artifact", { taskId: task.taskId, name: "Big", content: "x".repeat(MAX_ARTIFACT_CONTENT_LENGTH + 1) }],
+            ["update_task_artifact", { artifactId, content: "x".repeat(MAX_ARTIFACT_CONTENT_LENGTH + 1) }],
+            ["update_task_artifact", { artifactId, runId: "" }]
+          ] as const
+        ) {
           const error = yield* fails(key, name, args)
           expect(error.code, name).toBe("invalid_argument")
           expect(error.message, name).toMatch(/name|content|runId/)
@@ -124,7 +120,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("list_task_artifacts lists a task's artifacts oldest first, without content", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task, user } = yield* seedTask("art-list")
         const first = yield* createArtifact(key, task.taskId, { name: "First", content: "one" })
         const second = yield* createArtifact(key, task.taskId, { name: "Second", contentType: "html", runId: "r" })
@@ -132,12 +128,19 @@ describe("artifact tools", () => {
         yield* createArtifact(key, other.taskId, { name: "Elsewhere" })
         const { artifacts } = yield* ok(key, "list_task_artifacts", { taskId: task.taskId })
         expect(artifacts.map((artifact) => artifact["artifactId"])).toEqual([first.artifactId, second.artifactId])
-        expect(artifacts[1]).toMatchObject({ name: "Second", contentType: "html", runId: "r", taskId: task.taskId, authorName: user.name, openCommentCount: 0 })
+        expect(artifacts[1]).toMatchObject({
+          name: "Second",
+          contentType: "html",
+          runId: "r",
+          taskId: task.taskId,
+          authorName: user.name,
+          openCommentCount: 0
+        })
         for (const artifact of artifacts) expect(artifact).not.toHaveProperty("content")
       }))
 
     it.effect("get_task lists artifact summaries with their open comment counts; list_tasks does not", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope, task } = yield* seedTask("art-get-task")
         expect(yield* summariesOf(key, task.taskId)).toEqual([])
         const { artifactId } = yield* createArtifact(key, task.taskId, { name: "Spec", content: "alpha beta gamma", runId: "run-9" })
@@ -155,11 +158,17 @@ describe("artifact tools", () => {
       }))
 
     it.effect("get_tasks gives each task its own artifact summaries", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope, task } = yield* seedTask("art-get-tasks")
         const tasks = [task, ...(yield* Effect.forEach([1, 2, 3, 4], (n) => createTask(key, scope, { name: `Task ${n}` })))]
-        yield* Effect.forEach(tasks, (item, i) => Effect.forEach(Array.from({ length: i }, (_, n) => n), (n) => createArtifact(key, item.taskId, { name: `A${i}.${n}` })))
-        const identifiers = [...tasks.map((item) => item.taskId), "task_00000000000000000000000000000000"]
+        yield* Effect.forEach(tasks, (item, i) =>
+          Effect.forEach(Array.from({ length: i }, (_, n) => n), (n) => createArtifact(key, item.taskId, { name: `A${i}.${n}` })))
+        const identifiers = [
+          ...tasks.map((item) =>
+            item.taskId
+          ),
+          "task_00000000000000000000000000000000"
+        ]
         const { tasks: results } = yield* ok(
           key,
           "get_tasks",
@@ -176,7 +185,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("get_task_artifact with includeComments adds the threads as list_artifact_comments gives them; commentsStatus filters", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-include")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "one two three" })
         const one = yield* comment(key, artifactId, "one")
@@ -188,7 +197,11 @@ describe("artifact tools", () => {
         expect(all.comments?.map((thread) => thread.commentId)).toEqual([one.commentId, two.commentId])
         expect((yield* getArtifact(key, artifactId, { includeComments: true, commentsStatus: "open" })).comments)
           .toEqual(yield* threadsOf(key, artifactId, { status: "open" }))
-        expect((yield* getArtifact(key, artifactId, { includeComments: true, commentsStatus: "resolved" })).comments?.map((thread) => thread.commentId))
+        expect(
+          (yield* getArtifact(key, artifactId, { includeComments: true, commentsStatus: "resolved" })).comments?.map((thread) =>
+            thread.commentId
+          )
+        )
           .toEqual([one.commentId])
         expect((yield* getArtifact(key, artifactId, { includeComments: false })).comments).toBeUndefined()
         const error = yield* fails(key, "get_task_artifact", { artifactId, commentsStatus: "open" })
@@ -197,7 +210,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("replace_in_task_artifact swaps exactly one exact match; newString may be empty and is taken literally", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-replace")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "Hello World\nBye  world" })
         const result = yield* replaceIn(key, artifactId, "Hello World", "Hi $& $1")
@@ -205,17 +218,22 @@ describe("artifact tools", () => {
         expect((yield* getArtifact(key, artifactId)).content).toBe("Hi $& $1\nBye  world")
         yield* replaceIn(key, artifactId, "\nBye  world", "")
         expect((yield* getArtifact(key, artifactId)).content).toBe("Hi $& $1")
-        expect((yield* fails(key, "replace_in_task_artifact", { artifactId, oldString: "", newString: "x" })).message).toContain("oldString")
+        expect((yield* fails(key, "replace_in_task_artifact", { artifactId, oldString: "", newString: "x" })).message).toContain(
+          "oldString"
+        )
       }))
 
     it.effect("a zero-match replace is a tool error inside a successful JSON-RPC response that says 0 matches were found; nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-zero")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "Hello World\nnext line" })
         for (const oldString of ["hello world", "Hello  World", "World next", "Hello World\r\nnext", "absent"]) {
           const response = yield* callTool(key, "replace_in_task_artifact", { artifactId, oldString, newString: "x" })
           expect(response.status).toBe(200)
-          const body = response.json as { error?: unknown; result?: { isError?: boolean; structuredContent: { error: { code: string; message: string } } } }
+          const body = response.json as {
+            error?: unknown
+            result?: { isError?: boolean; structuredContent: { error: { code: string; message: string } } }
+          }
           expect(body.error).toBeUndefined()
           expect(body.result?.isError, oldString).toBe(true)
           expect(body.result?.structuredContent.error.message).toContain("found 0 matches")
@@ -224,7 +242,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("several matches without replaceAll are a tool error saying how many; replaceAll swaps them all and counts them", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-multi")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "a-b a-b a-b" })
         const result = yield* call(key, "replace_in_task_artifact", { artifactId, oldString: "a-b", newString: "c" })
@@ -238,7 +256,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("move_task_artifact moves the artifact with its comments to another task of the project, by ID or ref", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project, scope, task } = yield* seedTask("art-move")
         const target = yield* createTask(key, scope, { name: "Target" })
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "move me" })
@@ -247,7 +265,10 @@ describe("artifact tools", () => {
         expect(yield* ok(key, "move_task_artifact", { artifactId, taskId: target.taskId })).toEqual({ artifactId, taskId: target.taskId })
         expect((yield* getArtifact(key, artifactId)).taskId).toBe(target.taskId)
         expect(yield* summariesOf(key, task.taskId)).toEqual([])
-        expect((yield* summariesOf(key, target.taskId)).map((artifact) => [artifact.artifactId, artifact.openCommentCount])).toEqual([[artifactId, 1]])
+        expect((yield* summariesOf(key, target.taskId)).map((artifact) => [artifact.artifactId, artifact.openCommentCount])).toEqual([[
+          artifactId,
+          1
+        ]])
         const threads = yield* threadsOf(key, artifactId)
         expect(threads.map((item) => [item.commentId, item.replies.length])).toEqual([[thread.commentId, 1]])
         // Back by bare ref: with projectId, with ?project=, and with neither (the artifact's own project).
@@ -256,17 +277,21 @@ describe("artifact tools", () => {
         expect((yield* ok(key, "move_task_artifact", { artifactId, taskId: ref, projectId: project.id })).taskId).toBe(task.taskId)
         expect((yield* ok(key, "move_task_artifact", { artifactId, taskId: targetRef }, scope)).taskId).toBe(target.taskId)
         expect((yield* ok(key, "move_task_artifact", { artifactId, taskId: ref })).taskId).toBe(task.taskId)
-        expect((yield* ok(key, "move_task_artifact", { artifactId, taskId: `${organization.slug}/${targetRef}` })).taskId).toBe(target.taskId)
+        expect((yield* ok(key, "move_task_artifact", { artifactId, taskId: `${organization.slug}/${targetRef}` })).taskId).toBe(
+          target.taskId
+        )
         expect((yield* fails(key, "move_task_artifact", { artifactId, taskId: "MAIN-999" })).code).toBe("not_found")
       }))
 
     it.effect("moving an artifact to a task of another project is refused and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, task } = yield* seedTask("art-move-across")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const foreign = yield* createTask(key, scopedTo(other.id), { name: "Foreign" })
         const { artifactId } = yield* createArtifact(key, task.taskId)
-        for (const args of [{ taskId: foreign.taskId }, { taskId: "OTHER-1", projectId: other.id }, { taskId: `${organization.slug}/OTHER-1` }]) {
+        for (
+          const args of [{ taskId: foreign.taskId }, { taskId: "OTHER-1", projectId: other.id }, { taskId: `${organization.slug}/OTHER-1` }]
+        ) {
           const error = yield* fails(key, "move_task_artifact", { artifactId, ...args })
           expect(error.code).toBe("invalid_argument")
           expect(error.message).toContain("another project")
@@ -275,7 +300,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("delete_task_artifact removes the artifact and its comments", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-delete")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "doomed text" })
         const kept = yield* createArtifact(key, task.taskId, { content: "kept text" })
@@ -283,32 +308,36 @@ describe("artifact tools", () => {
         yield* ok(key, "reply_to_artifact_comment", { commentId: thread.commentId, content: "bye" })
         const keptThread = yield* comment(key, kept.artifactId, "kept")
         expect(yield* ok(key, "delete_task_artifact", { artifactId })).toEqual({ artifactId, deletedCommentCount: 2 })
-        for (const [name, args] of [
-          ["get_task_artifact", { artifactId }],
-          ["list_artifact_comments", { artifactId }],
-          ["delete_task_artifact", { artifactId }],
-          ["reply_to_artifact_comment", { commentId: thread.commentId, content: "late" }],
-          ["set_artifact_comment_status", { commentIds: [thread.commentId], status: "resolved" }]
-        ] as const) expect((yield* fails(key, name, args)).code, name).toBe("not_found")
+        for (
+          const [name, args] of [
+            ["get_task_artifact", { artifactId }],
+            ["list_artifact_comments", { artifactId }],
+            ["delete_task_artifact", { artifactId }],
+            ["reply_to_artifact_comment", { commentId: thread.commentId, content: "late" }],
+            ["set_artifact_comment_status", { commentIds: [thread.commentId], status: "resolved" }]
+          ] as const
+        ) expect((yield* fails(key, name, args)).code, name).toBe("not_found")
         expect((yield* summariesOf(key, task.taskId)).map((artifact) => artifact.artifactId)).toEqual([kept.artifactId])
         expect((yield* threadsOf(key, kept.artifactId)).map((item) => item.commentId)).toEqual([keptThread.commentId])
       }))
 
     it.effect("the artifacts of a deleted task are not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-deleted-task")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "text" })
         const thread = yield* comment(key, artifactId, "text")
         yield* ok(key, "delete_task", { taskId: task.taskId })
-        for (const [name, args] of [
-          ["get_task_artifact", { artifactId }],
-          ["update_task_artifact", { artifactId, name: "x" }],
-          ["reply_to_artifact_comment", { commentId: thread.commentId, content: "x" }]
-        ] as const) expect((yield* fails(key, name, args)).code, name).toBe("not_found")
+        for (
+          const [name, args] of [
+            ["get_task_artifact", { artifactId }],
+            ["update_task_artifact", { artifactId, name: "x" }],
+            ["reply_to_artifact_comment", { commentId: thread.commentId, content: "x" }]
+          ] as const
+        ) expect((yield* fails(key, name, args)).code, name).toBe("not_found")
       }))
 
     it.effect("a viewer reads artifacts and comments but every write is forbidden and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope, task } = yield* seedTask("art-viewer")
         const target = yield* createTask(key, scope, { name: "Target" })
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "review me" })
@@ -318,16 +347,18 @@ describe("artifact tools", () => {
         expect(yield* getArtifact(viewer.key, artifactId, { includeComments: true })).toEqual(before)
         expect((yield* ok(viewer.key, "list_task_artifacts", { taskId: task.taskId })).artifacts).toHaveLength(1)
         expect(yield* threadsOf(viewer.key, artifactId)).toEqual(before.comments)
-        for (const [name, args] of [
-          ["create_task_artifact", { taskId: task.taskId, name: "Nope" }],
-          ["update_task_artifact", { artifactId, name: "Nope" }],
-          ["replace_in_task_artifact", { artifactId, oldString: "review", newString: "x" }],
-          ["move_task_artifact", { artifactId, taskId: target.taskId }],
-          ["delete_task_artifact", { artifactId }],
-          ["create_artifact_comment", { artifactId, anchorText: "me", content: "Nope" }],
-          ["reply_to_artifact_comment", { commentId: thread.commentId, content: "Nope" }],
-          ["set_artifact_comment_status", { commentIds: [thread.commentId], status: "resolved" }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["create_task_artifact", { taskId: task.taskId, name: "Nope" }],
+            ["update_task_artifact", { artifactId, name: "Nope" }],
+            ["replace_in_task_artifact", { artifactId, oldString: "review", newString: "x" }],
+            ["move_task_artifact", { artifactId, taskId: target.taskId }],
+            ["delete_task_artifact", { artifactId }],
+            ["create_artifact_comment", { artifactId, anchorText: "me", content: "Nope" }],
+            ["reply_to_artifact_comment", { commentId: thread.commentId, content: "Nope" }],
+            ["set_artifact_comment_status", { commentIds: [thread.commentId], status: "resolved" }]
+          ] as const
+        ) {
           const error = yield* fails(viewer.key, name, args)
           expect(error.code, name).toBe("forbidden")
           expect(error.message, name).toContain("viewer")
@@ -341,7 +372,7 @@ describe("artifact tools", () => {
       }))
 
     it.effect("every artifact and comment tool answers exactly its declared output schema, with no extra fields", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope, task } = yield* seedTask("art-output")
         const target = yield* createTask(key, scope, { name: "Target" })
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "alpha beta alpha", runId: "r" })
@@ -371,25 +402,27 @@ describe("artifact tools", () => {
       }))
 
     it.effect("text that splits a character (an unpaired UTF-16 surrogate) is refused in every text argument, naming the field; nothing is written", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-surrogates")
         const { artifactId } = yield* createArtifact(key, task.taskId, { content: "alpha 🚀 beta", runId: "run" })
         const thread = yield* comment(key, artifactId, "beta")
         const before = yield* getArtifact(key, artifactId, { includeComments: true })
         const lone = "🚀".slice(0, 1)
-        for (const [name, args, field] of [
-          ["create_task_artifact", { taskId: task.taskId, name: `Plan ${lone}` }, "name"],
-          ["create_task_artifact", { taskId: task.taskId, name: "Plan", content: `x${lone}` }, "content"],
-          ["create_task_artifact", { taskId: task.taskId, name: "Plan", runId: lone }, "runId"],
-          ["update_task_artifact", { artifactId, name: lone }, "name"],
-          ["update_task_artifact", { artifactId, content: `alpha ${lone} beta` }, "content"],
-          ["update_task_artifact", { artifactId, runId: lone }, "runId"],
-          ["replace_in_task_artifact", { artifactId, oldString: "alpha", newString: `a${lone}` }, "newString"],
-          ["replace_in_task_artifact", { artifactId, oldString: lone, newString: "x" }, "oldString"],
-          ["create_artifact_comment", { artifactId, anchorText: "alpha", content: `see ${lone}` }, "content"],
-          ["create_artifact_comment", { artifactId, anchorText: lone, content: "see" }, "anchorText"],
-          ["reply_to_artifact_comment", { commentId: thread.commentId, content: lone }, "content"]
-        ] as const) {
+        for (
+          const [name, args, field] of [
+            ["create_task_artifact", { taskId: task.taskId, name: `Plan ${lone}` }, "name"],
+            ["create_task_artifact", { taskId: task.taskId, name: "Plan", content: `x${lone}` }, "content"],
+            ["create_task_artifact", { taskId: task.taskId, name: "Plan", runId: lone }, "runId"],
+            ["update_task_artifact", { artifactId, name: lone }, "name"],
+            ["update_task_artifact", { artifactId, content: `alpha ${lone} beta` }, "content"],
+            ["update_task_artifact", { artifactId, runId: lone }, "runId"],
+            ["replace_in_task_artifact", { artifactId, oldString: "alpha", newString: `a${lone}` }, "newString"],
+            ["replace_in_task_artifact", { artifactId, oldString: lone, newString: "x" }, "oldString"],
+            ["create_artifact_comment", { artifactId, anchorText: "alpha", content: `see ${lone}` }, "content"],
+            ["create_artifact_comment", { artifactId, anchorText: lone, content: "see" }, "anchorText"],
+            ["reply_to_artifact_comment", { commentId: thread.commentId, content: lone }, "content"]
+          ] as const
+        ) {
           const error = yield* fails(key, name, args)
           expect(error.code, `${name} ${field}`).toBe("invalid_argument")
           expect(error.message, `${name} ${field}`).toContain(`${field}: must not split a character`)
@@ -400,13 +433,15 @@ describe("artifact tools", () => {
       }))
 
     it.effect("IDs of the wrong kind are refused by the argument check, naming the field", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, task } = yield* seedTask("art-ids")
-        for (const [name, args, field] of [
-          ["get_task_artifact", { artifactId: task.taskId }, "artifactId"],
-          ["reply_to_artifact_comment", { commentId: "comment_00000000000000000000000000000000", content: "x" }, "commentId"],
-          ["set_artifact_comment_status", { commentIds: ["nope"], status: "open" }, "commentIds"]
-        ] as const) {
+        for (
+          const [name, args, field] of [
+            ["get_task_artifact", { artifactId: task.taskId }, "artifactId"],
+            ["reply_to_artifact_comment", { commentId: "comment_00000000000000000000000000000000", content: "x" }, "commentId"],
+            ["set_artifact_comment_status", { commentIds: ["nope"], status: "open" }, "commentIds"]
+          ] as const
+        ) {
           const error = yield* fails(key, name, args)
           expect(error.code, name).toBe("invalid_argument")
           expect(error.message, name).toContain(field)

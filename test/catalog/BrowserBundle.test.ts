@@ -16,7 +16,8 @@ const catalog = path.join(root, "catalog")
 
 const modules = (dir: string): ReadonlyArray<string> =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? modules(path.join(dir, entry.name)) : entry.name.endsWith(".ts") ? [path.join(dir, entry.name)] : [])
+    entry.isDirectory() ? modules(path.join(dir, entry.name)) : entry.name.endsWith(".ts") ? [path.join(dir, entry.name)] : []
+  )
 
 describe("the contract (catalog/) in a browser", () => {
   it("every module bundles for the browser platform, from the contract and pure libraries only", async () => {

@@ -38,7 +38,7 @@ describe("tool catalog", () => {
         }
         const schema = Tool.outputJsonSchema(tool)
         expect(schema, tool.name).toMatchObject({ type: "object", anyOf: expect.any(Array) })
-        expect(JSON.stringify(schema)).toContain('"error"')
+        expect(JSON.stringify(schema)).toContain("\"error\"")
       }
     }))
 

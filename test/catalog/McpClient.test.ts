@@ -9,13 +9,17 @@ const clientFor = (key: string, url = "/api/mcp") => McpClient.make({ url, apiKe
 
 /** An HttpClient that answers every request with `body` as `contentType`. */
 const answering = (body: string, contentType: string) =>
-  Layer.succeed(HttpClient.HttpClient, HttpClient.make((request) =>
-    Effect.succeed(HttpClientResponse.fromWeb(request, new Response(body, { headers: { "content-type": contentType } })))))
+  Layer.succeed(
+    HttpClient.HttpClient,
+    HttpClient.make((request) =>
+      Effect.succeed(HttpClientResponse.fromWeb(request, new Response(body, { headers: { "content-type": contentType } })))
+    )
+  )
 
 describe("the typed MCP client", () => {
   layer(TestServer())((it) => {
     it.effect("a call is typed from the tool's Schemas and its result decoded with the output Schema", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("mcp-client")
         const mcp = clientFor(key)
         const { projects } = yield* mcp.call("list_projects", {})
@@ -29,7 +33,7 @@ describe("the typed MCP client", () => {
       }))
 
     it.effect("makeWith is a client of the tools it is given only, typed from their Schemas (the web app's, for a smaller bundle)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("mcp-client-with")
         const mcp = McpClient.makeWith({ list_projects: ListProjects })({ url: "/api/mcp", apiKey: Redacted.make(key) })
         const { projects } = yield* mcp.call("list_projects", {})
@@ -41,14 +45,14 @@ describe("the typed MCP client", () => {
       }))
 
     it.effect("a tool that refuses fails with McpToolError carrying its code and message", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("mcp-client-refused")
         const error = yield* Effect.flip(clientFor(key).call("get_task", { projectId: project.id, taskId: "MAIN-404" }))
         expect(error).toMatchObject({ _tag: "McpToolError", tool: "get_task", code: "not_found" })
       }))
 
     it.effect("callRaw sends any arguments and answers the tool's result as it came, a refusal included", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("mcp-client-raw")
         const mcp = clientFor(key)
         const refused = yield* mcp.callRaw("create_task", { projectId: project.id, title: "Untyped" })
@@ -67,14 +71,14 @@ describe("the typed MCP client", () => {
       }))
 
     it.effect("callRaw of a name that is no tool fails with McpRequestError: the call reached no tool", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("mcp-client-raw-unknown")
         const error = yield* Effect.flip(clientFor(key).callRaw("no_such_tool", {}))
         expect(error).toMatchObject({ _tag: "McpRequestError", tool: "no_such_tool", status: 200 })
       }))
 
     it.effect("without an API key the client sends no Authorization: in a browser the session cookie signs the call", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("mcp-client-cookie")
         const mcp = McpClient.make({ url: "/api/mcp" })
         const anonymous = yield* Effect.flip(mcp.call("list_projects", {}))
@@ -90,14 +94,14 @@ describe("the typed MCP client", () => {
       }))
 
     it.effect("a refused key fails with McpRequestError status 401", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const error = yield* Effect.flip(clientFor("trellis_not-a-key").call("list_projects", {}))
         expect(error).toMatchObject({ _tag: "McpRequestError", tool: "list_projects", status: 401 })
       }))
   })
 
   it.effect("an answer framed as server-sent events is read like a JSON one", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const reply = { jsonrpc: "2.0", id: 1, result: { structuredContent: { projects: [] } } }
       const { projects } = yield* clientFor("k", "http://mcp.test/api/mcp").call("list_projects", {}).pipe(
         Effect.provide(answering(`event: message\r\ndata: ${JSON.stringify(reply)}\r\n\r\n`, "text/event-stream"))
@@ -106,8 +110,12 @@ describe("the typed MCP client", () => {
     }))
 
   it.effect("callRaw keeps everything the answer held, fields the client does not know included", () =>
-    Effect.gen(function* () {
-      const result = { content: [{ type: "text", text: "{}", annotations: { audience: ["user"] } }], structuredContent: {}, _meta: { trace: "t" } }
+    Effect.gen(function*() {
+      const result = {
+        content: [{ type: "text", text: "{}", annotations: { audience: ["user"] } }],
+        structuredContent: {},
+        _meta: { trace: "t" }
+      }
       const reply = { jsonrpc: "2.0", id: 1, result }
       const raw = yield* clientFor("k", "http://mcp.test/api/mcp").callRaw("anything", { any: ["thing"] }).pipe(
         Effect.provide(answering(JSON.stringify(reply), "application/json"))
@@ -116,11 +124,17 @@ describe("the typed MCP client", () => {
     }))
 
   it.effect("an answer that is not the tool's result fails with McpRequestError, naming the tool", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const reply = { jsonrpc: "2.0", id: 1, result: { structuredContent: { projects: "none" } } }
-      const error = yield* Effect.flip(clientFor("k", "http://mcp.test/api/mcp").call("list_projects", {}).pipe(
-        Effect.provide(answering(JSON.stringify(reply), "application/json"))
-      ))
-      expect(error).toMatchObject({ _tag: "McpRequestError", status: 200, message: expect.stringContaining("list_projects's result does not match") })
+      const error = yield* Effect.flip(
+        clientFor("k", "http://mcp.test/api/mcp").call("list_projects", {}).pipe(
+          Effect.provide(answering(JSON.stringify(reply), "application/json"))
+        )
+      )
+      expect(error).toMatchObject({
+        _tag: "McpRequestError",
+        status: 200,
+        message: expect.stringContaining("list_projects's result does not match")
+      })
     }))
 })

@@ -57,7 +57,11 @@ const CHECKS: ReadonlyArray<Check> = [
   { record: "Project agent", list: /^Fields$/, places: [output("list_project_agents", "agents")] },
   { record: "Prompt", list: /^Fields returned by/, places: [output("list_prompts", "prompts")] },
   { record: "Skill", list: /^Fields$/, places: [output("get_skill")] },
-  { record: "Link", list: /^kind |has a caller-generated/, places: [output("get_task", "externalLinks"), output("update_task_link", "externalLinks")] },
+  {
+    record: "Link",
+    list: /^kind |has a caller-generated/,
+    places: [output("get_task", "externalLinks"), output("update_task_link", "externalLinks")]
+  },
   { record: "Artifact", list: /^Fields$/, places: [output("get_task_artifact")] },
   {
     record: "Artifact comment thread",
@@ -90,8 +94,18 @@ const PROSE_ONLY: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 }
 
 const RECORD_TITLES = [
-  "Task", "List", "Label", "Project agent", "Prompt", "Skill", "Link", "Artifact", "Artifact comment thread", "CLI profile",
-  "Thread", "Thread message"
+  "Task",
+  "List",
+  "Label",
+  "Project agent",
+  "Prompt",
+  "Skill",
+  "Link",
+  "Artifact",
+  "Artifact comment thread",
+  "CLI profile",
+  "Thread",
+  "Thread message"
 ]
 
 const toolNamed = (name: string): Tool.Any => {
@@ -149,7 +163,9 @@ describe("SPEC's record field names", () => {
       for (const place of check.places) {
         for (const list of listsOf(check)) {
           const schema = schemaOf(place)
-          expect(objectsAt(schema, place.at, list.variant ?? check.variant).length, `${place.tool} ${place.at.join(".")}`).toBeGreaterThan(0)
+          expect(objectsAt(schema, place.at, list.variant ?? check.variant).length, `${place.tool} ${place.at.join(".")}`).toBeGreaterThan(
+            0
+          )
         }
       }
     }
@@ -157,7 +173,8 @@ describe("SPEC's record field names", () => {
 
   it.each(RECORD_TITLES)("every field SPEC names for the %s record is served under SPEC's name", (title) => {
     const missing = CHECKS.filter((check) => check.record === title).flatMap((check) =>
-      listsOf(check).flatMap((list) => check.places.flatMap((place) => unexcused(check, list, place))))
+      listsOf(check).flatMap((list) => check.places.flatMap((place) => unexcused(check, list, place)))
+    )
     expect(missing).toEqual([])
   })
 
@@ -177,7 +194,9 @@ describe("SPEC's record field names", () => {
     const record = recordNamed(title)
     const places = CHECKS.filter((check) => check.record === title).flatMap((check) => check.places)
     const known = new Set([
-      ...places.flatMap((place) => [...namesIn(Tool.inputJsonSchema(toolNamed(place.tool))), ...namesIn(schemaOf({ ...place, side: "output" }))]),
+      ...places.flatMap((
+        place
+      ) => [...namesIn(Tool.inputJsonSchema(toolNamed(place.tool))), ...namesIn(schemaOf({ ...place, side: "output" }))]),
       ...Catalog.map((tool) => tool.name)
     ])
     const excused = PROSE_ONLY[title] ?? {}
@@ -186,7 +205,9 @@ describe("SPEC's record field names", () => {
   })
 
   it("a field a Schema lacks is reported by its path, subfields included", () => {
-    const [machine] = parseSpecRecords("### Machine\nFields: profileId, isOnline, availableClis `[{ type, version }]`, queue state (hasPendingUserMessages, queueHeldAt).\n")
+    const [machine] = parseSpecRecords(
+      "### Machine\nFields: profileId, isOnline, availableClis `[{ type, version }]`, queue state (hasPendingUserMessages, queueHeldAt).\n"
+    )
     const tool = Tool.make("list_machines", {
       title: "List machines",
       description: "A tool shaped like an older CLI profile",

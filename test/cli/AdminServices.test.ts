@@ -19,7 +19,7 @@ const has = <I, S>(tag: Context.Tag<I, S>) => Effect.map(Effect.serviceOption(ta
 describe("trellis admin's services", () => {
   layer(Trellis.adminServices().pipe(Layer.provideMerge(TestDatabase)))((it) => {
     it.effect("are the ones its commands use: organizations, users, projects, members, keys", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const present = yield* Effect.all([
           has(Organizations),
           has(Users),
@@ -33,7 +33,7 @@ describe("trellis admin's services", () => {
       }))
 
     it.effect("start nothing else: no tools, no live relays (LISTEN), no bridge (its sweeper), no tasks (their purge)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const absent = yield* Effect.all([
           has(ToolRunner),
           has(LiveEvents),

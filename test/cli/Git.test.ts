@@ -12,7 +12,7 @@ const REMOTE = "git@example.com:acme/repo.git"
 
 /** A repository `repo` (branch main, remote origin) with a worktree `repo-feature` on branch feature. */
 const repoWithWorktree = (root: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const repo = yield* makeRepo(path.join(root, "repo"))
     yield* git(repo, "remote", "add", "origin", REMOTE)
     const worktree = path.join(root, "repo-feature")
@@ -22,9 +22,9 @@ const repoWithWorktree = (root: string) =>
 
 /** Runs `body` with a Profiles service (a profile `main` saved) and Git, in a fresh directory. */
 const withRepoStore = <A, E>(body: (services: { profiles: Profiles; git: Git; root: string }) => Effect.Effect<A, E, never>) =>
-  Effect.scoped(Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function*() {
     const root = yield* tempDir("git")
-    return yield* Effect.gen(function* () {
+    return yield* Effect.gen(function*() {
       const profiles = yield* Profiles
       yield* profiles.save("main", sampleProfile())
       return yield* body({ profiles, git: yield* Git, root })
@@ -55,9 +55,33 @@ describe("git facts", () => {
         ""
       ].join("\n")
       expect(parseWorktreeList(porcelain)).toEqual([
-        { path: "/src/repo", head: "1111111111111111111111111111111111111111", branch: "main", bare: false, detached: false, locked: false, prunable: false },
-        { path: "/src/repo-detached", head: "2222222222222222222222222222222222222222", branch: null, bare: false, detached: true, locked: true, prunable: false },
-        { path: "/src/gone", head: "3333333333333333333333333333333333333333", branch: "feature/x", bare: false, detached: false, locked: false, prunable: true }
+        {
+          path: "/src/repo",
+          head: "1111111111111111111111111111111111111111",
+          branch: "main",
+          bare: false,
+          detached: false,
+          locked: false,
+          prunable: false
+        },
+        {
+          path: "/src/repo-detached",
+          head: "2222222222222222222222222222222222222222",
+          branch: null,
+          bare: false,
+          detached: true,
+          locked: true,
+          prunable: false
+        },
+        {
+          path: "/src/gone",
+          head: "3333333333333333333333333333333333333333",
+          branch: "feature/x",
+          bare: false,
+          detached: false,
+          locked: false,
+          prunable: true
+        }
       ])
       expect(parseWorktreeList("worktree /srv/bare.git\nbare\n")).toEqual([
         { path: "/srv/bare.git", head: null, branch: null, bare: true, detached: false, locked: false, prunable: false }
@@ -67,7 +91,7 @@ describe("git facts", () => {
 
   it.effect("the repo root, origin URL (credentials dropped, null without origin) and branch (null when detached)", () =>
     withRepoStore(({ git: gitFacts, root }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const repo = yield* makeRepo(path.join(root, "plain"))
         expect(yield* gitFacts.repoRoot(path.join(repo, "src"))).toBe(repo)
         expect(yield* gitFacts.remoteUrl(repo)).toBeNull()
@@ -86,7 +110,7 @@ describe("git facts", () => {
 describe("paths add", () => {
   it.effect("registers the repo root as a checkout with remote and branch, and each worktree with its parent", () =>
     withRepoStore(({ profiles, root }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { repo, worktree } = yield* repoWithWorktree(root)
         // Run from a subdirectory: the repository root is what gets registered.
         const added = yield* profiles.addPath("main", path.join(repo, "src"), "Backend")
@@ -111,7 +135,7 @@ describe("paths add", () => {
 
   it.effect("refuses a directory outside any git working tree, or one that does not exist", () =>
     withRepoStore(({ profiles, root }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const plain = path.join(root, "not-a-repo")
         fs.mkdirSync(plain)
         const notRepo = yield* Effect.flip(profiles.addPath("main", plain))
@@ -125,7 +149,7 @@ describe("paths add", () => {
 
   it.effect("paths remove drops a checkout with its worktrees, or a single worktree", () =>
     withRepoStore(({ profiles, root }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { repo, worktree } = yield* repoWithWorktree(root)
         yield* profiles.addPath("main", repo)
         const one = yield* profiles.removePath("main", worktree)
@@ -140,7 +164,7 @@ describe("paths add", () => {
 
   it.effect("the commands: paths add [DIR] --label --profile, paths list, paths remove", () =>
     withRepoStore(({ root }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { repo, worktree } = yield* repoWithWorktree(root)
         const configDir = path.join(root, "config")
         const added = yield* cli(configDir, ["paths", "add", "--label", "Api", "--profile", "main", "--json", path.join(repo, "src")])

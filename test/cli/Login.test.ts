@@ -17,22 +17,28 @@ import { cli, tempDir, withEnv } from "./support.js"
 
 class ServerUrl extends Context.Tag("test/ServerUrl")<ServerUrl, string>() {}
 
-const Server = Layer.scoped(ServerUrl, Effect.gen(function* () {
-  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
-  return `http://127.0.0.1:${address.port}`
-})).pipe(
+const Server = Layer.scoped(
+  ServerUrl,
+  Effect.gen(function*() {
+    const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
+    return `http://127.0.0.1:${address.port}`
+  })
+).pipe(
   Layer.provideMerge(Trellis.services({ rateLimit: Option.none() })),
   Layer.provideMerge(TestDatabase)
 )
 
 /** Runs `body` with the server's URL, a seeded owner and a Profiles service in a fresh directory. */
-const withLogin = <A, E, R>(slug: string, body: (ctx: {
-  readonly server: string
-  readonly key: string
-  readonly projectId: string
-  readonly configDir: string
-}) => Effect.Effect<A, E, R>) =>
-  Effect.scoped(Effect.gen(function* () {
+const withLogin = <A, E, R>(
+  slug: string,
+  body: (ctx: {
+    readonly server: string
+    readonly key: string
+    readonly projectId: string
+    readonly configDir: string
+  }) => Effect.Effect<A, E, R>
+) =>
+  Effect.scoped(Effect.gen(function*() {
     const server = yield* ServerUrl
     const owner = yield* seedOwner(slug)
     const configDir = path.join(yield* tempDir("login"), "trellis")
@@ -63,7 +69,7 @@ describe("trellis agent login", () => {
   layer(Server, { timeout: "60 seconds" })((it) => {
     it.effect("verifies the key, resolves a project ref, saves the profile and makes the first one the default", () =>
       withLogin("login-ref", ({ server, key, projectId, configDir }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           // A ref in any case, and a trailing slash on the server URL, are accepted.
           const first = yield* login(input(`${server}/`, key, "main"))
           expect(first).toMatchObject({ name: "main", isDefault: true, updated: false })
@@ -89,45 +95,41 @@ describe("trellis agent login", () => {
 
           const stored = JSON.parse(fs.readFileSync(path.join(configDir, "profiles.json"), "utf8"))
           expect(Object.keys(stored.profiles).sort()).toEqual(["main", "work"])
-        })
-      ))
+        })))
 
     it.effect("a key the server refuses is a clear 401 error, and nothing is saved", () =>
       withLogin("login-bad-key", ({ server, configDir }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const error = yield* Effect.flip(login(input(server, "trellis_not_a_real_key_0000000000000000", "MAIN")))
           expect(error._tag).toBe("LoginError")
           expect(error.message).toContain("rejected the API key trellis_…0000")
           expect(error.message).toContain("401")
           expect(error.message).not.toContain("not_a_real_key")
           expect(fs.existsSync(path.join(configDir, "profiles.json"))).toBe(false)
-        })
-      ))
+        })))
 
     it.effect("a server that cannot be reached is named with the cause, and nothing is saved", () =>
       withLogin("login-unreachable", ({ configDir, key }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const closed = yield* closedPort
           const error = yield* Effect.flip(login(input(`http://127.0.0.1:${closed}`, key, "MAIN")))
           expect(error._tag).toBe("LoginError")
           expect(error.message).toContain(`cannot reach http://127.0.0.1:${closed}/api/mcp`)
           expect(error.message).toContain("ECONNREFUSED")
           expect(fs.existsSync(path.join(configDir, "profiles.json"))).toBe(false)
-        })
-      ))
+        })))
 
     it.effect("a URL that is not a Trellis server answers 404 with a hint", () =>
       withLogin("login-not-trellis", ({ server, key }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const error = yield* Effect.flip(login(input(`${server}/elsewhere`, key, "MAIN")))
           expect(error.message).toContain("answered HTTP 404")
           expect(error.message).toContain("is this the base URL of a Trellis server?")
-        })
-      ))
+        })))
 
     it.effect("a project the key cannot access is refused, naming the projects it can", () =>
       withLogin("login-unknown", ({ server, key, projectId, configDir }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const error = yield* Effect.flip(login(input(server, key, "NOPE")))
           expect(error._tag).toBe("LoginError")
           expect(error.message).toContain("project NOPE is not one this API key can access")
@@ -135,12 +137,11 @@ describe("trellis agent login", () => {
           const byId = yield* Effect.flip(login(input(server, key, "proj_00000000000000000000000000000000")))
           expect(byId.message).toContain("proj_00000000000000000000000000000000")
           expect(fs.existsSync(path.join(configDir, "profiles.json"))).toBe(false)
-        })
-      ))
+        })))
 
     it.effect("the commands: login, profiles list|use|remove, never printing the key", () =>
       withLogin("login-cli", ({ server, key, projectId, configDir }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const loggedIn = yield* cli(configDir, ["login", "--server", server, "--api-key", key, "--project", "main", "--json"])
           expect(loggedIn.failed).toBe(false)
           expect(JSON.parse(loggedIn.stdout)).toMatchObject({ name: "main", default: true, projectId, projectRef: "MAIN", server })
@@ -168,7 +169,6 @@ describe("trellis agent login", () => {
             expect(run.stdout + run.stderr).not.toContain(key)
             expect(run.stdout + run.stderr).not.toContain("trellis_wrong")
           }
-        })
-      ))
+        })))
   })
 })

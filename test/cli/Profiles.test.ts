@@ -13,7 +13,7 @@ const mode = (file: string) => fs.statSync(file).mode & 0o777
 
 /** Runs `body` with a Profiles service kept in a fresh directory. */
 const withStore = <A, E>(body: (profiles: Profiles, configDir: string) => Effect.Effect<A, E, never>) =>
-  Effect.scoped(Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function*() {
     const configDir = path.join(yield* tempDir("profiles"), "config", "trellis")
     return yield* Effect.flatMap(Profiles, (profiles) => body(profiles, configDir)).pipe(
       Effect.provide(Profiles.layer({ configDir })),
@@ -23,12 +23,19 @@ const withStore = <A, E>(body: (profiles: Profiles, configDir: string) => Effect
 
 /** Four profiles: `outer` serves repo, `inner` serves repo/sub, `other` nothing, `fallback` is the default. */
 const resolutionFixture = (profiles: Profiles, root: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const repo = path.join(root, "repo")
     const sub = path.join(repo, "sub")
     fs.mkdirSync(path.join(sub, "deeper"), { recursive: true })
     fs.mkdirSync(path.join(root, "repo2"))
-    const entry = (p: string) => ({ path: p, label: path.basename(p), gitRemoteUrl: null, branch: "main", kind: "checkout" as const, parentPath: null })
+    const entry = (p: string) => ({
+      path: p,
+      label: path.basename(p),
+      gitRemoteUrl: null,
+      branch: "main",
+      kind: "checkout" as const,
+      parentPath: null
+    })
     yield* profiles.save("outer", sampleProfile({ paths: [entry(repo)] }))
     yield* profiles.save("inner", sampleProfile({ paths: [entry(sub)] }))
     yield* profiles.save("other", sampleProfile())
@@ -40,7 +47,7 @@ const resolutionFixture = (profiles: Profiles, root: string) =>
 describe("profiles store", () => {
   it.effect("the file is written 0600 in a 0700 directory, atomically (temp file + rename)", () =>
     withStore((profiles, configDir) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const file = path.join(configDir, "profiles.json")
         yield* profiles.save("main", sampleProfile())
         expect(profiles.file).toBe(file)
@@ -61,29 +68,46 @@ describe("profiles store", () => {
         yield* Effect.all([
           Effect.forEach(Array.from({ length: 40 }, (_, i) => i), (i) =>
             profiles.save(`p${i}`, sampleProfile({ machineName: "x".repeat(20_000) })), { concurrency: "unbounded" }),
-          Effect.forEach(Array.from({ length: 200 }, (_, i) => i), () =>
-            Effect.promise(() => fs.promises.readFile(file, "utf8")).pipe(
-              Effect.tap((text) => Effect.sync(() => {
-                const parsed = Option.liftThrowable(JSON.parse)(text)
-                if (Option.isNone(parsed)) torn.push(text.slice(-40))
-              }))
-            ), { concurrency: 4 })
+          Effect.forEach(
+            Array.from({ length: 200 }, (_, i) =>
+              i),
+            () =>
+              Effect.promise(() =>
+                fs.promises.readFile(file, "utf8")
+              ).pipe(
+                Effect.tap((text) =>
+                  Effect.sync(() => {
+                    const parsed = Option.liftThrowable(JSON.parse)(text)
+                    if (Option.isNone(parsed)) {
+                      torn.push(text.slice(-40))
+                    }
+                  })
+                )
+              ),
+            { concurrency: 4 }
+          )
         ], { concurrency: "unbounded" })
         expect(torn).toEqual([])
         expect((yield* profiles.list).length).toBe(42)
         expect(fs.readdirSync(configDir)).toEqual(["profiles.json"])
 
         const stored = JSON.parse(fs.readFileSync(file, "utf8"))
-        expect(stored).toMatchObject({ version: 1, defaultProfile: null, profiles: { main: { apiKey: SECRET, server: "http://127.0.0.1:7420" } } })
+        expect(stored).toMatchObject({
+          version: 1,
+          defaultProfile: null,
+          profiles: { main: { apiKey: SECRET, server: "http://127.0.0.1:7420" } }
+        })
       })
     ))
 
   it.effect("a corrupt file is an error naming the file, and is never overwritten", () =>
     withStore((profiles, configDir) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const file = path.join(configDir, "profiles.json")
         fs.mkdirSync(configDir, { recursive: true })
-        for (const content of ["{ this is not json", JSON.stringify({ version: 1, defaultProfile: null, profiles: { a: { server: "nope" } } })]) {
+        for (
+          const content of ["{ this is not json", JSON.stringify({ version: 1, defaultProfile: null, profiles: { a: { server: "nope" } } })]
+        ) {
           fs.writeFileSync(file, content)
           const attempts: ReadonlyArray<Effect.Effect<void, { readonly _tag: string; readonly message: string }>> = [
             Effect.asVoid(profiles.list),
@@ -103,7 +127,7 @@ describe("profiles store", () => {
 
   it.effect("get, save, setDefault, setProfileId and remove keep the file consistent", () =>
     withStore((profiles) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         expect(yield* profiles.list).toEqual([])
         yield* profiles.save("main", sampleProfile())
         yield* profiles.setDefault("main")
@@ -123,7 +147,7 @@ describe("profiles store", () => {
 
   it.effect("the API key is never shown: trellis_… and its last four characters", () =>
     withStore((profiles) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         expect(maskApiKey(SECRET)).toBe("trellis_…cdef")
         expect(maskApiKey(Redacted.make("trellis_short"))).toBe("trellis_…")
         yield* profiles.save("main", sampleProfile())
@@ -140,7 +164,7 @@ describe("profiles store", () => {
 describe("profile resolution (SPEC: flag, environment variable, current-directory path, default)", () => {
   it.effect("--profile wins over TRELLIS_PROFILE, a matching path and the default", () =>
     withStore((profiles, configDir) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { sub } = yield* resolutionFixture(profiles, path.dirname(configDir))
         const resolved = yield* profiles.resolve(Option.some("other"), sub).pipe(withEnv({ TRELLIS_PROFILE: "outer" }))
         expect([resolved.name, resolved.source]).toEqual(["other", "flag"])
@@ -152,7 +176,7 @@ describe("profile resolution (SPEC: flag, environment variable, current-director
 
   it.effect("TRELLIS_PROFILE wins over a matching path and the default", () =>
     withStore((profiles, configDir) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { deeper } = yield* resolutionFixture(profiles, path.dirname(configDir))
         const resolved = yield* profiles.resolve(Option.none(), deeper).pipe(withEnv({ TRELLIS_PROFILE: "other" }))
         expect([resolved.name, resolved.source]).toEqual(["other", "env"])
@@ -163,7 +187,7 @@ describe("profile resolution (SPEC: flag, environment variable, current-director
 
   it.effect("a registered path containing the current directory wins over the default; the longest one wins", () =>
     withStore((profiles, configDir) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { repo, sub, deeper, sibling } = yield* resolutionFixture(profiles, path.dirname(configDir))
         const at = (cwd: string) => Effect.map(profiles.resolve(Option.none(), cwd), (r) => [r.name, r.source])
         expect(yield* at(deeper)).toEqual(["inner", "path"])
@@ -180,7 +204,7 @@ describe("profile resolution (SPEC: flag, environment variable, current-director
 
   it.effect("the default profile applies last; with none, the error names all four ways", () =>
     withStore((profiles, configDir) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { sibling } = yield* resolutionFixture(profiles, path.dirname(configDir))
         const resolved = yield* profiles.resolve(Option.none(), sibling)
         expect([resolved.name, resolved.source]).toEqual(["fallback", "default"])

@@ -18,8 +18,7 @@ export const tempDir = (prefix: string) =>
   )
 
 /** An environment holding only these variables, so the machine's own TRELLIS_* never leak into a test. */
-export const withEnv = (env: Record<string, string>) =>
-  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+export const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
 
 export const SECRET = "trellis_0123456789abcdef0123456789abcdef"
 
@@ -52,7 +51,7 @@ export const git = (cwd: string, ...args: ReadonlyArray<string>) =>
 
 /** A repository at `dir` on branch main with one commit. */
 export const makeRepo = (dir: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     fs.mkdirSync(dir, { recursive: true })
     yield* git(dir, "init", "-q", "-b", "main")
     fs.writeFileSync(path.join(dir, "README.md"), "# test\n")
@@ -65,7 +64,7 @@ export const makeRepo = (dir: string) =>
 
 /** Runs `trellis agent …` as the CLI would, with TRELLIS_CONFIG_DIR set, and returns what it printed. */
 export const cli = (configDir: string, args: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const agent = Command.make("agent").pipe(Command.withSubcommands(agentProfileCommands))
     const stdout: Array<string> = []
     const stderr: Array<string> = []

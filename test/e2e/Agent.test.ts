@@ -68,7 +68,18 @@ let bin = ""
 /** `trellis agent login` into `configDir` (the profile is named `e2e`, the default). */
 const login = (serve: Serve, configDir: string, name = "e2e") =>
   trellisOk(
-    ["agent", "login", "--server", serve.baseUrl, "--project", serve.credentials.projectRef, "--name", name, "--machine-name", `e2e-${name}`],
+    [
+      "agent",
+      "login",
+      "--server",
+      serve.baseUrl,
+      "--project",
+      serve.credentials.projectRef,
+      "--name",
+      name,
+      "--machine-name",
+      `e2e-${name}`
+    ],
     repoRoot,
     agentEnv(configDir, bin, { TRELLIS_API_KEY: serve.credentials.apiKey })
   )
@@ -112,11 +123,18 @@ const SavedProfileId = Schema.parseJson(Schema.Struct({
 
 /** The machine's profile on the server (the ID its first registration saved) once its CLI is online. */
 const onlineProfile = async (mcp: Mcp, serve: Serve, m: Machine, agent?: Agent): Promise<CliProfile> => {
-  const { profileId } = Schema.decodeUnknownSync(SavedProfileId)(fs.readFileSync(path.join(m.configDir, "profiles.json"), "utf8")).profiles.e2e
-  const found = await eventually(`profile ${profileId} to be online`, async () => {
-    const { profiles } = await mcp.call(Profiles, "list_cli_profiles", { projectId: serve.credentials.projectId })
-    return profiles.filter((p) => p.profileId === profileId && p.isOnline)
-  }, (online) => online.length === 1, 30_000, () => agent?.proc.describe() ?? "")
+  const { profileId } =
+    Schema.decodeUnknownSync(SavedProfileId)(fs.readFileSync(path.join(m.configDir, "profiles.json"), "utf8")).profiles.e2e
+  const found = await eventually(
+    `profile ${profileId} to be online`,
+    async () => {
+      const { profiles } = await mcp.call(Profiles, "list_cli_profiles", { projectId: serve.credentials.projectId })
+      return profiles.filter((p) => p.profileId === profileId && p.isOnline)
+    },
+    (online) => online.length === 1,
+    30_000,
+    () => agent?.proc.describe() ?? ""
+  )
   const [profile] = found
   if (profile === undefined) throw new Error(`profile ${profileId} is not online`)
   return profile
@@ -135,7 +153,10 @@ const getThread = (mcp: Mcp, threadId: string) => mcp.call(Thread, "get_thread",
 
 /** `POST /api/threads/:id/retry` with the key. */
 const retry = (serve: Serve, threadId: string) =>
-  fetch(`${serve.baseUrl}/api/threads/${threadId}/retry`, { method: "POST", headers: { authorization: `Bearer ${serve.credentials.apiKey}` } })
+  fetch(`${serve.baseUrl}/api/threads/${threadId}/retry`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${serve.credentials.apiKey}` }
+  })
 
 const assistants = (messages: ReadonlyArray<Message>) => messages.filter((m) => m.role === "assistant")
 
@@ -145,8 +166,11 @@ const hangingRun = async (mcp: Mcp, serve: Serve, name: string, content: string)
   const agent = await start(m)
   const profile = await onlineProfile(mcp, serve, m, agent)
   const threadId = await createThread(mcp, profile, checkoutPathId(profile, m.checkout), content)
-  await eventually("the answer to stream", () => messagesOf(mcp, threadId), (messages) =>
-    messages.some((msg) => msg.role === "assistant" && msg.status === "streaming" && msg.text === `Echo: ${content}`))
+  await eventually(
+    "the answer to stream",
+    () => messagesOf(mcp, threadId),
+    (messages) => messages.some((msg) => msg.role === "assistant" && msg.status === "streaming" && msg.text === `Echo: ${content}`)
+  )
   const [run] = invocations(m.argsLog)
   if (run === undefined) throw new Error("the runtime did not start")
   return { m, agent, threadId, run }
@@ -160,10 +184,16 @@ const agentProcess = (m: Machine): number =>
 
 /** Waits until the thread's last message is an assistant answer in a final state. */
 const settled = (mcp: Mcp, threadId: string, count: number, context: () => string, timeoutMs = 30_000) =>
-  eventually(`thread ${threadId} to hold ${count} settled messages`, () => messagesOf(mcp, threadId), (messages) => {
-    const last = messages.at(-1)
-    return messages.length === count && last?.role === "assistant" && (last.status === "completed" || last.status === "failed")
-  }, timeoutMs, context)
+  eventually(
+    `thread ${threadId} to hold ${count} settled messages`,
+    () => messagesOf(mcp, threadId),
+    (messages) => {
+      const last = messages.at(-1)
+      return messages.length === count && last?.role === "assistant" && (last.status === "completed" || last.status === "failed")
+    },
+    timeoutMs,
+    context
+  )
 
 const lineNumbers = (text: string): ReadonlyArray<number> => [...text.matchAll(/line (\d+)/g)].map((match) => Number(match[1]))
 
@@ -254,8 +284,11 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     const profile = await onlineProfile(mcp, serve, m, agent)
     const threadId = await createThread(mcp, profile, checkoutPathId(profile, m.checkout), "first question")
 
-    await eventually("the first batch to stream", () => messagesOf(mcp, threadId), (messages) =>
-      messages.some((msg) => msg.role === "assistant" && msg.status === "streaming"))
+    await eventually(
+      "the first batch to stream",
+      () => messagesOf(mcp, threadId),
+      (messages) => messages.some((msg) => msg.role === "assistant" && msg.status === "streaming")
+    )
     const sent = await mcp.call(Sent, "send_thread_message", { threadId, content: "second question" })
     expect(sent.hasPendingUserMessages).toBe(true)
     // The first batch was still running when the message landed.
@@ -280,49 +313,60 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     expect(agent.log.filter((line) => line.message === `thread ${threadId}: batch of 1 message(s) started`)).toHaveLength(2)
   }, TEST_TIMEOUT)
 
-  it("a thread runs only on the machine holding its runtime session; started fresh, another machine runs it, told the conversation so far", async () => {
-    const { mcp, serve } = backend()
-    const laptop = await machine(serve, "laptop")
-    const first = await start(laptop)
-    const profile = await onlineProfile(mcp, serve, laptop, first)
-    const threadId = await createThread(mcp, profile, checkoutPathId(profile, laptop.checkout), "first question")
-    await settled(mcp, threadId, 2, () => first.proc.describe())
-    const laptopId = fs.readFileSync(path.join(laptop.configDir, "machine-id"), "utf8").trim()
-    expect(laptopId).toMatch(/^[0-9a-f-]{36}$/)
-    expect(await first.proc.stop()).toEqual({ code: 0, signal: null })
-    // Its id is kept: the laptop is the same machine after a restart.
-    const again = await start(laptop)
-    await onlineProfile(mcp, serve, laptop, again)
-    expect(fs.readFileSync(path.join(laptop.configDir, "machine-id"), "utf8").trim()).toBe(laptopId)
-    expect(await again.proc.stop()).toEqual({ code: 0, signal: null })
+  it(
+    "a thread runs only on the machine holding its runtime session; started fresh, another machine runs it, told the conversation so far",
+    async () => {
+      const { mcp, serve } = backend()
+      const laptop = await machine(serve, "laptop")
+      const first = await start(laptop)
+      const profile = await onlineProfile(mcp, serve, laptop, first)
+      const threadId = await createThread(mcp, profile, checkoutPathId(profile, laptop.checkout), "first question")
+      await settled(mcp, threadId, 2, () => first.proc.describe())
+      const laptopId = fs.readFileSync(path.join(laptop.configDir, "machine-id"), "utf8").trim()
+      expect(laptopId).toMatch(/^[0-9a-f-]{36}$/)
+      expect(await first.proc.stop()).toEqual({ code: 0, signal: null })
+      // Its id is kept: the laptop is the same machine after a restart.
+      const again = await start(laptop)
+      await onlineProfile(mcp, serve, laptop, again)
+      expect(fs.readFileSync(path.join(laptop.configDir, "machine-id"), "utf8").trim()).toBe(laptopId)
+      expect(await again.proc.stop()).toEqual({ code: 0, signal: null })
 
-    // The profile moves to a desktop: its config (profiles.json) is copied, not the machine id.
-    const desktopDir = path.join(tempDir("trellis-e2e-desktop-"), "config")
-    fs.mkdirSync(desktopDir, { mode: 0o700 })
-    fs.copyFileSync(path.join(laptop.configDir, "profiles.json"), path.join(desktopDir, "profiles.json"))
-    const desktopArgs = path.join(path.dirname(desktopDir), "runtime-args.jsonl")
-    const desktop = await start(laptop, [], agentEnv(desktopDir, bin, { REPLAY_ARGS_LOG: desktopArgs }))
-    await onlineProfile(mcp, serve, laptop, desktop)
-    await mcp.call(Sent, "send_thread_message", { threadId, content: "second question" })
-    const waiting = await eventually("the thread to say its session is elsewhere", () => getThread(mcp, threadId), (t) => t.runtimeSessionElsewhere === true)
-    expect(waiting).toMatchObject({ processingState: "pending", hasPendingUserMessages: true, targetOnline: true })
-    // A thread the desktop may run: once it is answered the desktop has asked for work while the first thread
-    // waited, and the queue (oldest first) would have handed it the first one had it been claimable there.
-    const probe = await createThread(mcp, profile, checkoutPathId(profile, laptop.checkout), "a question the desktop may take")
-    await settled(mcp, probe, 2, () => desktop.proc.describe())
-    expect((await getThread(mcp, threadId)).processingState).toBe("pending")
-    expect(invocations(desktopArgs).map((run) => run.threadId)).toEqual([probe])
+      // The profile moves to a desktop: its config (profiles.json) is copied, not the machine id.
+      const desktopDir = path.join(tempDir("trellis-e2e-desktop-"), "config")
+      fs.mkdirSync(desktopDir, { mode: 0o700 })
+      fs.copyFileSync(path.join(laptop.configDir, "profiles.json"), path.join(desktopDir, "profiles.json"))
+      const desktopArgs = path.join(path.dirname(desktopDir), "runtime-args.jsonl")
+      const desktop = await start(laptop, [], agentEnv(desktopDir, bin, { REPLAY_ARGS_LOG: desktopArgs }))
+      await onlineProfile(mcp, serve, laptop, desktop)
+      await mcp.call(Sent, "send_thread_message", { threadId, content: "second question" })
+      const waiting = await eventually(
+        "the thread to say its session is elsewhere",
+        () => getThread(mcp, threadId),
+        (t) => t.runtimeSessionElsewhere === true
+      )
+      expect(waiting).toMatchObject({ processingState: "pending", hasPendingUserMessages: true, targetOnline: true })
+      // A thread the desktop may run: once it is answered the desktop has asked for work while the first thread
+      // waited, and the queue (oldest first) would have handed it the first one had it been claimable there.
+      const probe = await createThread(mcp, profile, checkoutPathId(profile, laptop.checkout), "a question the desktop may take")
+      await settled(mcp, probe, 2, () => desktop.proc.describe())
+      expect((await getThread(mcp, threadId)).processingState).toBe("pending")
+      expect(invocations(desktopArgs).map((run) => run.threadId)).toEqual([probe])
 
-    const fresh = await fetch(`${serve.baseUrl}/api/threads/${threadId}/start-fresh`, { method: "POST", headers: { authorization: `Bearer ${serve.credentials.apiKey}` } })
-    expect(fresh.status, await fresh.clone().text()).toBe(200)
-    const messages = await settled(mcp, threadId, 4, () => desktop.proc.describe())
-    expect(messages.at(-1)?.text).toContain("User: first question")
-    expect(messages.at(-1)?.text).toContain("second question")
-    const run = invocations(desktopArgs).find((invocation) => invocation.threadId === threadId)
-    expect(run?.argv).toContain("--session-id")
-    expect(run?.argv).not.toContain("--resume")
-    expect(await desktop.proc.stop()).toEqual({ code: 0, signal: null })
-  }, TEST_TIMEOUT)
+      const fresh = await fetch(`${serve.baseUrl}/api/threads/${threadId}/start-fresh`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${serve.credentials.apiKey}` }
+      })
+      expect(fresh.status, await fresh.clone().text()).toBe(200)
+      const messages = await settled(mcp, threadId, 4, () => desktop.proc.describe())
+      expect(messages.at(-1)?.text).toContain("User: first question")
+      expect(messages.at(-1)?.text).toContain("second question")
+      const run = invocations(desktopArgs).find((invocation) => invocation.threadId === threadId)
+      expect(run?.argv).toContain("--session-id")
+      expect(run?.argv).not.toContain("--resume")
+      expect(await desktop.proc.stop()).toEqual({ code: 0, signal: null })
+    },
+    TEST_TIMEOUT
+  )
 
   it("a worktree requested at creation is made from the remote's branch; the runtime runs in it and it is reported", async () => {
     const { mcp, serve } = backend()
@@ -375,139 +419,158 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     expect(invocations(m.argsLog)).toHaveLength(1)
   }, TEST_TIMEOUT)
 
-  it("SIGTERM mid-batch: the agent exits 0 within seconds, kills the runtime, fails the batch (retryable), claims nothing more and goes offline", async () => {
-    const { mcp, serve } = backend()
-    const m = await machine(serve, "sigterm", { REPLAY_HANG: "1" })
-    const agent = await start(m, ["--max-concurrent", "1"])
-    const profile = await onlineProfile(mcp, serve, m, agent)
-    const pathId = checkoutPathId(profile, m.checkout)
-    const threadId = await createThread(mcp, profile, pathId, "never finishes")
+  it(
+    "SIGTERM mid-batch: the agent exits 0 within seconds, kills the runtime, fails the batch (retryable), claims nothing more and goes offline",
+    async () => {
+      const { mcp, serve } = backend()
+      const m = await machine(serve, "sigterm", { REPLAY_HANG: "1" })
+      const agent = await start(m, ["--max-concurrent", "1"])
+      const profile = await onlineProfile(mcp, serve, m, agent)
+      const pathId = checkoutPathId(profile, m.checkout)
+      const threadId = await createThread(mcp, profile, pathId, "never finishes")
 
-    // The runtime printed its answer and hangs: the batch is streaming.
-    await eventually("the answer to stream", () => messagesOf(mcp, threadId), (messages) =>
-      messages.some((msg) => msg.role === "assistant" && msg.status === "streaming" && msg.text === "Echo: never finishes"))
-    const [run] = invocations(m.argsLog)
-    if (run === undefined) throw new Error("the runtime did not start")
-    expect(isAlive(run.pid)).toBe(true)
-    // A second thread waits for the only slot.
-    const queued = await createThread(mcp, profile, pathId, "waits its turn")
-    expect((await getThread(mcp, queued)).status).toBe("pending")
+      // The runtime printed its answer and hangs: the batch is streaming.
+      await eventually(
+        "the answer to stream",
+        () => messagesOf(mcp, threadId),
+        (messages) => messages.some((msg) => msg.role === "assistant" && msg.status === "streaming" && msg.text === "Echo: never finishes")
+      )
+      const [run] = invocations(m.argsLog)
+      if (run === undefined) throw new Error("the runtime did not start")
+      expect(isAlive(run.pid)).toBe(true)
+      // A second thread waits for the only slot.
+      const queued = await createThread(mcp, profile, pathId, "waits its turn")
+      expect((await getThread(mcp, queued)).status).toBe("pending")
 
-    const stopping = Date.now()
-    agent.proc.signal("SIGTERM")
-    const exit = await agent.proc.waitForExit(10_000)
-    const elapsed = Date.now() - stopping
-    expect(exit, agent.proc.describe()).toEqual({ code: 0, signal: null })
-    expect(elapsed).toBeLessThan(8_000)
-    await eventually("the runtime to be gone", async () => isAlive(run.pid), (alive) => !alive, 5_000)
+      const stopping = Date.now()
+      agent.proc.signal("SIGTERM")
+      const exit = await agent.proc.waitForExit(10_000)
+      const elapsed = Date.now() - stopping
+      expect(exit, agent.proc.describe()).toEqual({ code: 0, signal: null })
+      expect(elapsed).toBeLessThan(8_000)
+      await eventually("the runtime to be gone", async () => isAlive(run.pid), (alive) => !alive, 5_000)
 
-    const messages = await messagesOf(mcp, threadId)
-    const [answer] = assistants(messages)
-    expect(answer).toMatchObject({ status: "failed", text: "Echo: never finishes", errorMessage: "The CLI shut down mid-run" })
-    const thread = await getThread(mcp, threadId)
-    expect(thread).toMatchObject({ status: "failed", targetOnline: false })
-    expect(agent.logged(new RegExp(`^thread ${threadId}: released on shutdown$`))).toBe(true)
-    expect(agent.logged(/^disconnected$/)).toBe(true)
-    // Shutting down, the freed slot is not filled: the queued thread was never claimed.
-    expect(agent.log.filter((line) => line.message.startsWith("claimed thread")).map((line) => line.message)).toEqual([
-      `claimed thread ${threadId} (claude, epoch 1)`
-    ])
-    expect(await getThread(mcp, queued)).toMatchObject({ status: "pending", processingState: "pending" })
-    expect(invocations(m.argsLog)).toHaveLength(1)
-    // Retryable: the retry queues the run again for the next CLI.
-    expect((await retry(serve, threadId)).status).toBe(200)
-    expect(await getThread(mcp, threadId)).toMatchObject({ status: "pending", hasPendingUserMessages: true })
-  }, TEST_TIMEOUT)
+      const messages = await messagesOf(mcp, threadId)
+      const [answer] = assistants(messages)
+      expect(answer).toMatchObject({ status: "failed", text: "Echo: never finishes", errorMessage: "The CLI shut down mid-run" })
+      const thread = await getThread(mcp, threadId)
+      expect(thread).toMatchObject({ status: "failed", targetOnline: false })
+      expect(agent.logged(new RegExp(`^thread ${threadId}: released on shutdown$`))).toBe(true)
+      expect(agent.logged(/^disconnected$/)).toBe(true)
+      // Shutting down, the freed slot is not filled: the queued thread was never claimed.
+      expect(agent.log.filter((line) => line.message.startsWith("claimed thread")).map((line) => line.message)).toEqual([
+        `claimed thread ${threadId} (claude, epoch 1)`
+      ])
+      expect(await getThread(mcp, queued)).toMatchObject({ status: "pending", processingState: "pending" })
+      expect(invocations(m.argsLog)).toHaveLength(1)
+      // Retryable: the retry queues the run again for the next CLI.
+      expect((await retry(serve, threadId)).status).toBe(200)
+      expect(await getThread(mcp, threadId)).toMatchObject({ status: "pending", hasPendingUserMessages: true })
+    },
+    TEST_TIMEOUT
+  )
 
-  it("the CLI SIGKILLed and restarted at once: it resumes its session, uploads its journal, fails the run and frees the thread for the retry", async () => {
-    const { mcp, serve } = backend()
-    const m = await machine(serve, "restart", { REPLAY_LINES: "100", REPLAY_DELAY_MS: "20" })
-    const agent = await start(m)
-    const profile = await onlineProfile(mcp, serve, m, agent)
-    const threadId = await createThread(mcp, profile, checkoutPathId(profile, m.checkout), "crash and come back")
+  it(
+    "the CLI SIGKILLed and restarted at once: it resumes its session, uploads its journal, fails the run and frees the thread for the retry",
+    async () => {
+      const { mcp, serve } = backend()
+      const m = await machine(serve, "restart", { REPLAY_LINES: "100", REPLAY_DELAY_MS: "20" })
+      const agent = await start(m)
+      const profile = await onlineProfile(mcp, serve, m, agent)
+      const threadId = await createThread(mcp, profile, checkoutPathId(profile, m.checkout), "crash and come back")
 
-    await eventually("the stream to be under way", () => messagesOf(mcp, threadId), (messages) =>
-      assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 20))
-    await agent.proc.killTree()
-    const [run] = invocations(m.argsLog)
-    if (run === undefined) throw new Error("the runtime did not start")
-    // The agent's watcher ends the orphaned runtime (see cli/agent/OrphanGuard.ts).
-    await eventually("the orphaned runtime to die", async () => isAlive(run.pid), (alive) => !alive, 5_000)
-    const journalDir = path.join(m.configDir, "journal")
-    const [journal] = fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))
-    if (journal === undefined) throw new Error("no journal was left")
-    const journaled = fs.readFileSync(path.join(journalDir, journal), "utf8").split("\n").filter((line) => line.startsWith("{\"chunk\""))
+      await eventually(
+        "the stream to be under way",
+        () => messagesOf(mcp, threadId),
+        (messages) => assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 20)
+      )
+      await agent.proc.killTree()
+      const [run] = invocations(m.argsLog)
+      if (run === undefined) throw new Error("the runtime did not start")
+      // The agent's watcher ends the orphaned runtime (see cli/agent/OrphanGuard.ts).
+      await eventually("the orphaned runtime to die", async () => isAlive(run.pid), (alive) => !alive, 5_000)
+      const journalDir = path.join(m.configDir, "journal")
+      const [journal] = fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))
+      if (journal === undefined) throw new Error("no journal was left")
+      const journaled = fs.readFileSync(path.join(journalDir, journal), "utf8").split("\n").filter((line) => line.startsWith("{\"chunk\""))
 
-    const restarted = await start(m)
-    expect(restarted.logged(/^resumed session session_/), restarted.proc.describe()).toBe(true)
-    expect(restarted.logged(new RegExp(`^thread ${threadId}: ${journaled.length} journaled chunk\\(s\\) sent; the run is marked failed`))).toBe(true)
-    expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toEqual([])
-    const [failed] = assistants(await messagesOf(mcp, threadId))
-    expect(failed).toMatchObject({ status: "failed", errorMessage: "The CLI restarted mid-run" })
-    // Everything journaled arrived, once and in order: the lines 0..n-1 the dead CLI had read.
-    const journaledLines = journaled.flatMap(lineNumbers)
-    expect(journaledLines).toEqual(range(journaledLines.length))
-    expect(lineNumbers(failed?.text ?? "")).toEqual(journaledLines)
+      const restarted = await start(m)
+      expect(restarted.logged(/^resumed session session_/), restarted.proc.describe()).toBe(true)
+      expect(restarted.logged(new RegExp(`^thread ${threadId}: ${journaled.length} journaled chunk\\(s\\) sent; the run is marked failed`)))
+        .toBe(true)
+      expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toEqual([])
+      const [failed] = assistants(await messagesOf(mcp, threadId))
+      expect(failed).toMatchObject({ status: "failed", errorMessage: "The CLI restarted mid-run" })
+      // Everything journaled arrived, once and in order: the lines 0..n-1 the dead CLI had read.
+      const journaledLines = journaled.flatMap(lineNumbers)
+      expect(journaledLines).toEqual(range(journaledLines.length))
+      expect(lineNumbers(failed?.text ?? "")).toEqual(journaledLines)
 
-    // The thread is not held by the restarted CLI: the retry runs at once.
-    const thread = await getThread(mcp, threadId)
-    expect(thread).toMatchObject({ status: "failed", processingState: "idle" })
-    const retried = await retry(serve, threadId)
-    expect(retried.status, await retried.clone().text()).toBe(200)
-    const messages = await settled(mcp, threadId, 2, () => restarted.proc.describe(), 20_000)
-    expect(assistants(messages).map((msg) => msg.status)).toEqual(["completed"])
-    expect(lineNumbers(assistants(messages)[0]?.text ?? "")).toEqual(range(100))
-    expect(restarted.logged(new RegExp(`^claimed thread ${threadId} \\(claude, epoch 2\\)$`))).toBe(true)
-  }, TEST_TIMEOUT)
+      // The thread is not held by the restarted CLI: the retry runs at once.
+      const thread = await getThread(mcp, threadId)
+      expect(thread).toMatchObject({ status: "failed", processingState: "idle" })
+      const retried = await retry(serve, threadId)
+      expect(retried.status, await retried.clone().text()).toBe(200)
+      const messages = await settled(mcp, threadId, 2, () => restarted.proc.describe(), 20_000)
+      expect(assistants(messages).map((msg) => msg.status)).toEqual(["completed"])
+      expect(lineNumbers(assistants(messages)[0]?.text ?? "")).toEqual(range(100))
+      expect(restarted.logged(new RegExp(`^claimed thread ${threadId} \\(claude, epoch 2\\)$`))).toBe(true)
+    },
+    TEST_TIMEOUT
+  )
 
-  it("profile resolution through the binary: --profile, then TRELLIS_PROFILE, then the cwd's registered path, then the default", async () => {
-    const { serve } = backend()
-    const root = tempDir("trellis-e2e-profiles-")
-    const configDir = path.join(root, "config")
-    const repo = await gitRepo(path.join(root, "repo"))
-    fs.mkdirSync(path.join(repo, "src"))
-    const elsewhere = path.join(root, "elsewhere")
-    fs.mkdirSync(elsewhere)
-    const env = agentEnv(configDir, bin)
-    // Two profiles: e2e (logged in first, the default) and beta, to which the repository is registered.
-    fs.mkdirSync(configDir)
-    fs.copyFileSync(path.join(loggedIn.get(serve) ?? "", "profiles.json"), path.join(configDir, "profiles.json"))
-    await login(serve, configDir, "beta")
-    await trellisOk(["agent", "paths", "add", "--profile", "beta"], repo, env)
-    // A config dir with the same profiles and no default.
-    const noDefaultDir = path.join(root, "no-default")
-    fs.mkdirSync(noDefaultDir)
-    const saved = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ version: Schema.Number, profiles: Schema.Unknown })))(
-      fs.readFileSync(path.join(configDir, "profiles.json"), "utf8")
-    )
-    fs.writeFileSync(path.join(noDefaultDir, "profiles.json"), JSON.stringify({ ...saved, defaultProfile: null }), { mode: 0o600 })
+  it(
+    "profile resolution through the binary: --profile, then TRELLIS_PROFILE, then the cwd's registered path, then the default",
+    async () => {
+      const { serve } = backend()
+      const root = tempDir("trellis-e2e-profiles-")
+      const configDir = path.join(root, "config")
+      const repo = await gitRepo(path.join(root, "repo"))
+      fs.mkdirSync(path.join(repo, "src"))
+      const elsewhere = path.join(root, "elsewhere")
+      fs.mkdirSync(elsewhere)
+      const env = agentEnv(configDir, bin)
+      // Two profiles: e2e (logged in first, the default) and beta, to which the repository is registered.
+      fs.mkdirSync(configDir)
+      fs.copyFileSync(path.join(loggedIn.get(serve) ?? "", "profiles.json"), path.join(configDir, "profiles.json"))
+      await login(serve, configDir, "beta")
+      await trellisOk(["agent", "paths", "add", "--profile", "beta"], repo, env)
+      // A config dir with the same profiles and no default.
+      const noDefaultDir = path.join(root, "no-default")
+      fs.mkdirSync(noDefaultDir)
+      const saved = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ version: Schema.Number, profiles: Schema.Unknown })))(
+        fs.readFileSync(path.join(configDir, "profiles.json"), "utf8")
+      )
+      fs.writeFileSync(path.join(noDefaultDir, "profiles.json"), JSON.stringify({ ...saved, defaultProfile: null }), { mode: 0o600 })
 
-    const StatusJson = Schema.parseJson(Schema.Struct({ profile: Schema.String, running: Schema.Boolean }))
-    const resolved = async (cwd: string, extraEnv: NodeJS.ProcessEnv, args: ReadonlyArray<string> = []) =>
-      Schema.decodeUnknownSync(StatusJson)(await trellisOk(["agent", "status", "--json", ...args], cwd, { ...env, ...extraEnv }))
+      const StatusJson = Schema.parseJson(Schema.Struct({ profile: Schema.String, running: Schema.Boolean }))
+      const resolved = async (cwd: string, extraEnv: NodeJS.ProcessEnv, args: ReadonlyArray<string> = []) =>
+        Schema.decodeUnknownSync(StatusJson)(await trellisOk(["agent", "status", "--json", ...args], cwd, { ...env, ...extraEnv }))
 
-    const inRepo = path.join(repo, "src")
-    const [flag, fromEnv, fromPath, fromDefault, none] = await Promise.all([
-      resolved(inRepo, { TRELLIS_PROFILE: "beta" }, ["--profile", "e2e"]),
-      resolved(inRepo, { TRELLIS_PROFILE: "e2e" }),
-      resolved(inRepo, {}),
-      resolved(elsewhere, {}),
-      trellis(["agent", "status", "--json"], elsewhere, { ...env, TRELLIS_CONFIG_DIR: noDefaultDir })
-    ])
-    expect(flag.profile).toBe("e2e")
-    expect(fromEnv.profile).toBe("e2e")
-    expect(fromPath.profile).toBe("beta")
-    expect(fromDefault.profile).toBe("e2e")
-    expect(fromDefault.running).toBe(false)
+      const inRepo = path.join(repo, "src")
+      const [flag, fromEnv, fromPath, fromDefault, none] = await Promise.all([
+        resolved(inRepo, { TRELLIS_PROFILE: "beta" }, ["--profile", "e2e"]),
+        resolved(inRepo, { TRELLIS_PROFILE: "e2e" }),
+        resolved(inRepo, {}),
+        resolved(elsewhere, {}),
+        trellis(["agent", "status", "--json"], elsewhere, { ...env, TRELLIS_CONFIG_DIR: noDefaultDir })
+      ])
+      expect(flag.profile).toBe("e2e")
+      expect(fromEnv.profile).toBe("e2e")
+      expect(fromPath.profile).toBe("beta")
+      expect(fromDefault.profile).toBe("e2e")
+      expect(fromDefault.running).toBe(false)
 
-    expect(none.code, none.stderr).toBe(1)
-    expect(none.stderr).toContain(`no Trellis profile applies to ${elsewhere}`)
-    expect(none.stderr).toContain("1. pass --profile NAME")
-    expect(none.stderr).toContain("2. set TRELLIS_PROFILE=NAME")
-    expect(none.stderr).toContain("3. run from a directory registered to a profile (`trellis agent paths add`)")
-    expect(none.stderr).toContain("4. set a default profile (`trellis agent profiles use NAME`)")
-    expect(none.stderr).toContain("profiles: beta, e2e")
-  }, TEST_TIMEOUT)
+      expect(none.code, none.stderr).toBe(1)
+      expect(none.stderr).toContain(`no Trellis profile applies to ${elsewhere}`)
+      expect(none.stderr).toContain("1. pass --profile NAME")
+      expect(none.stderr).toContain("2. set TRELLIS_PROFILE=NAME")
+      expect(none.stderr).toContain("3. run from a directory registered to a profile (`trellis agent paths add`)")
+      expect(none.stderr).toContain("4. set a default profile (`trellis agent profiles use NAME`)")
+      expect(none.stderr).toContain("profiles: beta, e2e")
+    },
+    TEST_TIMEOUT
+  )
 
   it("the backend SIGKILLed mid-stream and restarted: every line reaches the thread exactly once", async () => {
     const { mcp, serve } = backend()
@@ -517,8 +580,11 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     const profile = await onlineProfile(mcp, serve, m, agent)
     const threadId = await createThread(mcp, profile, checkoutPathId(profile, m.checkout), "count to 200")
 
-    await eventually("the stream to be under way", () => messagesOf(mcp, threadId), (messages) =>
-      assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 20))
+    await eventually(
+      "the stream to be under way",
+      () => messagesOf(mcp, threadId),
+      (messages) => assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 20)
+    )
     const killed = await serve.proc.killTree()
     expect(killed.signal).toBe("SIGKILL")
     const restarted = await startServe(serve.home, serve.env, serve.port)
@@ -543,95 +609,138 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     expect(agent.proc.hasExited).toBe(false)
   }, TEST_TIMEOUT)
 
-  it("the CLI SIGKILLed mid-stream: the lease runs out, another CLI runs the retry, the dead CLI's journal is dropped when it restarts", async () => {
-    const { mcp, serve } = shortBackend()
-    const first = await machine(serve, "crash", { REPLAY_LINES: "300", REPLAY_DELAY_MS: "20" })
-    const agent = await start(first)
-    const profile = await onlineProfile(mcp, serve, first, agent)
-    const threadId = await createThread(mcp, profile, checkoutPathId(profile, first.checkout), "crash in the middle")
+  it(
+    "the CLI SIGKILLed mid-stream: the lease runs out, another CLI runs the retry, the dead CLI's journal is dropped when it restarts",
+    async () => {
+      const { mcp, serve } = shortBackend()
+      const first = await machine(serve, "crash", { REPLAY_LINES: "300", REPLAY_DELAY_MS: "20" })
+      const agent = await start(first)
+      const profile = await onlineProfile(mcp, serve, first, agent)
+      const threadId = await createThread(mcp, profile, checkoutPathId(profile, first.checkout), "crash in the middle")
 
-    await eventually("the stream to be under way", () => messagesOf(mcp, threadId), (messages) =>
-      assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 20))
-    await agent.proc.killTree()
-    for (const run of invocations(first.argsLog)) killPid(run.pid)
-    const journalDir = path.join(first.configDir, "journal")
-    const journals = fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))
-    expect(journals).toHaveLength(1)
-    const journaled = fs.readFileSync(path.join(journalDir, journals[0] ?? ""), "utf8").split("\n").filter((line) => line.startsWith("{\"chunk\""))
-    expect(journaled.length).toBeGreaterThan(0)
+      await eventually(
+        "the stream to be under way",
+        () => messagesOf(mcp, threadId),
+        (messages) => assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 20)
+      )
+      await agent.proc.killTree()
+      for (const run of invocations(first.argsLog)) {
+        killPid(run.pid)
+      }
+      const journalDir = path.join(first.configDir, "journal")
+      const journals = fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))
+      expect(journals).toHaveLength(1)
+      const journaled = fs.readFileSync(path.join(journalDir, journals[0] ?? ""), "utf8").split("\n").filter((line) =>
+        line.startsWith("{\"chunk\"")
+      )
+      expect(journaled.length).toBeGreaterThan(0)
 
-    // Nobody renews the lease: the backend releases the claim and fails the run.
-    await eventually("the dead CLI's run to fail and its session to expire", () => getThread(mcp, threadId), (t) =>
-      t.status === "failed" && !t.targetOnline, 20_000)
-    const [lost] = assistants(await messagesOf(mcp, threadId))
-    expect(lost?.status).toBe("failed")
-    expect(lost?.errorMessage).toMatch(/lease expired|session ended/)
+      // Nobody renews the lease: the backend releases the claim and fails the run.
+      await eventually(
+        "the dead CLI's run to fail and its session to expire",
+        () => getThread(mcp, threadId),
+        (t) => t.status === "failed" && !t.targetOnline,
+        20_000
+      )
+      const [lost] = assistants(await messagesOf(mcp, threadId))
+      expect(lost?.status).toBe("failed")
+      expect(lost?.errorMessage).toMatch(/lease expired|session ended/)
 
-    // A second CLI on the same profile and machine (its own config dir, no journal) takes over and runs the retry.
-    const secondDir = path.join(tempDir("trellis-e2e-crash-second-"), "config")
-    fs.mkdirSync(secondDir)
-    for (const file of ["profiles.json", "machine-id"]) fs.copyFileSync(path.join(first.configDir, file), path.join(secondDir, file))
-    const second = await start(first, ["--force"], agentEnv(secondDir, bin))
-    const retried = await retry(serve, threadId)
-    expect(retried.status, await retried.clone().text()).toBe(200)
-    const messages = await settled(mcp, threadId, 2, () => second.proc.describe())
-    expect(messages.map((msg) => [msg.role, msg.status, msg.text])).toEqual([
-      ["user", "completed", "crash in the middle"],
-      ["assistant", "completed", "Echo: crash in the middle"]
-    ])
-    expect(second.logged(new RegExp(`^claimed thread ${threadId} \\(claude, epoch 2\\)$`))).toBe(true)
-    expect(await second.proc.stop()).toEqual({ code: 0, signal: null })
+      // A second CLI on the same profile and machine (its own config dir, no journal) takes over and runs the retry.
+      const secondDir = path.join(tempDir("trellis-e2e-crash-second-"), "config")
+      fs.mkdirSync(secondDir)
+      for (const file of ["profiles.json", "machine-id"]) {
+        fs.copyFileSync(path.join(first.configDir, file), path.join(secondDir, file))
+      }
+      const second = await start(first, ["--force"], agentEnv(secondDir, bin))
+      const retried = await retry(serve, threadId)
+      expect(retried.status, await retried.clone().text()).toBe(200)
+      const messages = await settled(mcp, threadId, 2, () => second.proc.describe())
+      expect(messages.map((msg) => [msg.role, msg.status, msg.text])).toEqual([
+        ["user", "completed", "crash in the middle"],
+        ["assistant", "completed", "Echo: crash in the middle"]
+      ])
+      expect(second.logged(new RegExp(`^claimed thread ${threadId} \\(claude, epoch 2\\)$`))).toBe(true)
+      expect(await second.proc.stop()).toEqual({ code: 0, signal: null })
 
-    // The first CLI restarts: its journal was written under a claim that is no longer its own.
-    const restarted = await start(first)
-    expect(restarted.log.filter((line) => line.level === "warn" && /dropped \d+ journaled chunk\(s\)/.test(line.message)).map((line) => line.message)).toEqual([
-      expect.stringMatching(new RegExp(`^thread ${threadId}: dropped ${journaled.length} journaled chunk\\(s\\) of message ${lost?.messageId}: the claim is no longer ours`))
-    ])
-    expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toEqual([])
-    // Nothing of the dead run came back.
-    expect((await messagesOf(mcp, threadId)).map((msg) => [msg.role, msg.status, msg.text])).toEqual(messages.map((msg) => [msg.role, msg.status, msg.text]))
-    expect(await restarted.proc.stop()).toEqual({ code: 0, signal: null })
-  }, TEST_TIMEOUT)
+      // The first CLI restarts: its journal was written under a claim that is no longer its own.
+      const restarted = await start(first)
+      expect(
+        restarted.log.filter((line) => line.level === "warn" && /dropped \d+ journaled chunk\(s\)/.test(line.message)).map((line) =>
+          line.message
+        )
+      ).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^thread ${threadId}: dropped ${journaled.length} journaled chunk\\(s\\) of message ${lost?.messageId}: the claim is no longer ours`
+          )
+        )
+      ])
+      expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toEqual([])
+      // Nothing of the dead run came back.
+      expect((await messagesOf(mcp, threadId)).map((msg) => [msg.role, msg.status, msg.text])).toEqual(
+        messages.map((msg) => [msg.role, msg.status, msg.text])
+      )
+      expect(await restarted.proc.stop()).toEqual({ code: 0, signal: null })
+    },
+    TEST_TIMEOUT
+  )
 
-  it("a CLI frozen (SIGSTOP) past its session TTL wakes fenced: it stops the thread, drops its journal, registers again and runs the retry", async () => {
-    const { mcp, serve } = shortBackend()
-    const lines = 100
-    const m = await machine(serve, "frozen", { REPLAY_LINES: String(lines), REPLAY_DELAY_MS: "20" })
-    const agent = await start(m)
-    const profile = await onlineProfile(mcp, serve, m, agent)
-    const threadId = await createThread(mcp, profile, checkoutPathId(profile, m.checkout), "freeze in the middle")
+  it(
+    "a CLI frozen (SIGSTOP) past its session TTL wakes fenced: it stops the thread, drops its journal, registers again and runs the retry",
+    async () => {
+      const { mcp, serve } = shortBackend()
+      const lines = 100
+      const m = await machine(serve, "frozen", { REPLAY_LINES: String(lines), REPLAY_DELAY_MS: "20" })
+      const agent = await start(m)
+      const profile = await onlineProfile(mcp, serve, m, agent)
+      const threadId = await createThread(mcp, profile, checkoutPathId(profile, m.checkout), "freeze in the middle")
 
-    await eventually("the stream to be under way", () => messagesOf(mcp, threadId), (messages) =>
-      assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 10))
-    agent.proc.signalGroup("SIGSTOP")
-    defer(() => agent.proc.signalGroup("SIGCONT"))
-    await eventually("the frozen CLI's session to expire and its run to fail", () => getThread(mcp, threadId), (t) =>
-      t.status === "failed" && !t.targetOnline, 20_000)
-    const [lost] = assistants(await messagesOf(mcp, threadId))
-    expect(lost?.status).toBe("failed")
-    const journalDir = path.join(m.configDir, "journal")
-    expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toHaveLength(1)
+      await eventually(
+        "the stream to be under way",
+        () => messagesOf(mcp, threadId),
+        (messages) => assistants(messages).some((msg) => msg.status === "streaming" && lineNumbers(msg.text).length >= 10)
+      )
+      agent.proc.signalGroup("SIGSTOP")
+      defer(() => agent.proc.signalGroup("SIGCONT"))
+      await eventually(
+        "the frozen CLI's session to expire and its run to fail",
+        () => getThread(mcp, threadId),
+        (t) => t.status === "failed" && !t.targetOnline,
+        20_000
+      )
+      const [lost] = assistants(await messagesOf(mcp, threadId))
+      expect(lost?.status).toBe("failed")
+      const journalDir = path.join(m.configDir, "journal")
+      expect(
+        fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))
+      ).toHaveLength(1)
 
-    agent.proc.signalGroup("SIGCONT")
-    await agent.waitForLog("the journal to be dropped", new RegExp(`^thread ${threadId}: dropped \\d+ journaled chunk\\(s\\) of message ${lost?.messageId} with the claim$`))
-    expect(agent.logged(new RegExp(`^thread ${threadId}: stopped, the claim is no longer ours`))).toBe(true)
-    expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toEqual([])
-    const [run] = invocations(m.argsLog)
-    if (run === undefined) throw new Error("the runtime did not start")
-    await eventually("the runtime to be gone", async () => isAlive(run.pid), (alive) => !alive, 5_000)
-    await agent.waitForLog("a new registration", /^the session expired; registering again$/)
-    await onlineProfile(mcp, serve, m, agent)
+      agent.proc.signalGroup("SIGCONT")
+      await agent.waitForLog(
+        "the journal to be dropped",
+        new RegExp(`^thread ${threadId}: dropped \\d+ journaled chunk\\(s\\) of message ${lost?.messageId} with the claim$`)
+      )
+      expect(agent.logged(new RegExp(`^thread ${threadId}: stopped, the claim is no longer ours`))).toBe(true)
+      expect(fs.readdirSync(journalDir).filter((name) => name.endsWith(".jsonl"))).toEqual([])
+      const [run] = invocations(m.argsLog)
+      if (run === undefined) throw new Error("the runtime did not start")
+      await eventually("the runtime to be gone", async () => isAlive(run.pid), (alive) => !alive, 5_000)
+      await agent.waitForLog("a new registration", /^the session expired; registering again$/)
+      await onlineProfile(mcp, serve, m, agent)
 
-    // Under its new session the CLI serves the thread again.
-    const retried = await retry(serve, threadId)
-    expect(retried.status, await retried.clone().text()).toBe(200)
-    const messages = await settled(mcp, threadId, 2, () => agent.proc.describe())
-    const [answer] = assistants(messages)
-    expect(answer?.status).toBe("completed")
-    expect(lineNumbers(answer?.text ?? "")).toEqual(range(lines))
-    expect(agent.logged(new RegExp(`^claimed thread ${threadId} \\(claude, epoch 2\\)$`))).toBe(true)
-    expect(await agent.proc.stop()).toEqual({ code: 0, signal: null })
-  }, TEST_TIMEOUT)
+      // Under its new session the CLI serves the thread again.
+      const retried = await retry(serve, threadId)
+      expect(retried.status, await retried.clone().text()).toBe(200)
+      const messages = await settled(mcp, threadId, 2, () => agent.proc.describe())
+      const [answer] = assistants(messages)
+      expect(answer?.status).toBe("completed")
+      expect(lineNumbers(answer?.text ?? "")).toEqual(range(lines))
+      expect(agent.logged(new RegExp(`^claimed thread ${threadId} \\(claude, epoch 2\\)$`))).toBe(true)
+      expect(await agent.proc.stop()).toEqual({ code: 0, signal: null })
+    },
+    TEST_TIMEOUT
+  )
   it("the agent SIGKILLed while its runtime hangs silently: the runtime does not outlive it", async () => {
     const { mcp, serve } = backend()
     const { agent, run } = await hangingRun(mcp, serve, "orphan", "hang and lose the agent")
@@ -686,7 +795,10 @@ describe.sequential("trellis agent end to end: serve + agent start + the MCP SDK
     expect(exit, agent.proc.describe()).toEqual({ code: 0, signal: null })
     expect(Date.now() - stopping).toBeLessThan(10_000)
     await eventually("the runtime to be gone", async () => isAlive(run.pid), (alive) => !alive, 5_000)
-    expect(agent.logged(new RegExp(`^thread ${threadId}: the backend is unreachable; \\d+ journaled chunk\\(s\\) kept for the next start$`)), agent.proc.describe()).toBe(true)
+    expect(
+      agent.logged(new RegExp(`^thread ${threadId}: the backend is unreachable; \\d+ journaled chunk\\(s\\) kept for the next start$`)),
+      agent.proc.describe()
+    ).toBe(true)
     const journals = fs.readdirSync(path.join(m.configDir, "journal")).filter((name) => name.endsWith(".jsonl"))
     expect(journals).toHaveLength(1)
   }, TEST_TIMEOUT)

@@ -17,7 +17,10 @@ const diagnose = (suite: RealRuntimeSuite) => async (error: unknown): Promise<ne
   const { serve } = suite.backend()
   const abort = new AbortController()
   setTimeout(() => abort.abort(), 3000)
-  const response = await fetch(`${serve.baseUrl}/api/threads/${suite.threadId()}/events`, { headers: { authorization: `Bearer ${serve.credentials.apiKey}` }, signal: abort.signal })
+  const response = await fetch(`${serve.baseUrl}/api/threads/${suite.threadId()}/events`, {
+    headers: { authorization: `Bearer ${serve.credentials.apiKey}` },
+    signal: abort.signal
+  })
   const reader = response.body?.getReader()
   let raw = ""
   try {
@@ -32,34 +35,46 @@ const diagnose = (suite: RealRuntimeSuite) => async (error: unknown): Promise<ne
 }
 
 const allowAlways = (suite: RealRuntimeSuite, cliType: string, offer: RegExp, again: string | undefined, kept?: () => void) => {
-  it(`the request offers ${cliType}'s standing rule in words; Allow always runs the command${again === undefined ? " and the rule is kept" : `, and ${again} then runs without asking`}`, async () => {
-    await suite.start(cliType, `hello before allow always on ${cliType}`)
-    const asked = await askedBy(suite, "RUN_TOOL[touch always-first.txt]")
-    const request = Object(asked.request)
-    expect(String(request["standingRule"]), JSON.stringify(asked.request)).toMatch(offer)
-    await answer(suite, asked.interactionId, { answer: { always: true } })
-    const first = await suite.answer().catch(diagnose(suite))
-    expect([first.status, first.text.includes("Tool finished")]).toEqual(["completed", true])
-    expect(fs.existsSync(path.join(suite.machine().checkout, "always-first.txt"))).toBe(true)
-    kept?.()
+  it(
+    `the request offers ${cliType}'s standing rule in words; Allow always runs the command${
+      again === undefined ? " and the rule is kept" : `, and ${again} then runs without asking`
+    }`,
+    async () => {
+      await suite.start(cliType, `hello before allow always on ${cliType}`)
+      const asked = await askedBy(suite, "RUN_TOOL[touch always-first.txt]")
+      const request = Object(asked.request)
+      expect(String(request["standingRule"]), JSON.stringify(asked.request)).toMatch(offer)
+      await answer(suite, asked.interactionId, { answer: { always: true } })
+      const first = await suite.answer().catch(diagnose(suite))
+      expect([first.status, first.text.includes("Tool finished")]).toEqual(["completed", true])
+      expect(fs.existsSync(path.join(suite.machine().checkout, "always-first.txt"))).toBe(true)
+      kept?.()
 
-    // A prompt of its own (the mock model answers by the last user text), the command allowed always.
-    if (again === undefined) return
-    await suite.send(`Once more, without asking: RUN_TOOL[${again}]`)
-    const next = await suite.answer().catch(diagnose(suite))
-    expect([next.status, next.text.includes("Tool finished")], suite.agent().proc.describe()).toEqual(["completed", true])
-    expect(await hasPendingInteraction(suite)).toBe(false)
-  }, TIMEOUT)
+      // A prompt of its own (the mock model answers by the last user text), the command allowed always.
+      if (again === undefined) return
+      await suite.send(`Once more, without asking: RUN_TOOL[${again}]`)
+      const next = await suite.answer().catch(diagnose(suite))
+      expect([next.status, next.text.includes("Tool finished")], suite.agent().proc.describe()).toEqual(["completed", true])
+      expect(await hasPendingInteraction(suite)).toBe(false)
+    },
+    TIMEOUT
+  )
 }
 
 describe.sequential("Allow always on Claude Code", () => {
   const suite = realRuntimeSuite("always-claude", ["--interaction-timeout", "60"])
   // The next batch, with the rule in .claude/settings.local.json, ran the command unasked but was
   // seen to hang after it (2 runs of 3, the tool's output in, no result): not asserted until understood.
-  allowAlways(suite, "claude", /^Claude Code will allow Bash\(touch always-first\.txt\): saved in this checkout's \.claude\/settings\.local\.json/, undefined, () => {
-    const settings = fs.readFileSync(path.join(suite.machine().checkout, ".claude", "settings.local.json"), "utf8")
-    expect(settings).toContain("Bash(touch always-first.txt)")
-  })
+  allowAlways(
+    suite,
+    "claude",
+    /^Claude Code will allow Bash\(touch always-first\.txt\): saved in this checkout's \.claude\/settings\.local\.json/,
+    undefined,
+    () => {
+      const settings = fs.readFileSync(path.join(suite.machine().checkout, ".claude", "settings.local.json"), "utf8")
+      expect(settings).toContain("Bash(touch always-first.txt)")
+    }
+  )
 })
 
 describe.sequential("Allow always on Codex (app-server)", () => {

@@ -7,7 +7,18 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { QUESTION } from "../support/mock-model/Script.js"
-import { answer, askedBy, createThread, eventsOf, hasPendingInteraction, pendingInteraction, realRuntimeSuite, resumeSafetyScenarios, retryThread, settledMessages } from "./support/RealRuntimes.js"
+import {
+  answer,
+  askedBy,
+  createThread,
+  eventsOf,
+  hasPendingInteraction,
+  pendingInteraction,
+  realRuntimeSuite,
+  resumeSafetyScenarios,
+  retryThread,
+  settledMessages
+} from "./support/RealRuntimes.js"
 import { anthropicSystem, threadContextScenarios } from "./support/ThreadContextScenarios.js"
 
 const TEST_TIMEOUT = 120_000
@@ -17,10 +28,18 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
   const checkoutHas = (file: string) => fs.existsSync(path.join(suite.machine().checkout, file))
 
   it("a thread created over MCP runs claude in the checkout with the thread's model and effort; events stream normalized", async () => {
-    const { answer: first } = await suite.start("claude", "hello from the real claude test", { cliModel: "claude-sonnet-4-6", cliEffort: "high" })
+    const { answer: first } = await suite.start("claude", "hello from the real claude test", {
+      cliModel: "claude-sonnet-4-6",
+      cliEffort: "high"
+    })
     expect([first.status, first.text]).toEqual(["completed", "Mock reply: hello from the real claude test"])
-    expect(suite.requestsWith("hello from the real claude test")[0]?.body).toMatchObject({ model: "claude-sonnet-4-6", output_config: { effort: "high" } })
-    expect((await eventsOf(suite, first.messageId, "text")).find((e) => e.event.kind === "text")?.event.text).toBe("Mock reply: hello from the real claude test")
+    expect(suite.requestsWith("hello from the real claude test")[0]?.body).toMatchObject({
+      model: "claude-sonnet-4-6",
+      output_config: { effort: "high" }
+    })
+    expect((await eventsOf(suite, first.messageId, "text")).find((e) => e.event.kind === "text")?.event.text).toBe(
+      "Mock reply: hello from the real claude test"
+    )
   }, TEST_TIMEOUT)
 
   it("a second message resumes the runtime session: the model is sent the earlier turn", async () => {
@@ -46,7 +65,11 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
 
   it("a permission request becomes a pending interaction with the full command; allowed, the command runs", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")
-    expect(asked).toMatchObject({ kind: "permission", status: "pending", request: { tool: "Bash", input: { command: "touch allowed.txt" } } })
+    expect(asked).toMatchObject({
+      kind: "permission",
+      status: "pending",
+      request: { tool: "Bash", input: { command: "touch allowed.txt" } }
+    })
     expect(await hasPendingInteraction(suite)).toBe(true)
     await answer(suite, asked.interactionId, { answer: { reply: "once" } })
     // Answering twice is harmless: the first answer stands.
@@ -66,7 +89,9 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
 
   it("unanswered, the request expires after the timeout and the runtime is told it expired, not that it was denied", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch expired.txt]")
-    expect((await suite.answer()).text).toContain("Tool finished. Output was: Nobody answered this request in time, so it expired. This is not a refusal")
+    expect((await suite.answer()).text).toContain(
+      "Tool finished. Output was: Nobody answered this request in time, so it expired. This is not a refusal"
+    )
     expect(checkoutHas("expired.txt")).toBe(false)
     expect((await answer(suite, asked.interactionId, { answer: { reply: "once" } })).status).toBe("expired")
   }, TEST_TIMEOUT)
@@ -88,7 +113,8 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
     const done = await suite.turn("FAIL_TWICE then answer")
     expect([done.status, done.text]).toEqual(["completed", "Mock reply: FAIL_TWICE then answer"])
     expect(suite.requestsWith("FAIL_TWICE then answer").map((r) => r.plan?.kind)).toEqual(["error", "error", "text"])
-    expect((await eventsOf(suite, done.messageId, "runtime-notice")).filter((e) => e.event.kind === "runtime-notice").length).toBeGreaterThanOrEqual(1)
+    expect((await eventsOf(suite, done.messageId, "runtime-notice")).filter((e) => e.event.kind === "runtime-notice").length)
+      .toBeGreaterThanOrEqual(1)
   }, TEST_TIMEOUT)
 
   it("a hard API error fails the message with the error, and the thread can retry it", async () => {
@@ -104,7 +130,10 @@ describe.sequential("runtime A (claude) for real through trellis agent start", (
   it("a thread in plan mode asks to leave it with its plan (ExitPlanMode); approved, the runtime carries on", async () => {
     const planThread = await createThread(suite.backend(), suite.target(), "claude", "PLAN_EXIT for the summary", { cliMode: "plan" })
     const asked = await pendingInteraction(suite.backend(), planThread, suite.agent())
-    expect(asked).toMatchObject({ kind: "permission", request: { tool: "ExitPlanMode", input: { plan: expect.stringContaining("Read the README") } } })
+    expect(asked).toMatchObject({
+      kind: "permission",
+      request: { tool: "ExitPlanMode", input: { plan: expect.stringContaining("Read the README") } }
+    })
     await answer(suite, asked.interactionId, { answer: { reply: "once" } })
     const done = (await settledMessages(suite.backend(), planThread, 2, suite.agent())).at(-1)
     expect(done?.status).toBe("completed")

@@ -24,12 +24,19 @@ describe.sequential("runtime B (codex app-server) for real through trellis agent
   const suite = realRuntimeSuite("codex", ["--interaction-timeout", "8"])
   const checkoutHas = (file: string) => fs.existsSync(path.join(suite.machine().checkout, file))
 
-  it("a thread created over MCP runs codex app-server in the checkout with the thread's model and effort; events stream normalized", async () => {
-    const { answer: first } = await suite.start("codex", "hello from the real codex test", { cliModel: "mock-model", cliEffort: "high" })
-    expect([first.status, first.text]).toEqual(["completed", "Mock reply: hello from the real codex test"])
-    expect(suite.requestsWith("hello from the real codex test")[0]?.body).toMatchObject({ model: "mock-model", reasoning: { effort: "high" } })
-    expect((await eventsOf(suite, first.messageId, "text")).some((e) => e.event.kind === "text")).toBe(true)
-  }, TEST_TIMEOUT)
+  it(
+    "a thread created over MCP runs codex app-server in the checkout with the thread's model and effort; events stream normalized",
+    async () => {
+      const { answer: first } = await suite.start("codex", "hello from the real codex test", { cliModel: "mock-model", cliEffort: "high" })
+      expect([first.status, first.text]).toEqual(["completed", "Mock reply: hello from the real codex test"])
+      expect(suite.requestsWith("hello from the real codex test")[0]?.body).toMatchObject({
+        model: "mock-model",
+        reasoning: { effort: "high" }
+      })
+      expect((await eventsOf(suite, first.messageId, "text")).some((e) => e.event.kind === "text")).toBe(true)
+    },
+    TEST_TIMEOUT
+  )
 
   it("a second message resumes the runtime session: the model is sent the earlier turn", async () => {
     expect((await suite.turn("and a second message")).text).toBe("Mock reply: and a second message")
@@ -49,7 +56,11 @@ describe.sequential("runtime B (codex app-server) for real through trellis agent
 
   it("a command approval becomes a pending interaction with the full command; allowed, the command runs", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")
-    expect(asked).toMatchObject({ kind: "permission", status: "pending", request: { tool: "command", command: expect.stringContaining("touch allowed.txt") } })
+    expect(asked).toMatchObject({
+      kind: "permission",
+      status: "pending",
+      request: { tool: "command", command: expect.stringContaining("touch allowed.txt") }
+    })
     expect(await hasPendingInteraction(suite)).toBe(true)
     await answer(suite, asked.interactionId, { answer: { decision: "accept" } })
     const done = await suite.answer()

@@ -99,10 +99,14 @@ describe("trellis serve's guards in front of every route", () => {
       ["Origin: null", { origin: "null" }]
     ])("%s is 403 with a body saying why", async (_, extra) => {
       const serve = backend()
-      const { response, connection } = await exchange(serve.port, head(route.method, route.path, {
-        ...headersOf(serve, extra),
-        "content-length": String(Buffer.byteLength(route.body))
-      }), route.body)
+      const { response, connection } = await exchange(
+        serve.port,
+        head(route.method, route.path, {
+          ...headersOf(serve, extra),
+          "content-length": String(Buffer.byteLength(route.body))
+        }),
+        route.body
+      )
       connection.close()
       expect(response.status).toBe(403)
       expect(response.headers["content-type"]).toBe("application/json")
@@ -191,7 +195,11 @@ describe("trellis serve's guards in front of every route", () => {
   const postJson = async (path: string, payload: unknown): Promise<Record<string, unknown>> => {
     const serve = backend()
     const body = JSON.stringify(payload)
-    const { response, connection } = await exchange(serve.port, head("POST", path, { ...headersOf(serve), "content-length": String(Buffer.byteLength(body)) }), body)
+    const { response, connection } = await exchange(
+      serve.port,
+      head("POST", path, { ...headersOf(serve), "content-length": String(Buffer.byteLength(body)) }),
+      body
+    )
     connection.close()
     expect(response.status, `${path}: ${response.body}`).toBe(200)
     return Object(JSON.parse(response.body))
@@ -226,20 +234,23 @@ describe("trellis serve's guards in front of every route", () => {
     ["a CLI session's pending threads", async () => `/api/agent/sessions/${(await register("guards-pending")).sessionId}/pending`]
   ]
 
-  it.each(sseStreams)("an SSE stream (%s) outlives the request timeout: it has no body, and its response is not bounded", async (_, pathOf) => {
-    const serve = backend()
-    const path = await pathOf()
-    const stream = await RawConnection.open(serve.port)
-    await stream.write(head("GET", path, { ...headersOf(serve), accept: "text/event-stream" }))
-    await stream.until("the SSE response head", () => stream.response !== undefined || stream.streamed !== "" || stream.closed)
-    expect(stream.closed).toBe(false)
-    expect(stream.response?.status).toBe(200)
-    expect(stream.response?.headers["content-type"]).toContain("text/event-stream")
-    // Three timeouts and the server's checking interval have passed: a bounded response would be gone.
-    await new Promise((resolve) => setTimeout(resolve, 3 * REQUEST_TIMEOUT_MS))
-    expect(stream.closed).toBe(false)
-    stream.close()
-  })
+  it.each(sseStreams)(
+    "an SSE stream (%s) outlives the request timeout: it has no body, and its response is not bounded",
+    async (_, pathOf) => {
+      const serve = backend()
+      const path = await pathOf()
+      const stream = await RawConnection.open(serve.port)
+      await stream.write(head("GET", path, { ...headersOf(serve), accept: "text/event-stream" }))
+      await stream.until("the SSE response head", () => stream.response !== undefined || stream.streamed !== "" || stream.closed)
+      expect(stream.closed).toBe(false)
+      expect(stream.response?.status).toBe(200)
+      expect(stream.response?.headers["content-type"]).toContain("text/event-stream")
+      // Three timeouts and the server's checking interval have passed: a bounded response would be gone.
+      await new Promise((resolve) => setTimeout(resolve, 3 * REQUEST_TIMEOUT_MS))
+      expect(stream.closed).toBe(false)
+      stream.close()
+    }
+  )
 
   describe.each([
     { family: "mcp (tools/list)", method: "POST", path: "/api/mcp", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) },
@@ -249,10 +260,14 @@ describe("trellis serve's guards in front of every route", () => {
     it("spending the key's budget gets 429 with Retry-After", async () => {
       const serve = backend()
       for (let i = 0; i < 60; i++) {
-        const { response, connection } = await exchange(serve.port, head(route.method, route.path, {
-          ...headersOf(serve),
-          "content-length": String(Buffer.byteLength(route.body))
-        }), route.body)
+        const { response, connection } = await exchange(
+          serve.port,
+          head(route.method, route.path, {
+            ...headersOf(serve),
+            "content-length": String(Buffer.byteLength(route.body))
+          }),
+          route.body
+        )
         connection.close()
         if (response.status !== 429) continue
         expect(Number(response.headers["retry-after"])).toBeGreaterThanOrEqual(1)

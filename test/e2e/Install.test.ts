@@ -57,7 +57,9 @@ describe.sequential("the installed package (npm pack, npm install --omit=dev)", 
     expect(fs.existsSync(path.join(installed, "dist", "cli", "main.js"))).toBe(true)
     expect(fs.existsSync(path.join(installed, "dist", "src", "index.d.ts"))).toBe(true)
     expect(fs.existsSync(path.join(installed, "src"))).toBe(false)
-    expect(fs.existsSync(path.join(installed, "node_modules", "tsx")) || fs.existsSync(path.join(folder, "node_modules", "tsx"))).toBe(false)
+    expect(fs.existsSync(path.join(installed, "node_modules", "tsx")) || fs.existsSync(path.join(folder, "node_modules", "tsx"))).toBe(
+      false
+    )
   })
 
   it("every command's help runs (each loads its modules: the agent's runtimes included)", async () => {
@@ -101,7 +103,9 @@ describe.sequential("the installed package (npm pack, npm install --omit=dev)", 
 
   it("a plain Node program imports the backend Layer and calls a tool in process", async () => {
     const program = path.join(folder, "embed.mjs")
-    fs.writeFileSync(program, `
+    fs.writeFileSync(
+      program,
+      `
 import { Effect, Layer, Option } from "effect"
 import { ApiKeys, bootstrap, CurrentPrincipal, DefaultProject, PgliteClient, ToolRunner, Trellis } from "trellis"
 
@@ -119,7 +123,8 @@ const result = await Effect.runPromise(program.pipe(
   Effect.provide(Trellis.services({ rateLimit: Option.none() }).pipe(Layer.provideMerge(PgliteClient.layer({}))))
 ))
 console.log(JSON.stringify(result))
-`)
+`
+    )
     const output = await runOk("node embed.mjs", process.execPath, [program], { cwd: folder, env: cleanEnv({}) })
     expect(JSON.parse(output)).toMatchObject({ projects: [{ ref: "DEMO" }] })
   }, INSTALL_TIMEOUT)

@@ -69,7 +69,9 @@ describe("a refusal never breaks a keep-alive client's next request", () => {
       const agent = keepAliveAgent()
       const outcomes: Array<Outcome> = []
       for (let i = 0; i < 6; i++) {
-        outcomes.push(await post(agent, port, route.path, { ...json, origin: "null", authorization: `Bearer ${credentials.apiKey}` }, route.body))
+        outcomes.push(
+          await post(agent, port, route.path, { ...json, origin: "null", authorization: `Bearer ${credentials.apiKey}` }, route.body)
+        )
       }
       agent.destroy()
       expect(outcomes).toEqual([403, 403, 403, 403, 403, 403])
@@ -87,7 +89,13 @@ describe("a refusal never breaks a keep-alive client's next request", () => {
     it("413 for a body past the limit, then an admitted request: the next one is answered", async () => {
       const { port, credentials } = backend()
       const agent = keepAliveAgent()
-      const refused = await post(agent, port, route.path, { ...json, authorization: `Bearer ${credentials.apiKey}` }, Buffer.alloc(LIMIT + 1, 32))
+      const refused = await post(
+        agent,
+        port,
+        route.path,
+        { ...json, authorization: `Bearer ${credentials.apiKey}` },
+        Buffer.alloc(LIMIT + 1, 32)
+      )
       const next = await post(agent, port, "/api/mcp", { ...json, authorization: `Bearer ${credentials.apiKey}` }, routes[0].body)
       agent.destroy()
       // The refused request itself may lose the race with its own unsent body; the next one may not.
@@ -128,14 +136,18 @@ describe("a refusal never breaks a keep-alive client's next request", () => {
     const { mcpUrl, credentials } = backend()
     for (let i = 0; i < 3; i++) {
       const refused = new Client({ name: "refused", version: "0.0.0" })
-      const error = await refused.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), {
-        requestInit: { headers: { Authorization: "Bearer trellis_not-a-key" } }
-      })).then(() => undefined, (error: Error) => error)
+      const error = await refused.connect(
+        new StreamableHTTPClientTransport(new URL(mcpUrl), {
+          requestInit: { headers: { Authorization: "Bearer trellis_not-a-key" } }
+        })
+      ).then(() => undefined, (error: Error) => error)
       expect(error?.message).toMatch(/401|Unauthorized|Invalid API key/i)
       const client = new Client({ name: "admitted", version: "0.0.0" })
-      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), {
-        requestInit: { headers: { Authorization: `Bearer ${credentials.apiKey}` } }
-      }))
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(mcpUrl), {
+          requestInit: { headers: { Authorization: `Bearer ${credentials.apiKey}` } }
+        })
+      )
       const result = await client.callTool({ name: "list_projects", arguments: {} })
       expect(result.isError).not.toBe(true)
       await client.close()
@@ -152,8 +164,14 @@ describe("a refusal never breaks a keep-alive client's next request", () => {
         const out: Array<number | string> = []
         for (let i = 0; i < 6; i++) {
           for (const path of ["/api/mcp", "/api/agent/heartbeat", "/health"]) {
-            out.push(await fetch(path, { method: path === "/health" ? "GET" : "POST", headers: { "content-type": "application/json" }, ...(path === "/health" ? {} : { body }) })
-              .then((response) => response.status, (error: Error) => error.message))
+            out.push(
+              await fetch(path, {
+                method: path === "/health" ? "GET" : "POST",
+                headers: { "content-type": "application/json" },
+                ...(path === "/health" ? {} : { body })
+              })
+                .then((response) => response.status, (error: Error) => error.message)
+            )
           }
         }
         return out

@@ -25,10 +25,19 @@ const servesOf = (home: string) =>
     try {
       const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((arg) => arg !== "")
       if (!argv.includes("serve") || !argv.some((arg) => arg.includes("opencode"))) return []
-      const env = new Map(fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]))
+      const env = new Map(
+        fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").map((
+          pair
+        ) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])
+      )
       if (env.get("HOME") !== home) return []
       const port = /:([0-9A-F]{4}) 00000000:0000 0A/.exec(listeningSockets(pid))?.[1]
-      return [{ pid: Number(pid), argv, password: env.get("OPENCODE_SERVER_PASSWORD") ?? "", url: `http://127.0.0.1:${parseInt(port ?? "0", 16)}` }]
+      return [{
+        pid: Number(pid),
+        argv,
+        password: env.get("OPENCODE_SERVER_PASSWORD") ?? "",
+        url: `http://127.0.0.1:${parseInt(port ?? "0", 16)}`
+      }]
     } catch {
       return []
     }
@@ -36,26 +45,40 @@ const servesOf = (home: string) =>
 
 /** /proc/<pid>/net/tcp lines of the sockets the process holds (its listening port is among them). */
 const listeningSockets = (pid: string): string => {
-  const inodes = new Set(fs.readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-    try {
-      return [/socket:\[(\d+)\]/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? ""]
-    } catch {
-      return []
-    }
-  }))
-  return fs.readFileSync(`/proc/${pid}/net/tcp`, "utf8").split("\n").filter((line) => inodes.has(line.trim().split(/\s+/)[9] ?? "")).join("\n")
+  const inodes = new Set(
+    fs.readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+      try {
+        return [/socket:\[(\d+)\]/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? ""]
+      } catch {
+        return []
+      }
+    })
+  )
+  return fs.readFileSync(`/proc/${pid}/net/tcp`, "utf8").split("\n").filter((line) => inodes.has(line.trim().split(/\s+/)[9] ?? "")).join(
+    "\n"
+  )
 }
 
 describe.sequential("runtime C (opencode) for real through trellis agent start", () => {
   const suite = realRuntimeSuite("opencode", ["--interaction-timeout", "8"])
   const checkoutHas = (file: string) => fs.existsSync(path.join(suite.machine().checkout, file))
 
-  it("a thread created over MCP runs opencode serve in the checkout with the thread's model and effort (variant); events stream normalized", async () => {
-    const { answer: first } = await suite.start("opencode", "hello from the real opencode test", { cliModel: "mock/mock-model", cliEffort: "high" })
-    expect([first.status, first.text]).toEqual(["completed", "Mock reply: hello from the real opencode test"])
-    expect(suite.requestsWith("hello from the real opencode test").at(-1)?.body).toMatchObject({ model: "mock-model", reasoning_effort: "high" })
-    expect((await eventsOf(suite, first.messageId, "text")).some((e) => e.event.kind === "text")).toBe(true)
-  }, TEST_TIMEOUT)
+  it(
+    "a thread created over MCP runs opencode serve in the checkout with the thread's model and effort (variant); events stream normalized",
+    async () => {
+      const { answer: first } = await suite.start("opencode", "hello from the real opencode test", {
+        cliModel: "mock/mock-model",
+        cliEffort: "high"
+      })
+      expect([first.status, first.text]).toEqual(["completed", "Mock reply: hello from the real opencode test"])
+      expect(suite.requestsWith("hello from the real opencode test").at(-1)?.body).toMatchObject({
+        model: "mock-model",
+        reasoning_effort: "high"
+      })
+      expect((await eventsOf(suite, first.messageId, "text")).some((e) => e.event.kind === "text")).toBe(true)
+    },
+    TEST_TIMEOUT
+  )
 
   it("a second message reuses the runtime session: the model is sent the earlier turn", async () => {
     expect((await suite.turn("and a second message")).text).toBe("Mock reply: and a second message")
@@ -79,15 +102,23 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
     threadIdIn: "prompt"
   })
 
-  it("permission.asked becomes a pending interaction with the full command, though the user's opencode.json allows everything; allowed once, the command runs", async () => {
-    const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")
-    expect(asked).toMatchObject({ kind: "permission", status: "pending", request: { tool: "bash", metadata: { command: "touch allowed.txt" } } })
-    expect(await hasPendingInteraction(suite)).toBe(true)
-    await answer(suite, asked.interactionId, { answer: { reply: "once" } })
-    const done = await suite.answer()
-    expect([done.status, done.text.includes("Tool finished. Output was:")]).toEqual(["completed", true])
-    expect(checkoutHas("allowed.txt")).toBe(true)
-  }, TEST_TIMEOUT)
+  it(
+    "permission.asked becomes a pending interaction with the full command, though the user's opencode.json allows everything; allowed once, the command runs",
+    async () => {
+      const asked = await askedBy(suite, "RUN_TOOL[touch allowed.txt]")
+      expect(asked).toMatchObject({
+        kind: "permission",
+        status: "pending",
+        request: { tool: "bash", metadata: { command: "touch allowed.txt" } }
+      })
+      expect(await hasPendingInteraction(suite)).toBe(true)
+      await answer(suite, asked.interactionId, { answer: { reply: "once" } })
+      const done = await suite.answer()
+      expect([done.status, done.text.includes("Tool finished. Output was:")]).toEqual(["completed", true])
+      expect(checkoutHas("allowed.txt")).toBe(true)
+    },
+    TEST_TIMEOUT
+  )
 
   it("rejected, the command does not run", async () => {
     const asked = await askedBy(suite, "RUN_TOOL[touch denied.txt]")
@@ -138,7 +169,11 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
 
   it("a subagent's command (the task tool's own session) asks through the bridge too; allowed, it runs", async () => {
     const asked = await askedBy(suite, "SUBAGENT_RUN[touch by-subagent.txt]")
-    expect(asked).toMatchObject({ kind: "permission", status: "pending", request: { tool: "bash", metadata: { command: "touch by-subagent.txt" } } })
+    expect(asked).toMatchObject({
+      kind: "permission",
+      status: "pending",
+      request: { tool: "bash", metadata: { command: "touch by-subagent.txt" } }
+    })
     await answer(suite, asked.interactionId, { answer: { reply: "once" } })
     expect((await suite.answer()).status).toBe("completed")
     expect(checkoutHas("by-subagent.txt")).toBe(true)

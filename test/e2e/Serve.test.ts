@@ -106,8 +106,11 @@ const startServe = async (home: string, port: number): Promise<Serve> => {
     )
   })
   try {
-    const mcpUrl = await withTimeout(ready, START_TIMEOUT, () =>
-      `trellis serve did not print "MCP endpoint:" within ${START_TIMEOUT / 1000} s\n${output()}`)
+    const mcpUrl = await withTimeout(
+      ready,
+      START_TIMEOUT,
+      () => `trellis serve did not print "MCP endpoint:" within ${START_TIMEOUT / 1000} s\n${output()}`
+    )
     if (child.pid === undefined) throw new Error("trellis serve has no pid")
     return {
       child,
@@ -127,8 +130,11 @@ const startServe = async (home: string, port: number): Promise<Serve> => {
 /** SIGTERM, then the exit (10 s at most). */
 const stopServe = async (serve: Serve): Promise<Exit> => {
   serve.child.kill("SIGTERM")
-  return withTimeout(serve.exit, STOP_TIMEOUT, () =>
-    `trellis serve did not exit within ${STOP_TIMEOUT / 1000} s of SIGTERM\nstdout:\n${serve.stdout()}\nstderr:\n${serve.stderr()}`)
+  return withTimeout(
+    serve.exit,
+    STOP_TIMEOUT,
+    () => `trellis serve did not exit within ${STOP_TIMEOUT / 1000} s of SIGTERM\nstdout:\n${serve.stdout()}\nstderr:\n${serve.stderr()}`
+  )
 }
 
 interface AdminResult {
@@ -151,8 +157,11 @@ const runAdmin = async (home: string, args: ReadonlyArray<string>): Promise<Admi
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
   const exit = exitOf(child).finally(() => running.delete(child))
   try {
-    const { code } = await withTimeout(exit, ADMIN_TIMEOUT, () =>
-      `trellis admin ${args.join(" ")} did not finish within ${ADMIN_TIMEOUT / 1000} s\nstdout:\n${stdout}\nstderr:\n${stderr}`)
+    const { code } = await withTimeout(
+      exit,
+      ADMIN_TIMEOUT,
+      () => `trellis admin ${args.join(" ")} did not finish within ${ADMIN_TIMEOUT / 1000} s\nstdout:\n${stdout}\nstderr:\n${stderr}`
+    )
     return { code, stdout, stderr }
   } catch (error) {
     child.kill("SIGKILL")
@@ -307,38 +316,44 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
     fs.rmSync(home, { recursive: true, force: true })
   }, 30_000)
 
-  it("first start bootstraps the demo org, prints the MCP URL and a connect line, writes credentials.json (0600), and is healthy", async () => {
-    // The server binds a port of its own pick (0) and says which; restarts reuse it (credentials.json names it).
-    serve = await startServe(home, 0)
-    port = Number(new URL(serve.mcpUrl).port)
-    const stdout = serve.stdout()
+  it(
+    "first start bootstraps the demo org, prints the MCP URL and a connect line, writes credentials.json (0600), and is healthy",
+    async () => {
+      // The server binds a port of its own pick (0) and says which; restarts reuse it (credentials.json names it).
+      serve = await startServe(home, 0)
+      port = Number(new URL(serve.mcpUrl).port)
+      const stdout = serve.stdout()
 
-    expect(port).toBeGreaterThan(0)
-    expect(serve.mcpUrl).toBe(`http://127.0.0.1:${port}/api/mcp`)
-    expect(stdout).toContain(`MCP endpoint: ${serve.mcpUrl}`)
-    expect(stdout).toContain(`Credentials:  ${credentialsFile}`)
-    const connectLine = new RegExp(
-      `claude mcp add --transport http trellis ${serve.mcpUrl.replace(/[.]/g, "\\.")} --header "Authorization: Bearer (trellis_[A-Za-z0-9_-]+)"`
-    ).exec(stdout)
-    expect(connectLine, stdout).not.toBeNull()
+      expect(port).toBeGreaterThan(0)
+      expect(serve.mcpUrl).toBe(`http://127.0.0.1:${port}/api/mcp`)
+      expect(stdout).toContain(`MCP endpoint: ${serve.mcpUrl}`)
+      expect(stdout).toContain(`Credentials:  ${credentialsFile}`)
+      const connectLine = new RegExp(
+        `claude mcp add --transport http trellis ${
+          serve.mcpUrl.replace(/[.]/g, "\\.")
+        } --header "Authorization: Bearer (trellis_[A-Za-z0-9_-]+)"`
+      ).exec(stdout)
+      expect(connectLine, stdout).not.toBeNull()
 
-    expect(fs.existsSync(credentialsFile)).toBe(true)
-    expect(fs.statSync(credentialsFile).mode & 0o777).toBe(0o600)
-    credentials = JSON.parse(fs.readFileSync(credentialsFile, "utf8")) as Credentials
-    expect(credentials).toEqual({
-      url: serve.mcpUrl,
-      apiKey: expect.stringMatching(/^trellis_/),
-      organization: "demo",
-      projectId: expect.stringMatching(/^proj_/),
-      projectRef: "DEMO",
-      userId: expect.any(String)
-    })
-    expect(connectLine?.[1]).toBe(credentials.apiKey)
+      expect(fs.existsSync(credentialsFile)).toBe(true)
+      expect(fs.statSync(credentialsFile).mode & 0o777).toBe(0o600)
+      credentials = JSON.parse(fs.readFileSync(credentialsFile, "utf8")) as Credentials
+      expect(credentials).toEqual({
+        url: serve.mcpUrl,
+        apiKey: expect.stringMatching(/^trellis_/),
+        organization: "demo",
+        projectId: expect.stringMatching(/^proj_/),
+        projectRef: "DEMO",
+        userId: expect.any(String)
+      })
+      expect(connectLine?.[1]).toBe(credentials.apiKey)
 
-    const health = await fetch(`${serve.baseUrl}/health`)
-    expect(health.status).toBe(200)
-    expect(await health.json()).toEqual({ status: "ok", database: "ok" })
-  }, STEP_TIMEOUT)
+      const health = await fetch(`${serve.baseUrl}/health`)
+      expect(health.status).toBe(200)
+      expect(await health.json()).toEqual({ status: "ok", database: "ok" })
+    },
+    STEP_TIMEOUT
+  )
 
   it("admin refuses to open the embedded database while serve holds it, naming the holder and DATABASE_URL", async () => {
     const { pid } = current()
@@ -391,18 +406,32 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
     const claudeHome = fs.mkdtempSync(path.join(os.tmpdir(), "trellis-claude-home-"))
     try {
       const url = `${current().mcpUrl}?project=${creds().projectId}`
-      fs.writeFileSync(path.join(claudeHome, ".claude.json"), JSON.stringify({
-        hasCompletedOnboarding: true,
-        mcpServers: { trellis: { type: "http", url, headers: { Authorization: `Bearer ${creds().apiKey}` } } }
-      }), { mode: 0o600 })
+      fs.writeFileSync(
+        path.join(claudeHome, ".claude.json"),
+        JSON.stringify({
+          hasCompletedOnboarding: true,
+          mcpServers: { trellis: { type: "http", url, headers: { Authorization: `Bearer ${creds().apiKey}` } } }
+        }),
+        { mode: 0o600 }
+      )
       const listed = await new Promise<string>((resolve, reject) => {
         const child = spawn(claude ?? "claude", ["mcp", "list"], {
           cwd: claudeHome,
-          env: { PATH: process.env["PATH"] ?? "", HOME: claudeHome, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1" }
+          env: {
+            PATH: process.env["PATH"] ?? "",
+            HOME: claudeHome,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+            DISABLE_AUTOUPDATER: "1",
+            DISABLE_TELEMETRY: "1"
+          }
         })
         let output = ""
-        child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString() })
-        child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString()
+        })
+        child.stderr.on("data", (chunk: Buffer) => {
+          output += chunk.toString()
+        })
         child.on("error", reject)
         child.on("exit", () => resolve(output))
       })
@@ -448,52 +477,59 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
     expect(readOnlyKey).toMatchObject({ apiKeyId: expect.stringMatching(/^key_/), readOnly: true, projectIds: null })
     expect(adminKey).toMatchObject({ readOnly: false })
 
-    const { keys } = await adminJson<{ keys: ReadonlyArray<{ apiKeyId: string; readOnly: boolean; revokedAt: string | null }> }>(home, ["key", "list"])
+    const { keys } = await adminJson<{ keys: ReadonlyArray<{ apiKeyId: string; readOnly: boolean; revokedAt: string | null }> }>(home, [
+      "key",
+      "list"
+    ])
     expect(keys.map((k) => k.apiKeyId)).toEqual(expect.arrayContaining([adminKey.apiKeyId, narrowedKey.apiKeyId, readOnlyKey.apiKeyId]))
     expect(keys.filter((k) => k.readOnly).map((k) => k.apiKeyId)).toEqual([readOnlyKey.apiKeyId])
     expect(keys).toHaveLength(4)
     expect(fs.existsSync(lockFile)).toBe(false)
   }, STEP_TIMEOUT)
 
-  it("a second start reuses the database: prints the credentials path but no key, serves the new keys, and refuses a wrong key with 401", async () => {
-    serve = await startServe(home, port)
-    const stdout = serve.stdout()
-    expect(stdout).toContain(`MCP endpoint: ${creds().url}`)
-    expect(stdout).toContain(`Credentials:  ${credentialsFile}`)
-    expect(stdout).not.toMatch(KEY_PATTERN)
-    expect(stdout).not.toContain("claude mcp add")
-    // The web app's address and a fresh one-time link for the stored key (its token, never the key).
-    expect(stdout).toContain(`Web app:      ${serve.baseUrl}/`)
-    expect(stdout).toMatch(new RegExp(`Sign in: +${serve.baseUrl}/signin\\?token=[\\w-]{43} \\(one use, 10 minutes\\)\n`))
-    // credentials.json is left as the first start wrote it.
-    expect(JSON.parse(fs.readFileSync(credentialsFile, "utf8"))).toEqual(creds())
+  it(
+    "a second start reuses the database: prints the credentials path but no key, serves the new keys, and refuses a wrong key with 401",
+    async () => {
+      serve = await startServe(home, port)
+      const stdout = serve.stdout()
+      expect(stdout).toContain(`MCP endpoint: ${creds().url}`)
+      expect(stdout).toContain(`Credentials:  ${credentialsFile}`)
+      expect(stdout).not.toMatch(KEY_PATTERN)
+      expect(stdout).not.toContain("claude mcp add")
+      // The web app's address and a fresh one-time link for the stored key (its token, never the key).
+      expect(stdout).toContain(`Web app:      ${serve.baseUrl}/`)
+      expect(stdout).toMatch(new RegExp(`Sign in: +${serve.baseUrl}/signin\\?token=[\\w-]{43} \\(one use, 10 minutes\\)\n`))
+      // credentials.json is left as the first start wrote it.
+      expect(JSON.parse(fs.readFileSync(credentialsFile, "utf8"))).toEqual(creds())
 
-    await withClient(serve.mcpUrl, key(adminKey).apiKey, async (client) => {
-      const { tools } = await client.listTools()
-      expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES)
-      expect([...(await listTaskTypeKeys(client))].sort()).toEqual([...BUILT_IN_TASK_TYPES].sort())
-      expect((await listProjects(client)).map((project) => project.ref).sort()).toEqual(["DEMO", "OTHER"])
-    })
+      await withClient(serve.mcpUrl, key(adminKey).apiKey, async (client) => {
+        const { tools } = await client.listTools()
+        expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES)
+        expect([...(await listTaskTypeKeys(client))].sort()).toEqual([...BUILT_IN_TASK_TYPES].sort())
+        expect((await listProjects(client)).map((project) => project.ref).sort()).toEqual(["DEMO", "OTHER"])
+      })
 
-    await withClient(serve.mcpUrl, key(narrowedKey).apiKey, async (client) => {
-      const projects = await listProjects(client)
-      expect(projects.map((project) => project.projectId)).toEqual([creds().projectId])
-      expect(projects.map((project) => project.projectId)).not.toContain(otherProjectId)
-      expect([...(await listTaskTypeKeys(client))].sort()).toEqual([...BUILT_IN_TASK_TYPES].sort())
-    })
+      await withClient(serve.mcpUrl, key(narrowedKey).apiKey, async (client) => {
+        const projects = await listProjects(client)
+        expect(projects.map((project) => project.projectId)).toEqual([creds().projectId])
+        expect(projects.map((project) => project.projectId)).not.toContain(otherProjectId)
+        expect([...(await listTaskTypeKeys(client))].sort()).toEqual([...BUILT_IN_TASK_TYPES].sort())
+      })
 
-    // The key created --read-only is served the read-only tools only, and a write is refused.
-    await withClient(serve.mcpUrl, key(readOnlyKey).apiKey, async (client) => {
-      const { tools } = await client.listTools()
-      expect(tools.length).toBeGreaterThan(0)
-      expect(tools.filter((tool) => tool.annotations?.readOnlyHint !== true)).toEqual([])
-      expect((await listProjects(client)).length).toBe(2)
-      await expect(client.callTool({ name: "create_task", arguments: { projectId: creds().projectId, title: "No" } }))
-        .rejects.toThrow(/create_task writes, and this API key is read-only/)
-    })
+      // The key created --read-only is served the read-only tools only, and a write is refused.
+      await withClient(serve.mcpUrl, key(readOnlyKey).apiKey, async (client) => {
+        const { tools } = await client.listTools()
+        expect(tools.length).toBeGreaterThan(0)
+        expect(tools.filter((tool) => tool.annotations?.readOnlyHint !== true)).toEqual([])
+        expect((await listProjects(client)).length).toBe(2)
+        await expect(client.callTool({ name: "create_task", arguments: { projectId: creds().projectId, title: "No" } }))
+          .rejects.toThrow(/create_task writes, and this API key is read-only/)
+      })
 
-    await expectRefused(serve.mcpUrl, "trellis_this-key-does-not-exist")
-  }, STEP_TIMEOUT)
+      await expectRefused(serve.mcpUrl, "trellis_this-key-does-not-exist")
+    },
+    STEP_TIMEOUT
+  )
 
   it("a key revoked with admin (serve stopped) is refused with 401 after the next start", async () => {
     const exit = await stopServe(current())

@@ -92,7 +92,13 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
     const agent = await startRealAgent(m, ["--approve", "all", ...agentArgs])
     const target = await onlineTarget(b, m, agent)
     const threadId = await createThread(b, target, cliType, `RUN_TOOL[sleep ${seconds}]`)
-    const [tool] = await eventually(`the runtime to run sleep ${seconds}`, async () => sleepers(seconds), (pids) => pids.length > 0, 90_000, () => agent.proc.describe())
+    const [tool] = await eventually(
+      `the runtime to run sleep ${seconds}`,
+      async () => sleepers(seconds),
+      (pids) => pids.length > 0,
+      90_000,
+      () => agent.proc.describe()
+    )
     if (tool === undefined) throw new Error("no tool command")
     trackPid(tool)
     return { agent, profileId: target.profile.profileId, threadId, tool }
@@ -119,7 +125,9 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
   }
 
   const isOnline = async (b: Backend, profileId: string) =>
-    (await b.mcp.call(Profiles, "list_cli_profiles", { projectId: b.serve.credentials.projectId })).profiles.some((p) => p.profileId === profileId && p.isOnline)
+    (await b.mcp.call(Profiles, "list_cli_profiles", { projectId: b.serve.credentials.projectId })).profiles.some((p) =>
+      p.profileId === profileId && p.isOnline
+    )
 
   /** Signals the agent, then measures how long until the backend shows its profile offline. */
   const offlineAfter = async (b: Backend, agent: Agent, profileId: string, signal: NodeJS.Signals) => {
@@ -137,36 +145,50 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
   ] as const
 
   for (const runtime of runtimes) {
-    it(`${runtime.name}: SIGTERM while a tool command runs takes the profile offline within 2 s, ends the command and exits 0; every process it started is gone within 12 s`, async () => {
-      const b = backend()
-      const { agent, profileId, tool } = await runningTool(b, runtime.name, runtime.cliType, runtime.seconds, runtime.args)
-      const tree = treeOf(agent.proc.pid)
-      const sent = Date.now()
-      const took = await offlineAfter(b, agent, profileId, "SIGTERM")
-      const exit = await agent.proc.waitForExit(15_000)
-      const ended = await toolEnds(tool)
-      const left = await eventually("every process of the agent's tree to be gone", async () => tree.filter(isAlive), (alive) => alive.length === 0, GONE_WITHIN_MS)
-        .catch(() => tree.filter(isAlive))
-      const goneAfter = Date.now() - sent
-      const context = `${runtime.name}: offline ${took} ms after SIGTERM, tree gone after ${goneAfter} ms; exit ${JSON.stringify(exit)}; ` +
-        `tool command ${ended.seen}; left ${left.map(processOf).join("")}\n${agent.proc.describe()}`
-      expect({ exit, toolGone: ended.gone, left }, context).toEqual({ exit: { code: 0, signal: null }, toolGone: true, left: [] })
-      expect(took, context).toBeLessThan(OFFLINE_WITHIN_MS)
-      expect(goneAfter, context).toBeLessThan(GONE_WITHIN_MS)
-    }, TEST_TIMEOUT)
+    it(
+      `${runtime.name}: SIGTERM while a tool command runs takes the profile offline within 2 s, ends the command and exits 0; every process it started is gone within 12 s`,
+      async () => {
+        const b = backend()
+        const { agent, profileId, tool } = await runningTool(b, runtime.name, runtime.cliType, runtime.seconds, runtime.args)
+        const tree = treeOf(agent.proc.pid)
+        const sent = Date.now()
+        const took = await offlineAfter(b, agent, profileId, "SIGTERM")
+        const exit = await agent.proc.waitForExit(15_000)
+        const ended = await toolEnds(tool)
+        const left = await eventually(
+          "every process of the agent's tree to be gone",
+          async () => tree.filter(isAlive),
+          (alive) => alive.length === 0,
+          GONE_WITHIN_MS
+        )
+          .catch(() => tree.filter(isAlive))
+        const goneAfter = Date.now() - sent
+        const context =
+          `${runtime.name}: offline ${took} ms after SIGTERM, tree gone after ${goneAfter} ms; exit ${JSON.stringify(exit)}; ` +
+          `tool command ${ended.seen}; left ${left.map(processOf).join("")}\n${agent.proc.describe()}`
+        expect({ exit, toolGone: ended.gone, left }, context).toEqual({ exit: { code: 0, signal: null }, toolGone: true, left: [] })
+        expect(took, context).toBeLessThan(OFFLINE_WITHIN_MS)
+        expect(goneAfter, context).toBeLessThan(GONE_WITHIN_MS)
+      },
+      TEST_TIMEOUT
+    )
   }
 
-  it("claude: the agent SIGKILLed while its Bash tool runs a command in a session of its own: the command is ended all the same", async () => {
-    const b = backend()
-    const { agent, tool } = await runningTool(b, "sigkill", "claude", 307)
-    const agentPid = agentUnder(agent.proc.pid)
-    // Claude's Bash tool runs the command in a session of its own: no group kill reaches it.
-    expect(statOf(tool)[3], processOf(tool)).not.toBe(statOf(agentPid)[3])
-    process.kill(agentPid, "SIGKILL")
-    expect(await agent.proc.waitForExit(5_000)).toEqual({ code: null, signal: "SIGKILL" })
-    const ended = await toolEnds(tool)
-    expect(ended.gone, `tool command ${ended.seen}`).toBe(true)
-  }, TEST_TIMEOUT)
+  it(
+    "claude: the agent SIGKILLed while its Bash tool runs a command in a session of its own: the command is ended all the same",
+    async () => {
+      const b = backend()
+      const { agent, tool } = await runningTool(b, "sigkill", "claude", 307)
+      const agentPid = agentUnder(agent.proc.pid)
+      // Claude's Bash tool runs the command in a session of its own: no group kill reaches it.
+      expect(statOf(tool)[3], processOf(tool)).not.toBe(statOf(agentPid)[3])
+      process.kill(agentPid, "SIGKILL")
+      expect(await agent.proc.waitForExit(5_000)).toEqual({ code: null, signal: "SIGKILL" })
+      const ended = await toolEnds(tool)
+      expect(ended.gone, `tool command ${ended.seen}`).toBe(true)
+    },
+    TEST_TIMEOUT
+  )
 
   it("SIGINT (Ctrl-C) stops the agent as SIGTERM does: offline within 2 s, the command ended, exit 0", async () => {
     const b = backend()

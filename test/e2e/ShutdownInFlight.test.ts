@@ -74,7 +74,9 @@ describe.sequential("SIGTERM to trellis agent start with work in flight", () => 
   }
 
   const isOnline = async (b: Backend, profileId: string) =>
-    (await b.mcp.call(Profiles, "list_cli_profiles", { projectId: b.serve.credentials.projectId })).profiles.some((p) => p.profileId === profileId && p.isOnline)
+    (await b.mcp.call(Profiles, "list_cli_profiles", { projectId: b.serve.credentials.projectId })).profiles.some((p) =>
+      p.profileId === profileId && p.isOnline
+    )
 
   /** Starts an agent and a thread, and waits until the runtime is in `situation`. */
   const inFlight = async (b: Backend, c: Case): Promise<{ readonly agent: Agent; readonly profileId: string }> => {
@@ -87,10 +89,22 @@ describe.sequential("SIGTERM to trellis agent start with work in flight", () => 
     const command = c.situation === "tool command running" ? `sleep ${seconds}` : `touch pending-${seconds}.txt`
     const threadId = await createThread(b, target, c.cliType, `RUN_TOOL[${command}]`)
     if (c.situation === "tool command running") {
-      const [tool] = await eventually(`the runtime to run sleep ${seconds}`, async () => sleepProcesses(seconds), (pids) => pids.length > 0, 90_000, () => agent.proc.describe())
+      const [tool] = await eventually(
+        `the runtime to run sleep ${seconds}`,
+        async () => sleepProcesses(seconds),
+        (pids) => pids.length > 0,
+        90_000,
+        () => agent.proc.describe()
+      )
       if (tool !== undefined) trackPid(tool)
     } else {
-      await eventually(`a pending permission request on ${threadId}`, () => pendingInteractions(b, threadId), (list) => list.length === 1, 90_000, () => agent.proc.describe())
+      await eventually(
+        `a pending permission request on ${threadId}`,
+        () => pendingInteractions(b, threadId),
+        (list) => list.length === 1,
+        90_000,
+        () => agent.proc.describe()
+      )
     }
     return { agent, profileId: target.profile.profileId }
   }
@@ -105,15 +119,28 @@ describe.sequential("SIGTERM to trellis agent start with work in flight", () => 
         tree.forEach(trackPid)
         const sent = Date.now()
         agent.proc.signal("SIGTERM")
-        await eventually("the profile to go offline", () => isOnline(b, profileId), (online) => !online, 20_000, () => agent.proc.describe())
+        await eventually(
+          "the profile to go offline",
+          () => isOnline(b, profileId),
+          (online) => !online,
+          20_000,
+          () => agent.proc.describe()
+        )
         const offline = Date.now() - sent
-        const left = await eventually("the agent's process tree to be gone", async () => tree.filter(isAlive), (alive) => alive.length === 0, 20_000)
+        const left = await eventually(
+          "the agent's process tree to be gone",
+          async () => tree.filter(isAlive),
+          (alive) => alive.length === 0,
+          20_000
+        )
           .catch(() => tree.filter(isAlive))
         const gone = Date.now() - sent
         const exit = await agent.proc.waitForExit(5_000).catch((error: unknown) => String(error))
         const figure = `${c.runtime}, ${c.situation}, run ${run}: offline ${offline} ms, tree gone ${gone} ms`
         console.log(`[shutdown] ${figure}`)
-        const context = `${figure}; exit ${JSON.stringify(exit)}; left:\n${describeProcesses(left)}\n${shutdownTimeline(agent.proc.stdout, sent)}\n${agent.proc.describe()}`
+        const context = `${figure}; exit ${JSON.stringify(exit)}; left:\n${describeProcesses(left)}\n${
+          shutdownTimeline(agent.proc.stdout, sent)
+        }\n${agent.proc.describe()}`
         expect({ exit, left }, context).toEqual({ exit: { code: 0, signal: null }, left: [] })
         expect(offline, context).toBeLessThan(OFFLINE_WITHIN_MS)
         expect(gone, context).toBeLessThan(TREE_GONE_WITHIN_MS)

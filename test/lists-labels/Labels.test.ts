@@ -13,7 +13,7 @@ import { seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project, seen with `role`. */
 const seed = (slug: string, role: ProjectRole = "admin") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const access: ProjectAccess = { project: owner.project, role }
     return { ...owner, access, labels: yield* Labels }
@@ -24,7 +24,7 @@ const namesOf = (labels: ReadonlyArray<{ readonly name: string }>) => labels.map
 describe("Labels", () => {
   layer(TestServer())((it) => {
     it.effect("labels are listed in board-column order, a new label last", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, labels } = yield* seed("order")
         expect(yield* labels.list(access)).toEqual([])
         for (const name of ["Urgent", "Backend", "Design", "API"]) yield* labels.create(access, { name })
@@ -34,7 +34,7 @@ describe("Labels", () => {
       }))
 
     it.effect("a label's color defaults to blue and comes from the extended palette, a superset of the List palette", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, labels } = yield* seed("colors")
         expect((yield* labels.create(access, { name: "Plain" })).color).toBe("blue")
         expect((yield* labels.create(access, { name: "Warm", color: "amber" })).color).toBe("amber")
@@ -43,7 +43,7 @@ describe("Labels", () => {
       }))
 
     it.effect("a label name is trimmed, must not be blank, and is at most 50 characters", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, labels } = yield* seed("names")
         expect((yield* labels.create(access, { name: "  Spaced  " })).name).toBe("Spaced")
         expect(yield* Effect.flip(labels.create(access, { name: " \t " }))).toMatchObject({
@@ -59,7 +59,7 @@ describe("Labels", () => {
       }))
 
     it.effect("label names are unique per project ignoring case (Conflict naming name), on create and rename", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, organization, labels } = yield* seed("unique")
         yield* labels.create(access, { name: "Bug" })
         const other = yield* labels.create(access, { name: "Chore" })
@@ -78,7 +78,7 @@ describe("Labels", () => {
       }))
 
     it.effect("at most 20 labels per project (LimitExceeded)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, labels } = yield* seed("limit")
         for (let n = 1; n <= 20; n++) yield* labels.create(access, { name: `Label ${n}` })
         expect(yield* Effect.flip(labels.create(access, { name: "One too many" }))).toMatchObject({
@@ -89,7 +89,7 @@ describe("Labels", () => {
       }))
 
     it.effect(concurrently("the 20-label limit and name uniqueness hold under racing creates"), () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, labels } = yield* seed("race")
         const same = yield* Effect.forEach(
           Array.from({ length: 6 }),
@@ -109,7 +109,7 @@ describe("Labels", () => {
       }))
 
     it.effect("a label is addressed by ID or exact name ignoring case; another project's label is not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, organization, labels } = yield* seed("addressing")
         const label = yield* labels.create(access, { name: "Needs Review" })
         for (const address of [label.id, "Needs Review", "needs review", " NEEDS REVIEW "]) {
@@ -127,7 +127,7 @@ describe("Labels", () => {
       }))
 
     it.effect("an update needs at least one of name, color, and keeps the omitted one", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, labels } = yield* seed("update")
         const label = yield* labels.create(access, { name: "Ops", color: "green" })
         expect(yield* Effect.flip(labels.update(access, label.id, {}))).toMatchObject({
@@ -139,7 +139,7 @@ describe("Labels", () => {
       }))
 
     it.effect("managing labels needs project admin (Forbidden for members and viewers, who can still list)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, labels } = yield* seed("permissions")
         const label = yield* labels.create(access, { name: "Existing" })
         for (const role of ["member", "viewer"] as const) {

@@ -11,7 +11,7 @@ import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A user with `role` in the owner's project, and their API key. */
 const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = yield* (yield* Users).create({ name: `${role} of ${slug}`, email: `${role}@${slug}.test` })
     yield* (yield* Memberships).addToProject(projectId, user.id, role)
     return (yield* createKey(user.id, null)).secret
@@ -20,7 +20,7 @@ const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
 describe("List and label tools over MCP", () => {
   layer(TestServer())((it) => {
     it.effect("list_task_lists uses the connection's ?project= and starts with the system BACKLOG", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("url-project")
         const page = yield* ok(key, "list_task_lists", {}, scopedTo(project.id))
         expect(page).toEqual({
@@ -41,7 +41,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("an explicit projectId wins over ?project=", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("explicit-project")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         yield* ok(key, "create_task_list", { projectId: other.id, name: "Only in other" }, scopedTo(project.id))
@@ -51,16 +51,18 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("without projectId or ?project= the List and label tools are a tool error naming projectId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("no-project")
-        for (const [name, args] of [
-          ["list_task_lists", {}],
-          ["create_task_list", { name: "X" }],
-          ["update_task_list", { listId: "X", name: "Y" }],
-          ["list_task_labels", {}],
-          ["create_task_label", { name: "X" }],
-          ["update_task_label", { labelId: "X", name: "Y" }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["list_task_lists", {}],
+            ["create_task_list", { name: "X" }],
+            ["update_task_list", { listId: "X", name: "Y" }],
+            ["list_task_labels", {}],
+            ["create_task_label", { name: "X" }],
+            ["update_task_label", { labelId: "X", name: "Y" }]
+          ] as const
+        ) {
           expect(yield* fails(key, name, args)).toMatchObject({
             code: "invalid_argument",
             message: expect.stringContaining("projectId: required")
@@ -69,7 +71,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("create_task_list returns { listId }, and list_task_lists shows the List with its fields", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("create-list")
         const created = yield* ok(key, "create_task_list", {
           name: "Sprint board",
@@ -92,7 +94,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("update_task_list takes a raw ID or a bare ref in any case and returns { listId }", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("update-list")
         const { listId } = yield* ok(key, "create_task_list", { name: "Ideas", color: "red" }, scopedTo(project.id))
         expect(yield* ok(key, "update_task_list", { listId: "ideas", name: "Later", color: null }, scopedTo(project.id)))
@@ -104,7 +106,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("list_task_lists pages with nextCursor and filters with query and archived", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("paging")
         for (const name of ["One", "Two", "Three"]) yield* ok(key, "create_task_list", { name }, scopedTo(project.id))
         const first = yield* ok(key, "list_task_lists", { limit: 3 }, scopedTo(project.id))
@@ -117,7 +119,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("list_task_lists without a limit returns a page of 20 and a cursor to the rest", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, principal } = yield* seedOwner("default-page")
         const access = yield* (yield* Projects).access(principal, project.id)
         const lists = yield* TaskLists
@@ -131,7 +133,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("a bad cursor or limit is an invalid_argument tool error naming the field", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("bad-paging")
         expect(yield* fails(key, "list_task_lists", { cursor: "not-a-cursor" }, scopedTo(project.id))).toMatchObject({
           code: "invalid_argument",
@@ -146,7 +148,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("List rules surface as tool errors: reserved ref, duplicate name or ref, system List, empty update", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("list-rules")
         const scope = scopedTo(project.id)
         yield* ok(key, "create_task_list", { name: "Design", ref: "DSN" }, scope)
@@ -177,7 +179,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("a 21st active List is a limit_exceeded tool error", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("list-limit")
         for (let n = 1; n <= 20; n++) yield* ok(key, "create_task_list", { name: `L${n}` }, scopedTo(project.id))
         expect(yield* fails(key, "create_task_list", { name: "L21" }, scopedTo(project.id))).toMatchObject({
@@ -187,7 +189,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("argument validation names the field: name over 80 characters, malformed ref, unknown color or view", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("list-args")
         const scope = scopedTo(project.id)
         expect(yield* fails(key, "create_task_list", { name: "x".repeat(81) }, scope)).toMatchObject({
@@ -215,7 +217,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("label tools: create returns { labelId }, list returns { labels: [{ _id, name, color }] } in column order, update by name", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("labels")
         const scope = scopedTo(project.id)
         expect(yield* ok(key, "list_task_labels", {}, scope)).toEqual({ labels: [] })
@@ -235,7 +237,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("a renamed label stays on its tasks: they show the new name and color, and the new name (not the old) assigns it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("label-rename")
         const scope = scopedTo(project.id)
         const bug = yield* ok(key, "create_task_label", { name: "Bug", color: "rose" }, scope)
@@ -254,7 +256,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("label rules surface as tool errors: duplicate name, unknown label, empty update, bad color, long name, 21st label", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("label-rules")
         const scope = scopedTo(project.id)
         yield* ok(key, "create_task_label", { name: "Bug" }, scope)
@@ -286,7 +288,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("a viewer can read Lists and labels but not create or update them", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("viewer")
         const scope = scopedTo(project.id)
         yield* ok(key, "create_task_list", { name: "Visible" }, scope)
@@ -294,12 +296,14 @@ describe("List and label tools over MCP", () => {
         const viewer = yield* joinAs(project.id, "viewer", "viewer")
         expect((yield* ok(viewer, "list_task_lists", {}, scope)).lists.map((list) => list.ref)).toEqual(["BACKLOG", "VISIBLE"])
         expect((yield* ok(viewer, "list_task_labels", {}, scope)).labels.map((label) => label.name)).toEqual(["Seen"])
-        for (const [name, args, role] of [
-          ["create_task_list", { name: "Mine" }, "member or admin"],
-          ["update_task_list", { listId: "VISIBLE", name: "Mine" }, "member or admin"],
-          ["create_task_label", { name: "Mine" }, "admin"],
-          ["update_task_label", { labelId: "Seen", name: "Mine" }, "admin"]
-        ] as const) {
+        for (
+          const [name, args, role] of [
+            ["create_task_list", { name: "Mine" }, "member or admin"],
+            ["update_task_list", { listId: "VISIBLE", name: "Mine" }, "member or admin"],
+            ["create_task_label", { name: "Mine" }, "admin"],
+            ["update_task_label", { labelId: "Seen", name: "Mine" }, "admin"]
+          ] as const
+        ) {
           expect(yield* fails(viewer, name, args, scope)).toMatchObject({
             code: "forbidden",
             message: expect.stringContaining(`requires the project role ${role}; the caller is viewer`)
@@ -308,7 +312,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("a project member can manage Lists but not labels", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("member")
         const scope = scopedTo(project.id)
         yield* ok(key, "create_task_label", { name: "Seen" }, scope)
@@ -320,7 +324,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("Lists and labels of another organization are not found, never leaked", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const mine = yield* seedOwner("iso-mine")
         const theirs = yield* seedOwner("iso-theirs")
         const secret = yield* ok(theirs.key, "create_task_list", { name: "Secret plans", ref: "SECRET" }, scopedTo(theirs.project.id))
@@ -346,7 +350,7 @@ describe("List and label tools over MCP", () => {
       }))
 
     it.effect("a List or label of another project in the same organization is not found in this one", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("iso-projects")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const { listId } = yield* ok(key, "create_task_list", { name: "Elsewhere", ref: "ELSE" }, scopedTo(other.id))

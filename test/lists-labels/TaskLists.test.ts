@@ -16,7 +16,7 @@ import { seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project, seen with `role`. */
 const seed = (slug: string, role: ProjectRole = "admin") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const access: ProjectAccess = { project: owner.project, role }
     return { ...owner, access, taskLists: yield* TaskLists }
@@ -25,13 +25,15 @@ const seed = (slug: string, role: ProjectRole = "admin") =>
 const refsOf = (lists: ReadonlyArray<{ readonly ref: string }>) => lists.map((list) => list.ref)
 
 const archiveAll = (projectId: ProjectId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE task_lists SET archived_at = now() WHERE project_id = ${projectId} AND NOT is_system`.pipe(Effect.orDie))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`UPDATE task_lists SET archived_at = now() WHERE project_id = ${projectId} AND NOT is_system`.pipe(Effect.orDie)
+  )
 
 describe("TaskLists", () => {
   layer(TestServer())((it) => {
     it.effect("every new project has a system BACKLOG List, first in List order", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("backlog")
         yield* taskLists.create(access, { name: "Design" })
         const { lists } = yield* taskLists.list(access)
@@ -47,7 +49,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("a List name is trimmed, must not be blank, and is at most 80 characters", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("names")
         expect((yield* taskLists.create(access, { name: "  Roadmap  " })).name).toBe("Roadmap")
         expect(yield* Effect.flip(taskLists.create(access, { name: "   " }))).toMatchObject({
@@ -63,7 +65,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("List names are unique per project ignoring case (Conflict naming name), on create and rename", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, organization, taskLists } = yield* seed("unique-names")
         yield* taskLists.create(access, { name: "Design" })
         const other = yield* taskLists.create(access, { name: "Research" })
@@ -82,7 +84,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("an explicit ref is accepted in any case, stored uppercase, and must match the ref pattern", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("refs")
         expect((yield* taskLists.create(access, { name: "Ops", ref: "ops_team-1" })).ref).toBe("OPS_TEAM-1")
         for (const ref of ["1ABC", "A B", "ÉTÉ", "A".repeat(21), "", "-X"]) {
@@ -95,7 +97,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("BACKLOG and ARCHIVED are reserved refs, on create and on update", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("reserved")
         const list = yield* taskLists.create(access, { name: "Mine" })
         for (const ref of ["BACKLOG", "archived", "Backlog"]) {
@@ -111,7 +113,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("refs are unique per project (Conflict naming ref), on create and update", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("unique-refs")
         yield* taskLists.create(access, { name: "Alpha", ref: "ALPHA" })
         const beta = yield* taskLists.create(access, { name: "Beta" })
@@ -126,7 +128,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("a ref derived from the name is uppercase, dashed, cut to 20 and made unique with a numeric suffix", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("derived")
         expect((yield* taskLists.create(access, { name: "Q3 goals & risks!" })).ref).toBe("Q3-GOALS-RISKS")
         expect((yield* taskLists.create(access, { name: "Café déjà vu" })).ref).toBe("CAFE-DEJA-VU")
@@ -142,7 +144,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("the system BACKLOG List cannot be updated", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("system")
         const { lists } = yield* taskLists.list(access)
         const backlog = lists[0]!
@@ -156,7 +158,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("at most 20 active Lists per project, the system BACKLOG not counted (LimitExceeded)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("limit")
         for (let n = 1; n <= 20; n++) yield* taskLists.create(access, { name: `List ${n}` })
         expect(yield* Effect.flip(taskLists.create(access, { name: "One too many" }))).toMatchObject({
@@ -167,7 +169,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("archived Lists do not count towards the limit and are listed only with archived: true", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, project, taskLists } = yield* seed("archived")
         for (let n = 1; n <= 20; n++) yield* taskLists.create(access, { name: `Old ${n}` })
         yield* archiveAll(project.id)
@@ -182,7 +184,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect(concurrently("the 20-List limit holds under racing creates"), () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("race-limit")
         const results = yield* Effect.forEach(
           Array.from({ length: 26 }, (_, n) => n),
@@ -196,7 +198,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect(concurrently("names and refs stay unique under racing creates"), () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("race-unique")
         const sameName = yield* Effect.forEach(
           Array.from({ length: 6 }),
@@ -214,7 +216,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("color comes from the List palette, and null clears it on update", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("colors")
         expect(ListColor.literals).toHaveLength(10)
         const list = yield* taskLists.create(access, { name: "Colored", color: "teal" })
@@ -225,7 +227,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("defaultViewMode null or omitted inherits the project default (stored as null)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("view-mode")
         expect((yield* taskLists.create(access, { name: "Omitted" })).defaultViewMode).toBeNull()
         expect((yield* taskLists.create(access, { name: "Null", defaultViewMode: null })).defaultViewMode).toBeNull()
@@ -235,7 +237,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("defaultBoardGroupBy applies only to board views, defaulting to status, and is ignored otherwise", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("group-by")
         const board = yield* taskLists.create(access, { name: "Board", defaultViewMode: "board" })
         expect(board.defaultBoardGroupBy).toBe("status")
@@ -257,7 +259,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("an update needs at least one of name, ref, color, defaultViewMode", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("empty-update")
         const list = yield* taskLists.create(access, { name: "Target" })
         for (const patch of [{}, { defaultBoardGroupBy: "label" as const }]) {
@@ -269,7 +271,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("an update keeps omitted fields, and renaming keeps the ref", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("partial")
         const list = yield* taskLists.create(access, { name: "Before", color: "red", defaultViewMode: "board" })
         const renamed = yield* taskLists.update(access, "before", { name: "After" })
@@ -280,7 +282,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("a List is addressed by raw ID or bare ref in any case; another project's List is not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, organization, taskLists } = yield* seed("addressing")
         const list = yield* taskLists.create(access, { name: "Target", ref: "TGT" })
         for (const address of [list.id, "TGT", "tgt", " Tgt "]) {
@@ -298,7 +300,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("managing Lists needs the project role member or admin (Forbidden for viewers)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("permissions")
         const list = yield* taskLists.create(access, { name: "Existing" })
         const viewer: ProjectAccess = { ...access, role: "viewer" }
@@ -318,7 +320,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("Lists come back in rank order, the BACKLOG first, a page at a time with an opaque cursor", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("paging")
         const names = ["Zulu", "Alpha", "Mike", "Bravo", "Yankee"]
         for (const name of names) yield* taskLists.create(access, { name })
@@ -334,7 +336,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("List order follows creation past the first 62 Lists (ranks compare byte-wise)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, project, taskLists } = yield* seed("many")
         const created: Array<string> = []
         for (let n = 0; n < 70; n++) {
@@ -348,7 +350,7 @@ describe("TaskLists", () => {
       }))
 
     it.effect("query finds Lists by name or ref ignoring case, the BACKLOG included when it matches", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("query")
         yield* taskLists.create(access, { name: "Marketing launch", ref: "MKT" })
         yield* taskLists.create(access, { name: "Back office" })
@@ -363,9 +365,11 @@ describe("TaskLists", () => {
       }))
 
     it.effect("a cursor not issued by the service or a limit outside 1–50 is InvalidArgument", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, taskLists } = yield* seed("bad-cursor")
-        for (const cursor of ["garbage", "", Buffer.from("[1,2]").toString("base64url"), Buffer.from('["a0","x"]').toString("base64url")]) {
+        for (
+          const cursor of ["garbage", "", Buffer.from("[1,2]").toString("base64url"), Buffer.from("[\"a0\",\"x\"]").toString("base64url")]
+        ) {
           expect(yield* Effect.flip(taskLists.list(access, { cursor }))).toMatchObject({
             _tag: "InvalidArgument",
             message: expect.stringContaining("cursor: ")
@@ -384,7 +388,7 @@ describe("TaskLists", () => {
 describe("migration 0002_lists_and_labels", () => {
   layer(EmptyTestDatabase)((it) => {
     it.effect("backfills a system BACKLOG List for projects created before Lists existed", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         yield* Migrator.make({})({ loader: Migrator.fromRecord({ "0001_identity": identity }), table: "trellis_migrations" })
         const organizationId = OrganizationId.generate()

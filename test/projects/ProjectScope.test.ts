@@ -20,8 +20,7 @@ const WhichProject = Tool.make("which_project", {
   annotations: { readOnly: true, destructive: false, idempotent: true }
 })
 
-const implementation = scoped(WhichProject, () =>
-  Effect.map(CurrentProject, ({ project, role }) => ({ ref: project.ref, role })))
+const implementation = scoped(WhichProject, () => Effect.map(CurrentProject, ({ project, role }) => ({ ref: project.ref, role })))
 
 const run = (args: unknown, principal: CurrentPrincipal["Type"], defaultProject: string | null) =>
   Effect.flatMap(Projects, (projects) =>
@@ -41,33 +40,38 @@ describe("project-scoped (P?) tools", () => {
       }))
 
     it.effect("the connection's ?project= is used when projectId is omitted", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, project } = yield* seedOwner("url")
         expect(yield* run({}, principal, project.id)).toMatchObject({ _tag: "Right", right: { ref: "MAIN", role: "admin" } })
       }))
 
     it.effect("an explicit projectId wins over ?project=", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { organization, principal, project } = yield* seedOwner("explicit")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         expect(yield* run({ projectId: other.id }, principal, project.id)).toMatchObject({ right: { ref: "OTHER" } })
       }))
 
     it.effect("without projectId or ?project= the call is a tool error naming projectId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal } = yield* seedOwner("none")
         const result = yield* run({}, principal, null)
-        expect(result).toMatchObject({ _tag: "Left", left: { _tag: "InvalidArgument", message: expect.stringContaining("projectId: required") } })
+        expect(result).toMatchObject({
+          _tag: "Left",
+          left: { _tag: "InvalidArgument", message: expect.stringContaining("projectId: required") }
+        })
       }))
 
     it.effect("a ?project= that is not a project ID is a tool error", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal } = yield* seedOwner("badurl")
-        expect(yield* run({}, principal, "DEMO")).toMatchObject({ left: { _tag: "InvalidArgument", message: expect.stringContaining("?project=DEMO") } })
+        expect(yield* run({}, principal, "DEMO")).toMatchObject({
+          left: { _tag: "InvalidArgument", message: expect.stringContaining("?project=DEMO") }
+        })
       }))
 
     it.effect("a project the user cannot access is not found, whether it exists or not", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const mine = yield* seedOwner("mine")
         const theirs = yield* seedOwner("theirs")
         expect(yield* run({ projectId: theirs.project.id }, mine.principal, null)).toMatchObject({ left: { _tag: "NotFound" } })
@@ -75,16 +79,18 @@ describe("project-scoped (P?) tools", () => {
       }))
 
     it.effect("a key narrowed away from the project gets a forbidden tool error, never data", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { organization, project, user } = yield* seedOwner("narrowed")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const key = yield* createKey(user.id, [other.id])
-        expect(yield* run({}, key.principal, project.id)).toMatchObject({ left: { _tag: "Forbidden", message: expect.stringContaining(project.id) } })
+        expect(yield* run({}, key.principal, project.id)).toMatchObject({
+          left: { _tag: "Forbidden", message: expect.stringContaining(project.id) }
+        })
         expect(yield* run({}, key.principal, other.id)).toMatchObject({ right: { ref: "OTHER" } })
       }))
 
     it.effect("a project member without an organization role gets their project role", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { project } = yield* seedOwner("member")
         const user = yield* (yield* Users).create({ name: "Viewer", email: "viewer@member.test" })
         yield* (yield* Memberships).addToProject(project.id, user.id, "viewer")

@@ -4,23 +4,14 @@ import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { Users } from "../../src/orgs/Users.js"
 import { createKey, createProjectAgent, seedOwner, TestServer } from "../support/TestServer.js"
-import {
-  call,
-  createTask,
-  getTask,
-  listTasks,
-  ok,
-  scopedTo,
-  type Scope,
-  type ToolErrorBody
-} from "../support/TaskTools.js"
+import { call, createTask, getTask, listTasks, ok, scopedTo, type Scope, type ToolErrorBody } from "../support/TaskTools.js"
 
 /** Words that only organization A's data contains: no answer to B may carry them. */
 const SECRETS = ["Alpha secret", "Alpha child", "Alpha other", "Secret plans", "Classified", "A agent", "classified notes", "alpha comment"]
 
 /** Organization A with a List, a label, an agent, and tasks with a subtask, a link and a comment. */
 const seedA = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const scope = scopedTo(owner.project.id)
     const { listId } = yield* ok(owner.key, "create_task_list", { name: "Secret plans", ref: "SECRET" }, scope)
@@ -42,7 +33,7 @@ const seedA = (slug: string) =>
 
 /** Organization B: its own project (also ref MAIN), List, label and task. */
 const seedB = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const scope = scopedTo(owner.project.id)
     yield* ok(owner.key, "create_task_list", { name: "Ours", ref: "OURS" }, scope)
@@ -53,7 +44,7 @@ const seedB = (slug: string) =>
 
 /** Everything a project's owner can read about it. */
 const stateOf = (key: string, projectId: string, taskIds: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const scope = scopedTo(projectId)
     return {
       tasks: yield* Effect.forEach(taskIds, (taskId) => getTask(key, taskId, scope)),
@@ -66,7 +57,7 @@ const stateOf = (key: string, projectId: string, taskIds: ReadonlyArray<string>)
 
 /** Calls a tool that must answer with a not_found tool error that leaks none of A's data. */
 const notFound = (key: string, name: string, args: Record<string, unknown>, scope: Scope = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const result = yield* call(key, name, args, scope)
     const label = `${name} ${JSON.stringify(args)} ${scope.path ?? ""}`
     expect(result.isError, `${label} → ${JSON.stringify(result.structuredContent)}`).toBe(true)
@@ -87,7 +78,7 @@ const GHOST_PROJECT = "proj_00000000000000000000000000000000"
 describe("tenant isolation of the work-tracking tools", () => {
   layer(TestServer())((it) => {
     it.effect("every work-tracking tool called by organization B with organization A's IDs and refs is not found and changes nothing in A", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("tenant-a")
         const b = yield* seedB("tenant-b")
         const aTasks = [a.parent.taskId, a.child.taskId, a.other.taskId]
@@ -177,16 +168,20 @@ describe("tenant isolation of the work-tracking tools", () => {
         }
 
         // get_tasks answers per identifier: each of A's is reported not found in its place.
-        for (const [args, scope] of [
-          [{ identifiers: [a.parent.taskId, scoped, a.child.taskId, "tenant-a/MAIN-3"] }, onB],
-          [{ identifiers: ["MAIN-1", "MAIN-2"], projectId: A }, {}],
-          [{ identifiers: ["MAIN-1"] }, onA]
-        ] as const) {
+        for (
+          const [args, scope] of [
+            [{ identifiers: [a.parent.taskId, scoped, a.child.taskId, "tenant-a/MAIN-3"] }, onB],
+            [{ identifiers: ["MAIN-1", "MAIN-2"], projectId: A }, {}],
+            [{ identifiers: ["MAIN-1"] }, onA]
+          ] as const
+        ) {
           const result = yield* call(b.key, "get_tasks", args, scope)
           tools.add("get_tasks")
           const text = JSON.stringify(result)
           for (const secret of SECRETS) expect(text).not.toContain(secret)
-          const { tasks } = result.structuredContent as { tasks: ReadonlyArray<{ identifier: string; task?: unknown; error?: ToolErrorBody }> }
+          const { tasks } = result.structuredContent as {
+            tasks: ReadonlyArray<{ identifier: string; task?: unknown; error?: ToolErrorBody }>
+          }
           expect(tasks.map((entry) => entry.identifier)).toEqual(args.identifiers)
           for (const entry of tasks) {
             expect(entry.task, entry.identifier).toBeUndefined()
@@ -221,7 +216,7 @@ describe("tenant isolation of the work-tracking tools", () => {
       }))
 
     it.effect("B's searches and listings in its own project never return A's tasks, Lists or labels", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("tenant-a2")
         const b = yield* seedB("tenant-b2")
         for (const query of ["alpha", "secret", "classified", "notes", "MAIN-1", "main"]) {
@@ -247,7 +242,7 @@ describe("tenant isolation of the work-tracking tools", () => {
       }))
 
     it.effect("the not-found answer for A's IDs is the same as for IDs that do not exist (no existence leak)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("tenant-a3")
         const b = yield* seedB("tenant-b3")
         const same = (real: ToolErrorBody, realId: string, ghost: ToolErrorBody, ghostId: string) =>
@@ -272,43 +267,47 @@ describe("tenant isolation of the work-tracking tools", () => {
       }))
 
     it.effect("a member of A's organization who is not in the project gets not found too, and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("tenant-a4")
         const outsider = yield* (yield* Users).create({ name: "Org member", email: "member@tenant-a4.test" })
         yield* (yield* Memberships).addToOrganization(a.organization.id, outsider.id, "member")
         const key = (yield* createKey(outsider.id, null)).secret
         const aTasks = [a.parent.taskId, a.child.taskId, a.other.taskId]
         const before = yield* stateOf(a.key, a.project.id, aTasks)
-        for (const [name, args] of [
-          ["list_tasks", { projectId: a.project.id }],
-          ["get_task", { taskId: a.parent.taskId }],
-          ["get_task", { taskId: "tenant-a4/MAIN-1" }],
-          ["update_task", { taskId: a.parent.taskId, name: "x" }],
-          ["move_task", { taskId: a.child.taskId, parentId: null }],
-          ["delete_task", { taskId: a.other.taskId }],
-          ["search_tasks", { projectId: a.project.id, query: "alpha" }],
-          ["delete_task_label", { projectId: a.project.id, labelId: a.labelId }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["list_tasks", { projectId: a.project.id }],
+            ["get_task", { taskId: a.parent.taskId }],
+            ["get_task", { taskId: "tenant-a4/MAIN-1" }],
+            ["update_task", { taskId: a.parent.taskId, name: "x" }],
+            ["move_task", { taskId: a.child.taskId, parentId: null }],
+            ["delete_task", { taskId: a.other.taskId }],
+            ["search_tasks", { projectId: a.project.id, query: "alpha" }],
+            ["delete_task_label", { projectId: a.project.id, labelId: a.labelId }]
+          ] as const
+        ) {
           yield* notFound(key, name, args)
         }
         expect(yield* stateOf(a.key, a.project.id, aTasks)).toEqual(before)
       }))
 
     it.effect("a key narrowed away from A's project is forbidden on it, never given data, and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedA("tenant-a5")
         const elsewhere = yield* (yield* Projects).create({ organizationId: a.organization.id, name: "Elsewhere", ref: "ELSE" })
         const narrowed = (yield* createKey(a.user.id, [elsewhere.id])).secret
         const aTasks = [a.parent.taskId, a.child.taskId, a.other.taskId]
         const before = yield* stateOf(a.key, a.project.id, aTasks)
-        for (const [name, args] of [
-          ["list_tasks", { projectId: a.project.id }],
-          ["search_tasks", { projectId: a.project.id, query: "alpha" }],
-          ["get_task", { taskId: a.parent.taskId }],
-          ["update_task", { taskId: a.parent.taskId, name: "x" }],
-          ["delete_task", { taskId: a.other.taskId }],
-          ["delete_task_label", { projectId: a.project.id, labelId: a.labelId }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["list_tasks", { projectId: a.project.id }],
+            ["search_tasks", { projectId: a.project.id, query: "alpha" }],
+            ["get_task", { taskId: a.parent.taskId }],
+            ["update_task", { taskId: a.parent.taskId, name: "x" }],
+            ["delete_task", { taskId: a.other.taskId }],
+            ["delete_task_label", { projectId: a.project.id, labelId: a.labelId }]
+          ] as const
+        ) {
           const result = yield* call(narrowed, name, args)
           expect(result.isError, name).toBe(true)
           expect((result.structuredContent as { error: ToolErrorBody }).error.code, name).toBe("forbidden")

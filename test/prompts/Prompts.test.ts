@@ -30,7 +30,7 @@ const keysOf = (prompts: ReadonlyArray<Prompt>) => prompts.map((prompt) => promp
 describe("prompt tools", () => {
   layer(TestServer())((it) => {
     it.effect("create_prompt defaults to project scope; list_prompts returns the Prompt fields; autoExpand and autoSubmit default false", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("prompt-create")
         const scope = scopedTo(project.id)
         const plain = yield* createPrompt(key, { key: "review" }, scope)
@@ -44,14 +44,32 @@ describe("prompt tools", () => {
         }, scope)
         expect(plain).toMatch(/^prompt_[0-9a-f]{32}$/)
         expect(yield* promptsOf(key, {}, scope)).toEqual([
-          { promptId: full, scope: "project", key: "git:commit", description: "Commit helper", category: "git", content: "Write a commit message", autoExpand: true, autoSubmit: true },
-          { promptId: plain, scope: "project", key: "review", description: null, category: null, content: "Review this", autoExpand: false, autoSubmit: false }
+          {
+            promptId: full,
+            scope: "project",
+            key: "git:commit",
+            description: "Commit helper",
+            category: "git",
+            content: "Write a commit message",
+            autoExpand: true,
+            autoSubmit: true
+          },
+          {
+            promptId: plain,
+            scope: "project",
+            key: "review",
+            description: null,
+            category: null,
+            content: "Review this",
+            autoExpand: false,
+            autoSubmit: false
+          }
         ])
         expect(yield* promptsOf(key, { projectId: project.id, scope: "project" })).toHaveLength(2)
       }))
 
     it.effect("a key is 2–40 characters of lowercase letters, digits, hyphens and colons, without a leading slash", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("prompt-keys")
         const scope = scopedTo(project.id)
         for (const good of ["ab", "a".repeat(40), "deploy:prod-2", "9-:"]) yield* createPrompt(key, { key: good }, scope)
@@ -65,15 +83,17 @@ describe("prompt tools", () => {
       }))
 
     it.effect("content is required and must not be empty", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("prompt-content")
         const scope = scopedTo(project.id)
         expect(yield* fails(key, "create_prompt", { key: "review" }, scope)).toMatchObject({ message: expect.stringContaining("content") })
-        expect(yield* fails(key, "create_prompt", { key: "review", content: "" }, scope)).toMatchObject({ message: expect.stringContaining("content") })
+        expect(yield* fails(key, "create_prompt", { key: "review", content: "" }, scope)).toMatchObject({
+          message: expect.stringContaining("content")
+        })
       }))
 
     it.effect("a key is unique per scope owner: project, organization and another project each have their own", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("prompt-unique")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         yield* createPrompt(key, { key: "review" }, scopedTo(project.id))
@@ -88,7 +108,7 @@ describe("prompt tools", () => {
       }))
 
     it.effect("organization scope: by slug or ID, defaulting to the organization owning the connection's project", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("prompt-org")
         const bySlug = yield* createPrompt(key, { key: "standup", scope: "organization", organization: "prompt-org" })
         const byId = yield* createPrompt(key, { key: "retro", scope: "organization", organization: organization.id })
@@ -104,7 +124,7 @@ describe("prompt tools", () => {
       }))
 
     it.effect("scope arguments: organization only with organization scope, projectId only with project scope", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("prompt-scope-args")
         for (const name of ["list_prompts", "create_prompt"] as const) {
           const extra = name === "create_prompt" ? { key: "x1", content: "x" } : {}
@@ -121,12 +141,14 @@ describe("prompt tools", () => {
             message: expect.stringContaining("organization: required")
           })
           expect(yield* fails(key, name, { ...extra })).toMatchObject({ message: expect.stringContaining("projectId: required") })
-          expect(yield* fails(key, name, { ...extra, scope: "team" }, scopedTo(project.id))).toMatchObject({ message: expect.stringContaining("scope") })
+          expect(yield* fails(key, name, { ...extra, scope: "team" }, scopedTo(project.id))).toMatchObject({
+            message: expect.stringContaining("scope")
+          })
         }
       }))
 
     it.effect("update_prompt returns null and changes only the fields given; null clears description and category", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("prompt-update")
         const scope = scopedTo(project.id)
         const id = yield* createPrompt(key, { key: "review", description: "Reviews", category: "code", autoExpand: true }, scope)
@@ -145,7 +167,7 @@ describe("prompt tools", () => {
       }))
 
     it.effect("update_prompt takes no scope: the stored prompt keeps its own, and its key stays unique there", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("prompt-update-scope")
         const scope = scopedTo(project.id)
         const orgPrompt = yield* createPrompt(key, { key: "standup", scope: "organization", organization: organization.slug })
@@ -168,7 +190,7 @@ describe("prompt tools", () => {
       }))
 
     it.effect("update_prompt of an unknown prompt, or one of another organization, is not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedOwner("prompt-tenant-a")
         const b = yield* seedOwner("prompt-tenant-b")
         const mine = yield* createPrompt(a.key, { key: "secret" }, scopedTo(a.project.id))
@@ -186,7 +208,7 @@ describe("prompt tools", () => {
       }))
 
     it.effect("project prompts need project role admin or member to change; organization prompts need organization owner or admin", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("prompt-roles")
         const scope = scopedTo(project.id)
         const id = yield* createPrompt(key, { key: "review" }, scope)
@@ -207,30 +229,38 @@ describe("prompt tools", () => {
           code: "forbidden",
           message: expect.stringContaining("owner or admin")
         })
-        expect(yield* fails(orgMemberKey, "create_prompt", { key: "x1", content: "x", scope: "organization", organization: organization.slug }))
+        expect(
+          yield* fails(orgMemberKey, "create_prompt", { key: "x1", content: "x", scope: "organization", organization: organization.slug })
+        )
           .toMatchObject({ code: "forbidden" })
       }))
 
     it.effect("a key narrowed to projects reaches its projects' prompts but no organization prompts", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project, user } = yield* seedOwner("prompt-narrowed")
         const orgPrompt = yield* createPrompt(key, { key: "standup", scope: "organization", organization: organization.slug })
         yield* createPrompt(key, { key: "review" }, scopedTo(project.id))
         const narrowed = (yield* createKey(user.id, [project.id])).secret
         expect(keysOf(yield* promptsOf(narrowed, {}, scopedTo(project.id)))).toEqual(["review"])
-        for (const [name, args] of [
-          ["list_prompts", { scope: "organization", organization: organization.slug }],
-          ["list_prompts", { scope: "organization" }],
-          ["create_prompt", { key: "x1", content: "x", scope: "organization" }],
-          ["update_prompt", { promptId: orgPrompt, content: "x" }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["list_prompts", { scope: "organization", organization: organization.slug }],
+            ["list_prompts", { scope: "organization" }],
+            ["create_prompt", { key: "x1", content: "x", scope: "organization" }],
+            ["update_prompt", { promptId: orgPrompt, content: "x" }]
+          ] as const
+        ) {
           expect(yield* fails(narrowed, name, args, scopedTo(project.id)), name).toMatchObject({ code: "forbidden" })
         }
       }))
 
     it.effect("there is no tool to delete a prompt", () =>
       Effect.sync(() => {
-        expect(Catalog.map((tool) => tool.name).filter((name) => name.includes("prompt"))).toEqual(["list_prompts", "create_prompt", "update_prompt"])
+        expect(Catalog.map((tool) => tool.name).filter((name) => name.includes("prompt"))).toEqual([
+          "list_prompts",
+          "create_prompt",
+          "update_prompt"
+        ])
       }))
   })
 })

@@ -13,13 +13,16 @@ import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project with the owner's two scopes, and the Prompts service. */
 const seed = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     return { ...(yield* seedScopes(slug)), prompts: yield* Prompts }
   })
 
 /** A new user with an unnarrowed key, in the project and/or the organization with the roles given. */
-const newMember = (slug: string, roles: { readonly project?: readonly [ProjectId, ProjectRole]; readonly organization?: readonly [OrganizationId, OrganizationRole] }) =>
-  Effect.gen(function* () {
+const newMember = (
+  slug: string,
+  roles: { readonly project?: readonly [ProjectId, ProjectRole]; readonly organization?: readonly [OrganizationId, OrganizationRole] }
+) =>
+  Effect.gen(function*() {
     const user = yield* (yield* Users).create({ name: `User of ${slug}`, email: `user@${slug}.test` })
     const memberships = yield* Memberships
     if (roles.project !== undefined) yield* memberships.addToProject(roles.project[0], user.id, roles.project[1])
@@ -27,26 +30,43 @@ const newMember = (slug: string, roles: { readonly project?: readonly [ProjectId
     return (yield* createKey(user.id, null)).principal
   })
 
-const keysOf = (scope: ScopeAccess) => Effect.map(Effect.flatMap(Prompts, (prompts) => prompts.list(scope)), (rows) => rows.map((row) => row.key))
+const keysOf = (scope: ScopeAccess) =>
+  Effect.map(Effect.flatMap(Prompts, (prompts) => prompts.list(scope)), (rows) => rows.map((row) => row.key))
 
 describe("Prompts", () => {
   layer(TestServer())((it) => {
     it.effect("create returns the new prompt's ID; list returns the Prompt fields by key; autoExpand and autoSubmit default false", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { prompts, scopes, organization, project } = yield* seed("pr-create")
         const plain = yield* prompts.create(scopes.project, { key: "review", content: "Review this" })
-        const every = { key: "git:commit", content: "Commit", description: "Commit helper", category: "git", autoExpand: true, autoSubmit: true }
+        const every = {
+          key: "git:commit",
+          content: "Commit",
+          description: "Commit helper",
+          category: "git",
+          autoExpand: true,
+          autoSubmit: true
+        }
         const full = yield* prompts.create(scopes.project, every)
         expect(plain).toMatch(/^prompt_[0-9a-f]{32}$/)
         const filed = { scope: "project", organizationId: organization.id, projectId: project.id }
         expect(yield* prompts.list(scopes.project)).toEqual([
           { id: full, ...filed, ...every },
-          { id: plain, ...filed, key: "review", description: null, category: null, content: "Review this", autoExpand: false, autoSubmit: false }
+          {
+            id: plain,
+            ...filed,
+            key: "review",
+            description: null,
+            category: null,
+            content: "Review this",
+            autoExpand: false,
+            autoSubmit: false
+          }
         ])
       }))
 
     it.effect("an organization prompt is filed under the organization, apart from every project's prompts", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { prompts, scopes, organization } = yield* seed("pr-org")
         const id = yield* prompts.create(scopes.organization, { key: "standup", content: "What did you do?" })
         expect(yield* prompts.list(scopes.organization)).toEqual([
@@ -56,7 +76,7 @@ describe("Prompts", () => {
       }))
 
     it.effect("a key is 2–40 characters of lowercase letters, digits, hyphens and colons, without a leading slash", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, prompts, scopes } = yield* seed("pr-keys")
         const good = ["ab", "a".repeat(40), "deploy:prod-2", "9-:"]
         for (const key of good) yield* prompts.create(scopes.project, { key, content: "x" })
@@ -72,13 +92,15 @@ describe("Prompts", () => {
         }
         const [first] = yield* prompts.list(scopes.project)
         for (const key of ["/ab", "A1"]) {
-          expect(yield* Effect.flip(prompts.update(principal, first?.id ?? PromptId.generate(), { key }))).toMatchObject({ _tag: "InvalidArgument" })
+          expect(yield* Effect.flip(prompts.update(principal, first?.id ?? PromptId.generate(), { key }))).toMatchObject({
+            _tag: "InvalidArgument"
+          })
         }
         expect((yield* keysOf(scopes.project)).sort()).toEqual([...good].sort())
       }))
 
     it.effect("content must not be empty, on create and update", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, prompts, scopes } = yield* seed("pr-content")
         expect(yield* Effect.flip(prompts.create(scopes.project, { key: "review", content: "" }))).toMatchObject({
           _tag: "InvalidArgument",
@@ -90,7 +112,7 @@ describe("Prompts", () => {
       }))
 
     it.effect("a key is unique per scope owner: the project, the organization and another project each have their own", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { organization, principal, prompts, scopes } = yield* seed("pr-unique")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         yield* prompts.create(scopes.project, { key: "review", content: "x" })
@@ -107,9 +129,15 @@ describe("Prompts", () => {
       }))
 
     it.effect("update changes only the fields given; null clears description and category", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, prompts, scopes } = yield* seed("pr-update")
-        const id = yield* prompts.create(scopes.project, { key: "review", content: "Review", description: "Reviews", category: "code", autoExpand: true })
+        const id = yield* prompts.create(scopes.project, {
+          key: "review",
+          content: "Review",
+          description: "Reviews",
+          category: "code",
+          autoExpand: true
+        })
         const [before] = yield* prompts.list(scopes.project)
         yield* prompts.update(principal, id, {})
         expect(yield* prompts.list(scopes.project)).toEqual([before])
@@ -121,7 +149,7 @@ describe("Prompts", () => {
       }))
 
     it.effect("update keeps the stored prompt in its own scope, where its new key must be unique", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, prompts, scopes } = yield* seed("pr-update-scope")
         const standup = yield* prompts.create(scopes.organization, { key: "standup", content: "x" })
         yield* prompts.create(scopes.organization, { key: "retro", content: "x" })
@@ -137,7 +165,7 @@ describe("Prompts", () => {
       }))
 
     it.effect("updating an unknown prompt, or one of an organization the caller is not in, is not found and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seed("pr-tenant-a")
         const b = yield* seedOwner("pr-tenant-b")
         const local = yield* a.prompts.create(a.scopes.project, { key: "secret", content: "A" })
@@ -156,7 +184,7 @@ describe("Prompts", () => {
       }))
 
     it.effect("project prompts need project role admin or member to change; organization prompts need organization owner or admin", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { organization, project, prompts, scopes } = yield* seed("pr-roles")
         const local = yield* prompts.create(scopes.project, { key: "review", content: "x" })
         const shared = yield* prompts.create(scopes.organization, { key: "standup", content: "x" })
@@ -186,7 +214,7 @@ describe("Prompts", () => {
       }))
 
     it.effect("a key narrowed to projects reaches its projects' prompts but no organization prompts", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { organization, project, prompts, scopes, user } = yield* seed("pr-narrowed")
         const shared = yield* prompts.create(scopes.organization, { key: "standup", content: "x" })
         const local = yield* prompts.create(scopes.project, { key: "review", content: "x" })
@@ -207,7 +235,7 @@ describe("Prompts", () => {
       }))
 
     it.effect("the service offers no way to delete a prompt", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         expect(Object.keys(yield* Prompts).sort()).toEqual(["create", "list", "update"])
       }))
   })

@@ -19,21 +19,21 @@ type ListProjectsResult = { result: { structuredContent: { projects: Array<{ ref
 describe("API key authentication", () => {
   layer(TestServer())((it) => {
     it.effect("a request without an Authorization header is 401 with WWW-Authenticate: Bearer and -32001", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         expectUnauthorized(yield* rawRequest({ body: ping }))
       }))
 
     it.effect("a wrong or malformed key is 401", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         for (const key of ["trellis_not-a-real-key", "sk-something-else"]) {
           const res = yield* rawRequest({ body: ping, headers: { authorization: `Bearer ${key}` } })
           expectUnauthorized(res)
-          expect(res.headers["www-authenticate"]).toContain('error="invalid_token"')
+          expect(res.headers["www-authenticate"]).toContain("error=\"invalid_token\"")
         }
       }))
 
     it.effect("a revoked key is 401 from the next request on", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, principal } = yield* seedOwner("revoked")
         expect((yield* rawRequest({ body: ping, headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
         yield* (yield* ApiKeys).revoke(principal.apiKeyId)
@@ -41,7 +41,7 @@ describe("API key authentication", () => {
       }))
 
     it.effect("a key is stored only as a SHA-256 hash and records its last use", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, user } = yield* seedOwner("hashed")
         yield* callTool(key, "list_projects")
         const [record] = yield* (yield* ApiKeys).list(user.id)
@@ -51,7 +51,7 @@ describe("API key authentication", () => {
       }))
 
     it.effect("list_projects shows the projects the user can access, with the effective role", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, user } = yield* seedOwner("lister")
         const projects = yield* Projects
         yield* projects.create({ organizationId: organization.id, name: "Second", ref: "SECOND" })
@@ -70,7 +70,7 @@ describe("API key authentication", () => {
       }))
 
     it.effect("a key narrowed to some projects sees only those", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { organization, user } = yield* seedOwner("narrow")
         const second = yield* (yield* Projects).create({ organizationId: organization.id, name: "Second", ref: "SECOND" })
         const narrowed = yield* createKey(user.id, [second.id])

@@ -61,24 +61,54 @@ const LEFT_OUT: ReadonlyArray<{ readonly scenario: string; readonly revisions?: 
   { scenario: "resources-read-binary", reason: "reads the fixture resource test://static-binary" },
   { scenario: "resources-templates-read", reason: "reads the fixture template test://template/{id}/data" },
   { scenario: "resources-subscribe", reason: "subscribes to the fixture test://watched-resource; Trellis offers no resources.subscribe" },
-  { scenario: "resources-unsubscribe", reason: "unsubscribes from the fixture test://watched-resource; Trellis offers no resources.subscribe" },
-  { scenario: "prompts-get-simple", reason: "gets the fixture prompt test_simple_prompt, which is no valid Trellis prompt key (no underscores)" },
+  {
+    scenario: "resources-unsubscribe",
+    reason: "unsubscribes from the fixture test://watched-resource; Trellis offers no resources.subscribe"
+  },
+  {
+    scenario: "prompts-get-simple",
+    reason: "gets the fixture prompt test_simple_prompt, which is no valid Trellis prompt key (no underscores)"
+  },
   { scenario: "prompts-get-with-args", reason: "the fixture prompt test_prompt_with_arguments; Trellis prompts take no arguments" },
   { scenario: "prompts-get-embedded-resource", reason: "the fixture prompt test_prompt_with_embedded_resource; Trellis prompts are text" },
   { scenario: "prompts-get-with-image", reason: "the fixture prompt test_prompt_with_image; Trellis prompts are text" },
-  { scenario: "completion-complete", reason: "completes an argument of the fixture prompt test_prompt_with_arguments; Trellis offers no completions" },
-  { scenario: "logging-set-level", reason: "logging/setLevel; Trellis declares no logging capability (optional, deprecated in 2026-07-28)" },
+  {
+    scenario: "completion-complete",
+    reason: "completes an argument of the fixture prompt test_prompt_with_arguments; Trellis offers no completions"
+  },
+  {
+    scenario: "logging-set-level",
+    reason: "logging/setLevel; Trellis declares no logging capability (optional, deprecated in 2026-07-28)"
+  },
   ...[
-    "basic-elicitation", "basic-sampling", "basic-list-roots", "request-state", "multiple-input-requests", "multi-round",
-    "missing-input-response", "non-tool-request", "result-type", "tampered-state", "capability-check",
-    "ignore-extra-params", "validate-input"
+    "basic-elicitation",
+    "basic-sampling",
+    "basic-list-roots",
+    "request-state",
+    "multiple-input-requests",
+    "multi-round",
+    "missing-input-response",
+    "non-tool-request",
+    "result-type",
+    "tampered-state",
+    "capability-check",
+    "ignore-extra-params",
+    "validate-input"
   ].map((name) => ({
     scenario: `input-required-result-${name}`,
     reason: "calls a fixture tool or prompt (test_input_required_result_*) that asks the client for input; Trellis asks nothing"
   })),
   ...[
-    "lifecycle", "capability-negotiation", "wire-fields", "request-state-removal", "mrtr-input", "request-headers",
-    "dispatch-and-envelope", "status-notifications", "required-task-error", "mrtr-composition"
+    "lifecycle",
+    "capability-negotiation",
+    "wire-fields",
+    "request-state-removal",
+    "mrtr-input",
+    "request-headers",
+    "dispatch-and-envelope",
+    "status-notifications",
+    "required-task-error",
+    "mrtr-composition"
   ].map((name) => ({
     scenario: `tasks-${name}`,
     reason: "the tasks extension, driven through fixture tools (greet, slow_compute, failing_job, …); Trellis does not offer it"
@@ -101,23 +131,29 @@ const spoken = (revisions: ReadonlyArray<string>): ReadonlyArray<Revision> =>
 
 // The PostgreSQL pass would only repeat this against the same listener.
 describe.skipIf(process.env["DATABASE_URL"] !== undefined)("the MCP conformance suite", () => {
-  it.effect("every server scenario of the suite, at every revision Trellis speaks, is run here or left out with a reason", () =>
-    Effect.gen(function* () {
-      const listed = yield* listServerScenarios
-      const expected = listed.flatMap(({ revisions, scenario }) => spoken(revisions).map((revision) => `${scenario} at ${revision}`))
-      const revisionsOf = (scenario: string) => spoken(listed.find((entry) => entry.scenario === scenario)?.revisions ?? [])
-      const covered = [
-        ...SCENARIOS.flatMap(({ revisions, scenario }) => revisions.map((revision) => `${scenario} at ${revision}`)),
-        ...LEFT_OUT.flatMap(({ revisions, scenario }) => (revisions ?? revisionsOf(scenario)).map((revision) => `${scenario} at ${revision}`))
-      ]
-      expect([...covered].sort()).toEqual([...expected].sort())
-    }), 60_000)
+  it.effect(
+    "every server scenario of the suite, at every revision Trellis speaks, is run here or left out with a reason",
+    () =>
+      Effect.gen(function*() {
+        const listed = yield* listServerScenarios
+        const expected = listed.flatMap(({ revisions, scenario }) => spoken(revisions).map((revision) => `${scenario} at ${revision}`))
+        const revisionsOf = (scenario: string) => spoken(listed.find((entry) => entry.scenario === scenario)?.revisions ?? [])
+        const covered = [
+          ...SCENARIOS.flatMap(({ revisions, scenario }) => revisions.map((revision) => `${scenario} at ${revision}`)),
+          ...LEFT_OUT.flatMap(({ revisions, scenario }) =>
+            (revisions ?? revisionsOf(scenario)).map((revision) => `${scenario} at ${revision}`)
+          )
+        ]
+        expect([...covered].sort()).toEqual([...expected].sort())
+      }),
+    60_000
+  )
 
   layer(ConformanceServer, { timeout: 60_000 })((it) => {
     for (const { extension, revisions, scenario } of SCENARIOS) {
       for (const revision of revisions) {
         it.effect(`${scenario} at ${revision}`, () =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const run = yield* runScenario({ scenario, revision, force: extension === true, timeoutMs: SCENARIO_TIMEOUT_MS })
             expect(run.checks.length, `the suite wrote no checks (exit ${run.exitCode}):\n${run.output}`).toBeGreaterThan(0)
             const failing = problems(run.checks)

@@ -6,7 +6,7 @@ import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
 describe("defects", () => {
   layer(TestServer())((it) => {
     it.effect("an unexpected failure is -32603 with a trace id and no internals", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("broken")
         const sql = yield* SqlClient.SqlClient
         yield* sql`ALTER TABLE projects RENAME COLUMN name TO title`

@@ -8,12 +8,12 @@ const toolError = (json: unknown) =>
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
 
 /** `{"a":{"a":…}}` `depth` levels deep, built as text: JSON.stringify itself would overflow. */
-const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`
+const nested = (depth: number) => `${"{\"a\":".repeat(depth)}1${"}".repeat(depth)}`
 
 describe("hostile input is refused, never an internal error", () => {
   layer(TestServer())((it) => {
     it.effect("a cursor that a paginated tool did not issue is invalid_argument naming cursor", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("cursors")
         const foreign = [
           cursorOf(["a0", "list_0192d7c6a1b27c3e8f0a1b2c3d4e5f60"]),
@@ -24,11 +24,13 @@ describe("hostile input is refused, never an internal error", () => {
           cursorOf(["a0", "list_0192d7c6a1b27c3e8f0a1b2c3d4e5f60"]).slice(0, 10),
           "!!!"
         ]
-        for (const [tool, extra] of [
-          ["list_threads", {}],
-          ["list_task_lists", {}],
-          ["search_tasks", { query: "x" }]
-        ] as const) {
+        for (
+          const [tool, extra] of [
+            ["list_threads", {}],
+            ["list_task_lists", {}],
+            ["search_tasks", { query: "x" }]
+          ] as const
+        ) {
           for (const cursor of foreign) {
             const res = yield* callTool(key, tool, { projectId: project.id, cursor, ...extra })
             expect(res.status, `${tool} ${cursor}`).toBe(200)
@@ -41,7 +43,7 @@ describe("hostile input is refused, never an internal error", () => {
       }))
 
     it.effect("a lone UTF-16 surrogate in any string argument is invalid_argument naming the field", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("surrogates")
         const cases: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
           ["create_task", { projectId: project.id, name: "t", description: "\ud800" }, "description"],
@@ -63,17 +65,21 @@ describe("hostile input is refused, never an internal error", () => {
           const result = toolError(res.json)
           expect(result?.isError, `${tool} ${field}`).toBe(true)
           expect(result?.structuredContent?.error?.code).toBe("invalid_argument")
-          expect(result?.structuredContent?.error?.message).toContain(`${field}: must not split a character (it holds an unpaired UTF-16 surrogate)`)
+          expect(result?.structuredContent?.error?.message).toContain(
+            `${field}: must not split a character (it holds an unpaired UTF-16 surrogate)`
+          )
         }
       }))
 
     it.effect("a message nested deeper than the bound is -32600, not -32603", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("nesting")
         const headers = { authorization: `Bearer ${key}` }
         const deepParams = yield* rawRequest({
           headers,
-          body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_task","arguments":{"name":"t","x":${nested(100_000)}}}}`
+          body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_task","arguments":{"name":"t","x":${
+            nested(100_000)
+          }}}}`
         })
         expect(deepParams.status).toBe(400)
         expect(deepParams.json).toMatchObject({ error: { code: -32600 } })

@@ -17,18 +17,21 @@ class Seeded extends Context.Tag("test/Seeded")<Seeded, { readonly url: string; 
 
 const SKILL_MD = "---\nname: släde-ride\ndescription: Ride the sledge — carefully\nmetadata:\n  level: \"2\"\n---\n\n# Släde\nHold on.\n"
 
-const SeededLive = Layer.scoped(Seeded, Effect.gen(function* () {
-  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
-  const owner = yield* seedOwner("sdk")
-  const path = { path: `/api/mcp?project=${owner.project.id}` }
-  yield* ok(owner.key, "create_prompt", { key: "review", content: "Review the diff." }, path)
-  const created = yield* ok(owner.key, "create_skill", { name: "sled-ride", content: SKILL_MD.replace("släde-ride", "sled-ride") }, path)
-  yield* ok(owner.key, "update_skill", {
-    skillId: (created as { skillId: string }).skillId,
-    edits: [{ op: "write", path: "references/HILLS.md", content: "Steep — slow down.\n" }]
-  }, path)
-  return { url: `http://127.0.0.1:${address.port}/api/mcp?project=${owner.project.id}`, projectId: owner.project.id, key: owner.key }
-}))
+const SeededLive = Layer.scoped(
+  Seeded,
+  Effect.gen(function*() {
+    const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
+    const owner = yield* seedOwner("sdk")
+    const path = { path: `/api/mcp?project=${owner.project.id}` }
+    yield* ok(owner.key, "create_prompt", { key: "review", content: "Review the diff." }, path)
+    const created = yield* ok(owner.key, "create_skill", { name: "sled-ride", content: SKILL_MD.replace("släde-ride", "sled-ride") }, path)
+    yield* ok(owner.key, "update_skill", {
+      skillId: (created as { skillId: string }).skillId,
+      edits: [{ op: "write", path: "references/HILLS.md", content: "Steep — slow down.\n" }]
+    }, path)
+    return { url: `http://127.0.0.1:${address.port}/api/mcp?project=${owner.project.id}`, projectId: owner.project.id, key: owner.key }
+  })
+)
 
 const env = SeededLive.pipe(Layer.provideMerge(TestServer()))
 
@@ -45,7 +48,7 @@ const connectV2 = ({ url, key }: { readonly url: string; readonly key: string })
 describe("the official SDK clients on one URL", () => {
   layer(env)((it) => {
     it.scoped("SDK v2 connects in 2026-07-28 with server/discover, lists every tool, and calls a project tool (sending Mcp-Param-Project)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const seeded = yield* Seeded
         const client = yield* connectV2(seeded)
         expect(client.getProtocolEra()).toBe("modern")
@@ -53,7 +56,9 @@ describe("the official SDK clients on one URL", () => {
         expect(client.getServerVersion()?.name).toBe("trellis")
         const { tools } = yield* Effect.promise(() => client.listTools())
         expect(tools.length).toBeGreaterThanOrEqual(50)
-        const labels = yield* Effect.promise(() => client.callTool({ name: "list_task_labels", arguments: { projectId: seeded.projectId } }))
+        const labels = yield* Effect.promise(() =>
+          client.callTool({ name: "list_task_labels", arguments: { projectId: seeded.projectId } })
+        )
         expect(labels.isError).toBeFalsy()
         expect(labels).toMatchObject({ structuredContent: { labels: expect.any(Array) } })
         const { prompts } = yield* Effect.promise(() => client.listPrompts())
@@ -61,7 +66,7 @@ describe("the official SDK clients on one URL", () => {
       }))
 
     it.scoped("SDK v2's Skills client lists the project's Skills and reads SKILL.md and a file, each verified against its digest, size and frontmatter", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const client = yield* connectV2(yield* Seeded)
         const skills = new SkillsClient(client)
         expect(skills.supported).toBe(true)
@@ -70,7 +75,10 @@ describe("the official SDK clients on one URL", () => {
         expect(listing).toMatchObject({ cacheScope: "private", ttlMs: expect.any(Number) })
         const skill = listing.skills[0]!
         const manifest = yield* Effect.promise(() => skills.read(skill))
-        expect(manifest).toMatchObject({ verified: true, frontmatter: { name: "sled-ride", description: "Ride the sledge — carefully", metadata: { level: "2" } } })
+        expect(manifest).toMatchObject({
+          verified: true,
+          frontmatter: { name: "sled-ride", description: "Ride the sledge — carefully", metadata: { level: "2" } }
+        })
         const file = yield* Effect.promise(() => skills.read(skill, "references/HILLS.md"))
         expect(file).toMatchObject({ verified: true, text: "Steep — slow down.\n" })
         if (skills.directoryRead) {
@@ -81,7 +89,7 @@ describe("the official SDK clients on one URL", () => {
       }))
 
     it.scoped("SDK v1 still connects with the 2025-11-25 handshake on the same URL and calls tools", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { url, key, projectId } = yield* Seeded
         const client = yield* Effect.acquireRelease(
           Effect.promise(async () => {

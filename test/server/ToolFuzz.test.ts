@@ -24,7 +24,7 @@ const foreignCursors = [
 /** Stands for `{"a":{"a":…}}` nested `depth` deep, spliced in as text (JSON.stringify would overflow). */
 const deep = (depth: number) => `@@deep${depth}@@`
 const spliceDeep = (body: string) =>
-  body.replace(/"@@deep(\d+)@@"/g, (_, depth: string) => `${'{"a":'.repeat(Number(depth))}1${"}".repeat(Number(depth))}`)
+  body.replace(/"@@deep(\d+)@@"/g, (_, depth: string) => `${"{\"a\":".repeat(Number(depth))}1${"}".repeat(Number(depth))}`)
 
 const mapStrings = (value: unknown, f: (text: string) => string): unknown =>
   typeof value === "string"
@@ -37,7 +37,15 @@ const mapStrings = (value: unknown, f: (text: string) => string): unknown =>
 
 /** A value of another JSON type than `value`. */
 const wrongType = (value: unknown): unknown =>
-  typeof value === "string" ? 42 : typeof value === "number" ? "42" : Array.isArray(value) ? { 0: "x" } : typeof value === "object" ? ["x"] : "x"
+  typeof value === "string"
+    ? 42
+    : typeof value === "number"
+    ? "42"
+    : Array.isArray(value)
+    ? { 0: "x" }
+    : typeof value === "object"
+    ? ["x"]
+    : "x"
 
 /** The variant with the sample's own (valid) projectId, so it reaches the handler and the database. */
 const withProject = (variant: unknown, args: Record<string, unknown>): unknown =>
@@ -83,7 +91,7 @@ const samples = (tool: Tool.Any, projectId: string): ReadonlyArray<Record<string
 describe("tool fuzz", () => {
   layer(TestServer({ rateLimit: Option.none() }))((it) => {
     it.effect("no generated or hostile argument of any tool is an internal error", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("fuzz")
         const internal: Array<string> = []
         let calls = 0
@@ -91,7 +99,9 @@ describe("tool fuzz", () => {
           for (const args of samples(tool, project.id)) {
             for (const variant of mutations(tool, args)) {
               calls++
-              const body = spliceDeep(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool.name, arguments: variant } }))
+              const body = spliceDeep(
+                JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool.name, arguments: variant } })
+              )
               const res = yield* rawRequest({ body, headers: { authorization: `Bearer ${key}` } })
               const code: unknown = Reflect.get(Object(Reflect.get(Object(res.json), "error")), "code")
               if (res.status >= 500 || code === -32603) internal.push(`${tool.name} ${body.slice(0, 300)} -> ${res.text.slice(0, 200)}`)

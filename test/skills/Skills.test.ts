@@ -7,7 +7,6 @@ import { Users } from "../../src/orgs/Users.js"
 import { call, fails, joinAs, ok, okNull, scopedTo, type Scope } from "../support/TaskTools.js"
 import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
-
 const SKILL_MD = "---\nname: deploy\ndescription: Ships it\n---\n\n# Deploy\n\nRun `make deploy`.\n"
 
 const skillsOf = (key: string, args: Record<string, unknown>, scope: Scope = {}) =>
@@ -18,8 +17,7 @@ const createSkill = (key: string, args: Record<string, unknown>, scope: Scope = 
 
 const getSkill = (key: string, skillId: string) => ok(key, "get_skill", { skillId })
 
-const updateSkill = (key: string, skillId: string, args: Record<string, unknown>) =>
-  ok(key, "update_skill", { skillId, ...args })
+const updateSkill = (key: string, skillId: string, args: Record<string, unknown>) => ok(key, "update_skill", { skillId, ...args })
 
 /** A result that must be JSON null (load_skill, read_skill_file). */
 const isNull = (key: string, name: string, args: unknown, scope: Scope) =>
@@ -33,7 +31,7 @@ const kb = (n: number, fill = "x") => fill.repeat(n * 1024)
 describe("Skill tools", () => {
   layer(TestServer())((it) => {
     it.effect("create_skill makes version 1 with SKILL.md stored verbatim; list_skills has no content; get_skill has it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-create")
         const scope = scopedTo(project.id)
         const id = yield* createSkill(key, { name: "deploy", description: "Ships it", category: "ops" }, scope)
@@ -54,7 +52,7 @@ describe("Skill tools", () => {
       }))
 
     it.effect("a Skill name is 2–64 characters of lowercase letters, digits and hyphens, unique within its project or organization", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("skill-names")
         const scope = scopedTo(project.id)
         for (const good of ["ab", "a".repeat(64), "pdf-2"]) yield* createSkill(key, { name: good }, scope)
@@ -79,7 +77,7 @@ describe("Skill tools", () => {
       }))
 
     it.effect("SKILL.md must never be blank: on create, as update content, or after edits", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-blank")
         const scope = scopedTo(project.id)
         for (const content of ["", "  \n\t\n"]) {
@@ -90,7 +88,12 @@ describe("Skill tools", () => {
         }
         const id = yield* createSkill(key, { name: "kept", content: "keep me" }, scope)
         expect(yield* fails(key, "update_skill", { skillId: id, content: " \n" })).toMatchObject({ code: "invalid_argument" })
-        expect(yield* fails(key, "update_skill", { skillId: id, edits: [{ op: "replace", path: "SKILL.md", oldString: "keep me", newString: "" }] }))
+        expect(
+          yield* fails(key, "update_skill", {
+            skillId: id,
+            edits: [{ op: "replace", path: "SKILL.md", oldString: "keep me", newString: "" }]
+          })
+        )
           .toMatchObject({ code: "invalid_argument", message: expect.stringContaining("SKILL.md must not be blank") })
         expect(yield* fails(key, "update_skill", { skillId: id, edits: [{ op: "write", path: "SKILL.md", content: "" }] }))
           .toMatchObject({ code: "invalid_argument" })
@@ -98,7 +101,7 @@ describe("Skill tools", () => {
       }))
 
     it.effect("scope arguments: organization needs scope organization; projectId in organization scope derives the organization", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("skill-scope")
         for (const name of ["list_skills", "create_skill"] as const) {
           const extra = name === "create_skill" ? { name: "x1", content: "x" } : {}
@@ -125,7 +128,7 @@ describe("Skill tools", () => {
       }))
 
     it.effect("update_skill: content first, then edits in order, each seeing earlier results; one version bump", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-edits")
         const id = yield* createSkill(key, { name: "deploy" }, scopedTo(project.id))
         const result = yield* updateSkill(key, id, {
@@ -152,22 +155,24 @@ describe("Skill tools", () => {
       }))
 
     it.effect("a save that leaves everything as stored succeeds without a version bump; a column change alone bumps it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-nochange")
         const id = yield* createSkill(key, { name: "deploy", description: "Ships" }, scopedTo(project.id))
         expect(yield* updateSkill(key, id, { edits: [{ op: "write", path: "a.md", content: "A" }] })).toEqual({ ok: true, version: 2 })
         expect(yield* updateSkill(key, id, {})).toEqual({ ok: true, version: 2 })
-        expect(yield* updateSkill(key, id, {
-          content: SKILL_MD,
-          name: "deploy",
-          description: "Ships",
-          edits: [
-            { op: "write", path: "a.md", content: "A" },
-            { op: "move", path: "a.md", newPath: "b.md" },
-            { op: "move", path: "b.md", newPath: "a.md" },
-            { op: "replace", path: "a.md", oldString: "A", newString: "A" }
-          ]
-        })).toEqual({ ok: true, version: 2 })
+        expect(
+          yield* updateSkill(key, id, {
+            content: SKILL_MD,
+            name: "deploy",
+            description: "Ships",
+            edits: [
+              { op: "write", path: "a.md", content: "A" },
+              { op: "move", path: "a.md", newPath: "b.md" },
+              { op: "move", path: "b.md", newPath: "a.md" },
+              { op: "replace", path: "a.md", oldString: "A", newString: "A" }
+            ]
+          })
+        ).toEqual({ ok: true, version: 2 })
         expect(yield* updateSkill(key, id, { description: null })).toEqual({ ok: true, version: 3 })
         expect(yield* updateSkill(key, id, { description: null, category: null })).toEqual({ ok: true, version: 3 })
         expect(yield* updateSkill(key, id, { name: "ship" })).toEqual({ ok: true, version: 4 })
@@ -175,16 +180,18 @@ describe("Skill tools", () => {
       }))
 
     it.effect("a name, description or category update that sets the stored values, alone or together, keeps the version", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-same-columns")
         const id = yield* createSkill(key, { name: "deploy", description: "Ships it", category: "ops" }, scopedTo(project.id))
-        for (const same of [
-          { name: "deploy" },
-          { description: "Ships it" },
-          { category: "ops" },
-          { name: "deploy", description: "Ships it", category: "ops" },
-          { content: SKILL_MD, name: "deploy", category: "ops", edits: [] }
-        ]) {
+        for (
+          const same of [
+            { name: "deploy" },
+            { description: "Ships it" },
+            { category: "ops" },
+            { name: "deploy", description: "Ships it", category: "ops" },
+            { content: SKILL_MD, name: "deploy", category: "ops", edits: [] }
+          ]
+        ) {
           expect(yield* updateSkill(key, id, same), JSON.stringify(same)).toEqual({ ok: true, version: 1 })
         }
         expect(yield* updateSkill(key, id, { category: "release" })).toEqual({ ok: true, version: 2 })
@@ -193,7 +200,7 @@ describe("Skill tools", () => {
       }))
 
     it.effect("an unplaceable replace is a result { ok: false, index, code, message, occurrences } and writes nothing, column changes included", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-replace")
         const id = yield* createSkill(key, { name: "deploy", description: "Ships" }, scopedTo(project.id))
         yield* updateSkill(key, id, { edits: [{ op: "write", path: "run.sh", content: "make\nmake\n" }] })
@@ -207,53 +214,70 @@ describe("Skill tools", () => {
             { op: "replace", path: "run.sh", oldString: "MAKE", newString: "x" }
           ]
         })
-        expect(notFound).toEqual({ ok: false, index: 1, code: "old_string_not_found", message: expect.stringContaining("run.sh"), occurrences: 0 })
+        expect(notFound).toEqual({
+          ok: false,
+          index: 1,
+          code: "old_string_not_found",
+          message: expect.stringContaining("run.sh"),
+          occurrences: 0
+        })
         const multiple = yield* updateSkill(key, id, {
           category: "changed",
           edits: [{ op: "replace", path: "run.sh", oldString: "make", newString: "x" }]
         })
-        expect(multiple).toEqual({ ok: false, index: 0, code: "multiple_matches", message: expect.stringContaining("replaceAll"), occurrences: 2 })
+        expect(multiple).toEqual({
+          ok: false,
+          index: 0,
+          code: "multiple_matches",
+          message: expect.stringContaining("replaceAll"),
+          occurrences: 2
+        })
         expect(yield* getSkill(key, id)).toEqual(before)
-        expect(yield* updateSkill(key, id, { edits: [{ op: "replace", path: "run.sh", oldString: "make", newString: "x", replaceAll: true }] }))
+        expect(
+          yield* updateSkill(key, id, { edits: [{ op: "replace", path: "run.sh", oldString: "make", newString: "x", replaceAll: true }] })
+        )
           .toEqual({ ok: true, version: before.version + 1 })
       }))
 
     it.effect("a missing file or a bad path is a plain tool error and writes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-paths")
         const id = yield* createSkill(key, { name: "deploy" }, scopedTo(project.id))
         yield* updateSkill(key, id, { edits: [{ op: "write", path: "docs/a.md", content: "A" }] })
         const before = yield* getSkill(key, id)
         const first = { op: "write", path: "ok.md", content: "fine" }
-        for (const [edit, code, mentions] of [
-          [{ op: "replace", path: "docs/missing.md", oldString: "a", newString: "b" }, "not_found", "edits[1].path"],
-          [{ op: "move", path: "missing.md", newPath: "b.md" }, "not_found", "missing.md"],
-          [{ op: "delete", path: "docs/b.md" }, "not_found", "docs/b.md"],
-          [{ op: "write", path: "/etc/passwd", content: "x" }, "invalid_argument", "edits.1.path"],
-          [{ op: "write", path: "../up.md", content: "x" }, "invalid_argument", "edits.1.path"],
-          [{ op: "write", path: "docs/../up.md", content: "x" }, "invalid_argument", "edits.1.path"],
-          [{ op: "write", path: "docs//a.md", content: "x" }, "invalid_argument", "edits.1.path"],
-          [{ op: "write", path: "docs/", content: "x" }, "invalid_argument", "edits.1.path"],
-          [{ op: "write", path: "", content: "x" }, "invalid_argument", "edits.1.path"],
-          [{ op: "write", path: "docs\\a.md", content: "x" }, "invalid_argument", "edits.1.path"],
-          [{ op: "move", path: "docs/a.md", newPath: "../a.md" }, "invalid_argument", "edits.1.newPath"],
-          [{ op: "move", path: "docs/a.md", newPath: "ok.md" }, "invalid_argument", "edits[1].newPath"],
-          [{ op: "move", path: "docs/a.md", newPath: "SKILL.md" }, "invalid_argument", "edits[1].newPath"],
-          [{ op: "move", path: "SKILL.md", newPath: "README.md" }, "invalid_argument", "SKILL.md cannot be renamed"],
-          [{ op: "delete", path: "SKILL.md" }, "invalid_argument", "SKILL.md cannot be deleted"],
-          [{ op: "replace", path: "docs/a.md", oldString: "", newString: "b" }, "invalid_argument", "oldString"],
-          [{ op: "chmod", path: "docs/a.md" }, "invalid_argument", "op"]
-        ] as const) {
-          expect(yield* fails(key, "update_skill", { skillId: id, name: "renamed", edits: [first, edit] }), JSON.stringify(edit)).toMatchObject({
-            code,
-            message: expect.stringContaining(mentions)
-          })
+        for (
+          const [edit, code, mentions] of [
+            [{ op: "replace", path: "docs/missing.md", oldString: "a", newString: "b" }, "not_found", "edits[1].path"],
+            [{ op: "move", path: "missing.md", newPath: "b.md" }, "not_found", "missing.md"],
+            [{ op: "delete", path: "docs/b.md" }, "not_found", "docs/b.md"],
+            [{ op: "write", path: "/etc/passwd", content: "x" }, "invalid_argument", "edits.1.path"],
+            [{ op: "write", path: "../up.md", content: "x" }, "invalid_argument", "edits.1.path"],
+            [{ op: "write", path: "docs/../up.md", content: "x" }, "invalid_argument", "edits.1.path"],
+            [{ op: "write", path: "docs//a.md", content: "x" }, "invalid_argument", "edits.1.path"],
+            [{ op: "write", path: "docs/", content: "x" }, "invalid_argument", "edits.1.path"],
+            [{ op: "write", path: "", content: "x" }, "invalid_argument", "edits.1.path"],
+            [{ op: "write", path: "docs\\a.md", content: "x" }, "invalid_argument", "edits.1.path"],
+            [{ op: "move", path: "docs/a.md", newPath: "../a.md" }, "invalid_argument", "edits.1.newPath"],
+            [{ op: "move", path: "docs/a.md", newPath: "ok.md" }, "invalid_argument", "edits[1].newPath"],
+            [{ op: "move", path: "docs/a.md", newPath: "SKILL.md" }, "invalid_argument", "edits[1].newPath"],
+            [{ op: "move", path: "SKILL.md", newPath: "README.md" }, "invalid_argument", "SKILL.md cannot be renamed"],
+            [{ op: "delete", path: "SKILL.md" }, "invalid_argument", "SKILL.md cannot be deleted"],
+            [{ op: "replace", path: "docs/a.md", oldString: "", newString: "b" }, "invalid_argument", "oldString"],
+            [{ op: "chmod", path: "docs/a.md" }, "invalid_argument", "op"]
+          ] as const
+        ) {
+          expect(yield* fails(key, "update_skill", { skillId: id, name: "renamed", edits: [first, edit] }), JSON.stringify(edit))
+            .toMatchObject({
+              code,
+              message: expect.stringContaining(mentions)
+            })
         }
         expect(yield* getSkill(key, id)).toEqual(before)
       }))
 
     it.effect("caps: 50 files with SKILL.md, 256 KB per file, 1 MB over the whole file set; a breach writes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-caps")
         const id = yield* createSkill(key, { name: "big" }, scopedTo(project.id))
         const files = (n: number) => Array.from({ length: n }, (_, i) => ({ op: "write", path: `f${i}.md`, content: `${i}` }))
@@ -270,13 +294,20 @@ describe("Skill tools", () => {
         // Multi-byte characters count as bytes, not as string length.
         expect(yield* fails(key, "update_skill", { skillId: id, content: "é".repeat(128 * 1024 + 1) }))
           .toMatchObject({ code: "limit_exceeded", message: expect.stringContaining("SKILL.md") })
-        expect(yield* fails(key, "create_skill", { name: "huge", content: kb(257) }, scopedTo(project.id))).toMatchObject({ code: "limit_exceeded" })
-        expect(yield* updateSkill(key, id, { edits: [{ op: "write", path: "max.md", content: kb(256) }] })).toEqual({ ok: true, version: 4 })
+        expect(yield* fails(key, "create_skill", { name: "huge", content: kb(257) }, scopedTo(project.id))).toMatchObject({
+          code: "limit_exceeded"
+        })
+        expect(yield* updateSkill(key, id, { edits: [{ op: "write", path: "max.md", content: kb(256) }] })).toEqual({
+          ok: true,
+          version: 4
+        })
 
         const quarter = (path: string) => ({ op: "write", path, content: kb(250) })
         // max.md (256 KB) + 3 × 250 KB + SKILL.md is over 1 MB only because SKILL.md counts too.
         const skillMd = kb(20)
-        expect(yield* fails(key, "update_skill", { skillId: id, content: skillMd, edits: [quarter("a.md"), quarter("b.md"), quarter("c.md")] }))
+        expect(
+          yield* fails(key, "update_skill", { skillId: id, content: skillMd, edits: [quarter("a.md"), quarter("b.md"), quarter("c.md")] })
+        )
           .toMatchObject({ code: "limit_exceeded", message: expect.stringContaining("1 MB") })
         expect(yield* updateSkill(key, id, { content: "small", edits: [quarter("a.md"), quarter("b.md"), quarter("c.md")] }))
           .toEqual({ ok: true, version: 5 })
@@ -284,14 +315,17 @@ describe("Skill tools", () => {
       }))
 
     it.effect("delete_skill returns null and removes the Skill with its files", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-delete")
         const scope = scopedTo(project.id)
         const id = yield* createSkill(key, { name: "gone" }, scope)
         yield* updateSkill(key, id, { edits: [{ op: "write", path: "a.md", content: "A" }] })
         yield* okNull(key, "delete_skill", { skillId: id })
         expect(yield* skillsOf(key, {}, scope)).toEqual([])
-        expect(yield* fails(key, "get_skill", { skillId: id })).toMatchObject({ code: "not_found", message: `skillId: Skill ${id} not found` })
+        expect(yield* fails(key, "get_skill", { skillId: id })).toMatchObject({
+          code: "not_found",
+          message: `skillId: Skill ${id} not found`
+        })
         expect(yield* fails(key, "delete_skill", { skillId: id })).toMatchObject({ code: "not_found" })
         expect(yield* fails(key, "update_skill", { skillId: id, content: "x" })).toMatchObject({ code: "not_found" })
         yield* isNull(key, "load_skill", { name: "gone" }, scope)
@@ -299,11 +333,13 @@ describe("Skill tools", () => {
       }))
 
     it.effect("load_skill returns { name, description, skillMd, paths } of a project Skill, and null for a missing or impossible name", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-load")
         const scope = scopedTo(project.id)
         const id = yield* createSkill(key, { name: "deploy", description: "Ships it" }, scope)
-        yield* updateSkill(key, id, { edits: [{ op: "write", path: "scripts/run.sh", content: "make" }, { op: "write", path: "a.md", content: "" }] })
+        yield* updateSkill(key, id, {
+          edits: [{ op: "write", path: "scripts/run.sh", content: "make" }, { op: "write", path: "a.md", content: "" }]
+        })
         expect(yield* ok(key, "load_skill", { name: "deploy" }, scope)).toEqual({
           name: "deploy",
           description: "Ships it",
@@ -315,32 +351,42 @@ describe("Skill tools", () => {
       }))
 
     it.effect("read_skill_file returns { path, content }, and null for a missing Skill, a missing path or a malformed path", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-read")
         const scope = scopedTo(project.id)
         const id = yield* createSkill(key, { name: "deploy" }, scope)
-        yield* updateSkill(key, id, { edits: [{ op: "write", path: "scripts/run.sh", content: "make" }, { op: "write", path: "empty.md", content: "" }] })
-        expect(yield* ok(key, "read_skill_file", { name: "deploy", path: "scripts/run.sh" }, scope)).toEqual({ path: "scripts/run.sh", content: "make" })
+        yield* updateSkill(key, id, {
+          edits: [{ op: "write", path: "scripts/run.sh", content: "make" }, { op: "write", path: "empty.md", content: "" }]
+        })
+        expect(yield* ok(key, "read_skill_file", { name: "deploy", path: "scripts/run.sh" }, scope)).toEqual({
+          path: "scripts/run.sh",
+          content: "make"
+        })
         expect(yield* ok(key, "read_skill_file", { name: "deploy", path: "empty.md" }, scope)).toEqual({ path: "empty.md", content: "" })
-        expect(yield* ok(key, "read_skill_file", { name: "deploy", path: "SKILL.md" }, scope)).toEqual({ path: "SKILL.md", content: SKILL_MD })
-        for (const [name, path] of [
-          ["missing", "scripts/run.sh"],
-          ["Bad Name", "scripts/run.sh"],
-          ["deploy", "scripts/other.sh"],
-          ["deploy", "/scripts/run.sh"],
-          ["deploy", "scripts/../scripts/run.sh"],
-          ["deploy", "scripts//run.sh"],
-          ["deploy", "scripts\\run.sh"],
-          ["deploy", ""],
-          ["deploy", "constructor"],
-          ["deploy", "__proto__"]
-        ] as const) {
+        expect(yield* ok(key, "read_skill_file", { name: "deploy", path: "SKILL.md" }, scope)).toEqual({
+          path: "SKILL.md",
+          content: SKILL_MD
+        })
+        for (
+          const [name, path] of [
+            ["missing", "scripts/run.sh"],
+            ["Bad Name", "scripts/run.sh"],
+            ["deploy", "scripts/other.sh"],
+            ["deploy", "/scripts/run.sh"],
+            ["deploy", "scripts/../scripts/run.sh"],
+            ["deploy", "scripts//run.sh"],
+            ["deploy", "scripts\\run.sh"],
+            ["deploy", ""],
+            ["deploy", "constructor"],
+            ["deploy", "__proto__"]
+          ] as const
+        ) {
           yield* isNull(key, "read_skill_file", { name, path }, scope)
         }
       }))
 
     it.effect("organization Skills are never reachable through load_skill or read_skill_file", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("skill-load-org")
         const scope = scopedTo(project.id)
         const orgSkill = yield* createSkill(key, { name: "shared", scope: "organization" }, scope)
@@ -351,20 +397,22 @@ describe("Skill tools", () => {
       }))
 
     it.effect("a key narrowed to projects cannot reach organization Skills through any tool", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project, user } = yield* seedOwner("skill-narrowed")
         const scope = scopedTo(project.id)
         const orgSkill = yield* createSkill(key, { name: "shared", scope: "organization" }, scope)
         const local = yield* createSkill(key, { name: "local" }, scope)
         const narrowed = (yield* createKey(user.id, [project.id])).secret
-        for (const [name, args] of [
-          ["list_skills", { scope: "organization" }],
-          ["list_skills", { scope: "organization", organization: organization.slug }],
-          ["create_skill", { name: "mine", content: "x", scope: "organization" }],
-          ["get_skill", { skillId: orgSkill }],
-          ["update_skill", { skillId: orgSkill, content: "x" }],
-          ["delete_skill", { skillId: orgSkill }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["list_skills", { scope: "organization" }],
+            ["list_skills", { scope: "organization", organization: organization.slug }],
+            ["create_skill", { name: "mine", content: "x", scope: "organization" }],
+            ["get_skill", { skillId: orgSkill }],
+            ["update_skill", { skillId: orgSkill, content: "x" }],
+            ["delete_skill", { skillId: orgSkill }]
+          ] as const
+        ) {
           expect(yield* fails(narrowed, name, args, scope), name).toMatchObject({
             code: "forbidden",
             message: expect.stringContaining("narrowed")
@@ -376,7 +424,7 @@ describe("Skill tools", () => {
       }))
 
     it.effect("project Skills need project role admin or member to change; organization Skills need organization owner or admin", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("skill-roles")
         const scope = scopedTo(project.id)
         const id = yield* createSkill(key, { name: "local" }, scope)
@@ -384,11 +432,13 @@ describe("Skill tools", () => {
         const viewer = yield* joinAs(project.id, "skill-roles-viewer", "viewer")
         expect((yield* getSkill(viewer.key, id)).name).toBe("local")
         yield* ok(viewer.key, "load_skill", { name: "local" }, scope)
-        for (const [name, args] of [
-          ["create_skill", { name: "mine", content: "x" }],
-          ["update_skill", { skillId: id, content: "x" }],
-          ["delete_skill", { skillId: id }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["create_skill", { name: "mine", content: "x" }],
+            ["update_skill", { skillId: id, content: "x" }],
+            ["delete_skill", { skillId: id }]
+          ] as const
+        ) {
           expect(yield* fails(viewer.key, name, args, scope), name).toMatchObject({ code: "forbidden" })
         }
         const orgMember = yield* (yield* Users).create({ name: "Org member", email: "m@skill-roles.test" })
@@ -403,7 +453,7 @@ describe("Skill tools", () => {
       }))
 
     it.effect("another organization's Skill is not found by ID, whether it exists or not", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* seedOwner("skill-tenant-a")
         const b = yield* seedOwner("skill-tenant-b")
         const local = yield* createSkill(a.key, { name: "secret" }, scopedTo(a.project.id))

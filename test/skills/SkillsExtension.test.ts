@@ -18,7 +18,7 @@ const skillMd = (name: string, description = `Does ${name}`, extra = "") =>
 
 /** A Skill with SKILL.md and the other files given, saved through the service. */
 const createSkill = (principal: Principal, scope: ScopeAccess, name: string, content: string, files: Record<string, string> = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const skills = yield* Skills
     const id = yield* skills.create(principal, scope, { name, content })
     const edits = Object.entries(files).map(([path, text]) => ({ op: "write" as const, path, content: text }))
@@ -27,8 +27,8 @@ const createSkill = (principal: Principal, scope: ScopeAccess, name: string, con
   }).pipe(Effect.orDie)
 
 /** Runs an extension call as `principal` on a connection whose URL has `?project=<project>` (or none). */
-const connected = (principal: Principal, project: string | null) =>
-  <A, E>(effect: Effect.Effect<A, E, CurrentPrincipal | DefaultProject>) =>
+const connected =
+  (principal: Principal, project: string | null) => <A, E>(effect: Effect.Effect<A, E, CurrentPrincipal | DefaultProject>) =>
     effect.pipe(Effect.provideService(CurrentPrincipal, principal), Effect.provideService(DefaultProject, project))
 
 const sha256 = (text: string) => `sha256:${createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex")}`
@@ -39,7 +39,7 @@ const expectInvalidParams = (error: McpError, uri?: string) => {
 }
 
 const seed = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedScopes(slug)
     const extension = yield* SkillsExtension
     return { ...owner, extension, as: connected(owner.principal, owner.project.id), authority: `main.${slug}` }
@@ -48,7 +48,7 @@ const seed = (slug: string) =>
 describe("MCP Skills extension", () => {
   layer(Layer.provideMerge(SkillsExtension.DefaultWithoutDependencies, TestServer()))((it) => {
     it.effect("an entry is the SKILL.md URI, the frontmatter as parsed, and each file with the sha256 and byte size of its UTF-8 content", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, as, authority } = yield* seed("ext-entry")
         const content = skillMd("greet", "Grüßt — 日本語 🚀", "license: MIT\nmetadata:\n  author: Ana\n  level: \"2\"\nx-tags: [a, b]\n")
         const guide = "Ünïcödé 🚀 guide\n"
@@ -75,7 +75,7 @@ describe("MCP Skills extension", () => {
       }))
 
     it.effect("skills/list crosses pages by cursor with every entry whole and once; a bad cursor is -32602", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, as } = yield* seed("ext-pages")
         const names = Array.from({ length: SKILLS_PAGE_SIZE + 2 }, (_, i) => `skill-${String(i).padStart(3, "0")}`)
         for (const name of names) yield* createSkill(principal, scopes.project, name, skillMd(name), { "notes.md": name })
@@ -86,13 +86,15 @@ describe("MCP Skills extension", () => {
         expect(second.nextCursor).toBeUndefined()
         const all = [...first.skills, ...second.skills]
         expect(all.map((entry) => entry.frontmatter.name)).toEqual(names)
-        for (const entry of all) expect(entry.resources.map((resource) => resource.uri)).toEqual([entry.uri, entry.uri.replace("SKILL.md", "notes.md")])
+        for (const entry of all) {
+          expect(entry.resources.map((resource) => resource.uri)).toEqual([entry.uri, entry.uri.replace("SKILL.md", "notes.md")])
+        }
         expectInvalidParams(yield* Effect.flip(as(extension.list({ cursor: "not-a-cursor" }))))
         expectInvalidParams(yield* Effect.flip(as(extension.list({ cursor: 7 }))))
       }))
 
     it.effect("skills/get returns the listed entry; an unknown or unserved URI is -32602 with data.uri", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, as, authority } = yield* seed("ext-get")
         yield* createSkill(principal, scopes.project, "deploy", skillMd("deploy"), { "bin/run.sh": "make\n" })
         const { skills } = yield* as(extension.list({}))
@@ -113,7 +115,7 @@ describe("MCP Skills extension", () => {
       }))
 
     it.effect("resources/read returns SKILL.md as text/markdown and another file with its type, the bytes the entry's digest covers", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, as, authority } = yield* seed("ext-read")
         const content = skillMd("deploy", "Déploie ✓")
         yield* createSkill(principal, scopes.project, "deploy", content, { "data/config.json": "{\"é\": 1}\n" })
@@ -129,7 +131,7 @@ describe("MCP Skills extension", () => {
       }))
 
     it.effect("resources/read of a resource not served is -32602 Resource not found with data.uri", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, as, authority } = yield* seed("ext-read-missing")
         yield* createSkill(principal, scopes.project, "deploy", skillMd("deploy"))
         for (
@@ -147,13 +149,19 @@ describe("MCP Skills extension", () => {
       }))
 
     it.effect("resources/list lists every served file; SKILL.md is named and described by its frontmatter", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, as, authority } = yield* seed("ext-resources")
         const content = skillMd("deploy", "Ships it")
         yield* createSkill(principal, scopes.project, "deploy", content, { "a/b.py": "print()\n" })
         expect(yield* as(extension.listResources({}))).toEqual({
           resources: [
-            { uri: `skill://${authority}/deploy/SKILL.md`, name: "deploy", description: "Ships it", mimeType: "text/markdown", size: content.length },
+            {
+              uri: `skill://${authority}/deploy/SKILL.md`,
+              name: "deploy",
+              description: "Ships it",
+              mimeType: "text/markdown",
+              size: content.length
+            },
             { uri: `skill://${authority}/deploy/a/b.py`, name: "a/b.py", mimeType: "text/x-python", size: 8 }
           ]
         })
@@ -161,7 +169,7 @@ describe("MCP Skills extension", () => {
       }))
 
     it.effect("resources/directory/read lists direct children, subdirectories as inode/directory; a file or unknown URI is -32602", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, as, authority } = yield* seed("ext-directory")
         yield* createSkill(principal, scopes.project, "deploy", skillMd("deploy"), { "t/a.md": "a", "t/r/b.md": "b" })
         const root = `skill://${authority}/deploy`
@@ -182,7 +190,7 @@ describe("MCP Skills extension", () => {
       }))
 
     it.effect("a Skill without usable frontmatter, or whose frontmatter names another Skill, is not served, and list_skills and get_skill say why", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, as, authority, key, project } = yield* seed("ext-problems")
         const cases: ReadonlyArray<readonly [string, string, string]> = [
           ["plain", "# Plain\nNo frontmatter.\n", "does not begin with YAML frontmatter"],
@@ -214,7 +222,7 @@ describe("MCP Skills extension", () => {
       }))
 
     it.effect("organization Skills are served to a key not narrowed to projects, under the organization's authority, and never to a narrowed key", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, as, authority, user, project } = yield* seed("ext-org")
         yield* createSkill(principal, scopes.project, "local", skillMd("local"))
         yield* createSkill(principal, scopes.organization, "shared", skillMd("shared"), { "x.md": "x" })
@@ -234,7 +242,7 @@ describe("MCP Skills extension", () => {
       }))
 
     it.effect("without ?project=, or with a project the key cannot reach, the extension is not served and serves nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, extension, organization, project, authority } = yield* seed("ext-unserved")
         yield* createSkill(principal, scopes.project, "deploy", skillMd("deploy"))
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })

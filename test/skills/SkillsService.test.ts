@@ -77,7 +77,9 @@ const realize = (files: ReadonlyMap<string, string>, s: Step): Edit | undefined 
   switch (s.kind) {
     case "write": {
       const target = [SKILL_MD, ...PATHS][s.target % (PATHS.length + 1)] ?? SKILL_MD
-      return target === SKILL_MD ? { op: "write", path: target, content: `# ${s.content}` } : { op: "write", path: target, content: s.content }
+      return target === SKILL_MD
+        ? { op: "write", path: target, content: `# ${s.content}` }
+        : { op: "write", path: target, content: s.content }
     }
     case "replace": {
       const content = files.get(path) ?? ""
@@ -166,7 +168,7 @@ const toolsFor = (principal: Principal) =>
     ))
 
 const seedSkill = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const call = yield* toolsFor(owner.principal)
     let created = 0
@@ -181,39 +183,43 @@ const seedSkill = (slug: string) =>
 
 describe("Skills: update_skill against a model", () => {
   layer(TestServer())((it) => {
-    it.effect("a random sequence of valid edits, saved in random batches, equals the same edits applied to an in-memory model", () =>
-      Effect.gen(function* () {
-        const { call, newSkill, get } = yield* seedSkill("skill-model")
-        const run = Runtime.runPromise(yield* Effect.runtime<never>())
-        yield* Effect.promise(() =>
-          FastCheck.assert(
-            FastCheck.asyncProperty(
-              text.map((t) => `# ${t}`),
-              FastCheck.array(FastCheck.array(step, { maxLength: 8 }), { minLength: 1, maxLength: 4 }),
-              (skillMd, batches) =>
-                run(Effect.gen(function* () {
-                  const skillId = yield* newSkill(skillMd)
-                  let model: ReadonlyMap<string, string> = new Map([[SKILL_MD, skillMd]])
-                  let version = 1
-                  for (const batch of batches) {
-                    const { edits, files } = realizeAll(model, batch)
-                    const result = yield* call("update_skill", { skillId, edits })
-                    if (!sameModel(files, model)) version += 1
-                    model = files
-                    expect(result).toEqual({ ok: true, version })
-                  }
-                  const stored = yield* get(skillId)
-                  expect(asMap(stored)).toEqual(model)
-                  expect(stored.version).toBe(version)
-                }))
-            ),
-            { numRuns: 30 }
+    it.effect(
+      "a random sequence of valid edits, saved in random batches, equals the same edits applied to an in-memory model",
+      () =>
+        Effect.gen(function*() {
+          const { call, newSkill, get } = yield* seedSkill("skill-model")
+          const run = Runtime.runPromise(yield* Effect.runtime<never>())
+          yield* Effect.promise(() =>
+            FastCheck.assert(
+              FastCheck.asyncProperty(
+                text.map((t) => `# ${t}`),
+                FastCheck.array(FastCheck.array(step, { maxLength: 8 }), { minLength: 1, maxLength: 4 }),
+                (skillMd, batches) =>
+                  run(Effect.gen(function*() {
+                    const skillId = yield* newSkill(skillMd)
+                    let model: ReadonlyMap<string, string> = new Map([[SKILL_MD, skillMd]])
+                    let version = 1
+                    for (const batch of batches) {
+                      const { edits, files } = realizeAll(model, batch)
+                      const result = yield* call("update_skill", { skillId, edits })
+                      if (!sameModel(files, model)) version += 1
+                      model = files
+                      expect(result).toEqual({ ok: true, version })
+                    }
+                    const stored = yield* get(skillId)
+                    expect(asMap(stored)).toEqual(model)
+                    expect(stored.version).toBe(version)
+                  }))
+              ),
+              { numRuns: 30 }
+            )
           )
-        )
-      }), 120_000)
+        }),
+      120_000
+    )
 
     it.effect("a sequence with one failing edit leaves the stored Skill and its version untouched", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { call, newSkill, get } = yield* seedSkill("skill-model-fail")
         const run = Runtime.runPromise(yield* Effect.runtime<never>())
         const failing = FastCheck.constantFrom(...FAILURES)
@@ -224,7 +230,7 @@ describe("Skills: update_skill against a model", () => {
               failing,
               FastCheck.array(step, { maxLength: 4 }),
               (setup, kind, rest) =>
-                run(Effect.gen(function* () {
+                run(Effect.gen(function*() {
                   const skillId = yield* newSkill("# Skill\nrepeat repeat\n")
                   // A stored state with files to collide with, then a save that must fail.
                   const { edits: setupEdits } = realizeAll(
@@ -258,79 +264,94 @@ describe("Skills: update_skill against a model", () => {
         )
       }), 120_000)
 
-    it.effect(concurrently("update_skill calls on one Skill never lose an edit nor bump the version twice for one save"), () =>
-      Effect.gen(function* () {
-        const { call, newSkill, get } = yield* seedSkill("skill-race")
-        const skillId = yield* newSkill("# Log")
-        yield* call("update_skill", { skillId, edits: [{ op: "write", path: "log.md", content: "end" }] })
-        const rounds = 3
-        const writers = 6
-        for (let round = 0; round < rounds; round++) {
-          const results = yield* Effect.all(
-            Array.from({ length: writers }, (_, i) =>
-              call("update_skill", {
-                skillId,
-                edits: [
-                  // Each save reads the shared file as left by the save before it; a lost update drops a line.
-                  { op: "replace", path: "log.md", oldString: "end", newString: `line ${round}.${i}\nend` },
-                  { op: "write", path: `own/${round}-${i}.md`, content: `${round}.${i}` }
-                ]
-              })),
+    it.effect(
+      concurrently("update_skill calls on one Skill never lose an edit nor bump the version twice for one save"),
+      () =>
+        Effect.gen(function*() {
+          const { call, newSkill, get } = yield* seedSkill("skill-race")
+          const skillId = yield* newSkill("# Log")
+          yield* call("update_skill", { skillId, edits: [{ op: "write", path: "log.md", content: "end" }] })
+          const rounds = 3
+          const writers = 6
+          for (let round = 0; round < rounds; round++) {
+            const results = yield* Effect.all(
+              Array.from({ length: writers }, (_, i) =>
+                call("update_skill", {
+                  skillId,
+                  edits: [
+                    // Each save reads the shared file as left by the save before it; a lost update drops a line.
+                    { op: "replace", path: "log.md", oldString: "end", newString: `line ${round}.${i}\nend` },
+                    { op: "write", path: `own/${round}-${i}.md`, content: `${round}.${i}` }
+                  ]
+                })),
+              { concurrency: "unbounded" }
+            )
+            expect(results.map((result) => (result as { readonly ok: boolean }).ok)).toEqual(Array(writers).fill(true))
+          }
+          const stored = yield* get(skillId)
+          const saves = 1 + rounds * writers
+          expect(stored.version).toBe(1 + saves)
+          const log = stored.files.find((file) => file.path === "log.md")?.content ?? ""
+          for (let round = 0; round < rounds; round++) {
+            for (let i = 0; i < writers; i++) expect(log).toContain(`line ${round}.${i}\n`)
+          }
+          expect(stored.files.filter((file) => file.path.startsWith("own/"))).toHaveLength(rounds * writers)
+          // Every save bumped exactly once: the versions handed out are all different.
+          const versions = new Set<number>()
+          const more = yield* Effect.all(
+            Array.from(
+              { length: writers },
+              (_, i) => call("update_skill", { skillId, edits: [{ op: "write", path: `v/${i}.md`, content: "v" }] })
+            ),
             { concurrency: "unbounded" }
           )
-          expect(results.map((result) => (result as { readonly ok: boolean }).ok)).toEqual(Array(writers).fill(true))
-        }
-        const stored = yield* get(skillId)
-        const saves = 1 + rounds * writers
-        expect(stored.version).toBe(1 + saves)
-        const log = stored.files.find((file) => file.path === "log.md")?.content ?? ""
-        for (let round = 0; round < rounds; round++) {
-          for (let i = 0; i < writers; i++) expect(log).toContain(`line ${round}.${i}\n`)
-        }
-        expect(stored.files.filter((file) => file.path.startsWith("own/"))).toHaveLength(rounds * writers)
-        // Every save bumped exactly once: the versions handed out are all different.
-        const versions = new Set<number>()
-        const more = yield* Effect.all(
-          Array.from({ length: writers }, (_, i) => call("update_skill", { skillId, edits: [{ op: "write", path: `v/${i}.md`, content: "v" }] })),
-          { concurrency: "unbounded" }
-        )
-        for (const result of more) versions.add((result as { readonly version: number }).version)
-        expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: writers }, (_, i) => 2 + saves + i))
-      }))
+          for (const result of more) versions.add((result as { readonly version: number }).version)
+          expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: writers }, (_, i) => 2 + saves + i))
+        })
+    )
   })
 })
 
 /** A fresh organization and project with the owner's two scopes, and the Skills service. */
 const seedSkills = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     return { ...(yield* seedScopes(slug)), skills: yield* Skills }
   })
 
 describe("Skills", () => {
   layer(TestServer())((it) => {
     it.effect("a save that sets the stored name, description, category or files keeps the version; any change bumps it once", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, skills } = yield* seedSkills("skills-same")
-        const id = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy", description: "Ships", category: "ops" })
-        for (const same of [
-          {},
-          { name: "deploy" },
-          { description: "Ships" },
-          { category: "ops" },
-          { name: "deploy", description: "Ships", category: "ops", content: "# Deploy", edits: [] }
-        ]) {
+        const id = yield* skills.create(principal, scopes.project, {
+          name: "deploy",
+          content: "# Deploy",
+          description: "Ships",
+          category: "ops"
+        })
+        for (
+          const same of [
+            {},
+            { name: "deploy" },
+            { description: "Ships" },
+            { category: "ops" },
+            { name: "deploy", description: "Ships", category: "ops", content: "# Deploy", edits: [] }
+          ]
+        ) {
           expect(yield* skills.update(principal, id, same), JSON.stringify(same)).toEqual({ ok: true, version: 1 })
         }
         expect(yield* skills.update(principal, id, { description: "Ships it", category: "ops" })).toEqual({ ok: true, version: 2 })
-        expect(yield* skills.update(principal, id, {
-          content: "# Deploy",
-          edits: [{ op: "write", path: "a.md", content: "A" }, { op: "delete", path: "a.md" }]
-        })).toEqual({ ok: true, version: 2 })
+        expect(
+          yield* skills.update(principal, id, {
+            content: "# Deploy",
+            edits: [{ op: "write", path: "a.md", content: "A" }, { op: "delete", path: "a.md" }]
+          })
+        ).toEqual({ ok: true, version: 2 })
         expect((yield* skills.get(principal, id)).record).toMatchObject({ description: "Ships it", category: "ops", version: 2 })
       }))
 
     it.effect("an unplaceable replace is the result { ok: false, index, code, message, occurrences } and stores nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, skills } = yield* seedSkills("skills-unplaced")
         const id = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy\nmake make" })
         const before = yield* skills.get(principal, id)
@@ -339,67 +360,88 @@ describe("Skills", () => {
           category: "changed",
           edits: [{ op: "write", path: "a.md", content: "A" }, { op: "replace", path: "SKILL.md", oldString: "ninja", newString: "x" }]
         })
-        expect(missing).toEqual({ ok: false, index: 1, code: "old_string_not_found", message: expect.stringContaining("SKILL.md"), occurrences: 0 })
+        expect(missing).toEqual({
+          ok: false,
+          index: 1,
+          code: "old_string_not_found",
+          message: expect.stringContaining("SKILL.md"),
+          occurrences: 0
+        })
         expect(Object.keys(missing).sort()).toEqual(["code", "index", "message", "occurrences", "ok"])
-        const multiple = yield* skills.update(principal, id, { edits: [{ op: "replace", path: "SKILL.md", oldString: "make", newString: "x" }] })
+        const multiple = yield* skills.update(principal, id, {
+          edits: [{ op: "replace", path: "SKILL.md", oldString: "make", newString: "x" }]
+        })
         expect(multiple).toEqual({ ok: false, index: 0, code: "multiple_matches", message: expect.any(String), occurrences: 2 })
         expect(yield* skills.get(principal, id)).toEqual(before)
       }))
 
     it.effect("a missing file, a bad path or a cap breach fails the save and stores nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, scopes, skills } = yield* seedSkills("skills-errors")
         const id = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy" })
         const before = yield* skills.get(principal, id)
-        for (const [edit, tag] of [
-          [{ op: "delete", path: "missing.md" }, "NotFound"],
-          [{ op: "write", path: "../up.md", content: "x" }, "InvalidArgument"],
-          [{ op: "move", path: "SKILL.md", newPath: "README.md" }, "InvalidArgument"],
-          [{ op: "write", path: "huge.md", content: "x".repeat(256 * 1024 + 1) }, "LimitExceeded"]
-        ] as const) {
-          const failure = yield* Effect.flip(skills.update(principal, id, { description: "changed", edits: [{ op: "write", path: "a.md", content: "A" }, edit] }))
+        for (
+          const [edit, tag] of [
+            [{ op: "delete", path: "missing.md" }, "NotFound"],
+            [{ op: "write", path: "../up.md", content: "x" }, "InvalidArgument"],
+            [{ op: "move", path: "SKILL.md", newPath: "README.md" }, "InvalidArgument"],
+            [{ op: "write", path: "huge.md", content: "x".repeat(256 * 1024 + 1) }, "LimitExceeded"]
+          ] as const
+        ) {
+          const failure = yield* Effect.flip(
+            skills.update(principal, id, { description: "changed", edits: [{ op: "write", path: "a.md", content: "A" }, edit] })
+          )
           expect(failure._tag, JSON.stringify(edit)).toBe(tag)
         }
         expect(yield* skills.get(principal, id)).toEqual(before)
       }))
 
     it.effect("load and readFile reach project Skills only, and give null for a missing or impossible name or path", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal, project, scopes, skills } = yield* seedSkills("skills-load")
         const access = yield* (yield* Projects).access(principal, project.id)
         const local = yield* skills.create(principal, scopes.project, { name: "deploy", content: "# Deploy", description: "Ships" })
         yield* skills.update(principal, local, { edits: [{ op: "write", path: "bin/run.sh", content: "make" }] })
         const shared = yield* skills.create(principal, scopes.organization, { name: "shared", content: "# Shared" })
         yield* skills.update(principal, shared, { edits: [{ op: "write", path: "a.md", content: "A" }] })
-        expect(yield* skills.load(access, "deploy")).toEqual({ name: "deploy", description: "Ships", skillMd: "# Deploy", paths: ["bin/run.sh"] })
+        expect(yield* skills.load(access, "deploy")).toEqual({
+          name: "deploy",
+          description: "Ships",
+          skillMd: "# Deploy",
+          paths: ["bin/run.sh"]
+        })
         expect(yield* skills.readFile(access, "deploy", "bin/run.sh")).toEqual({ path: "bin/run.sh", content: "make" })
         for (const name of ["shared", "missing", "Deploy", "x", ""]) expect(yield* skills.load(access, name), name).toBeNull()
-        for (const [name, path] of [
-          ["shared", "a.md"],
-          ["shared", "SKILL.md"],
-          ["missing", "bin/run.sh"],
-          ["deploy", "bin/other.sh"],
-          ["deploy", "/bin/run.sh"],
-          ["deploy", "bin/../bin/run.sh"],
-          ["deploy", "bin\\run.sh"],
-          ["deploy", "toString"]
-        ] as const) {
+        for (
+          const [name, path] of [
+            ["shared", "a.md"],
+            ["shared", "SKILL.md"],
+            ["missing", "bin/run.sh"],
+            ["deploy", "bin/other.sh"],
+            ["deploy", "/bin/run.sh"],
+            ["deploy", "bin/../bin/run.sh"],
+            ["deploy", "bin\\run.sh"],
+            ["deploy", "toString"]
+          ] as const
+        ) {
           expect(yield* skills.readFile(access, name, path), `${name} ${path}`).toBeNull()
         }
       }))
 
     it.effect("a key narrowed to projects reaches none of its organization's Skills, and another organization's are not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { organization, principal, project, scopes, skills, user } = yield* seedSkills("skills-narrowed")
         const shared = yield* skills.create(principal, scopes.organization, { name: "shared", content: "# Shared" })
         const local = yield* skills.create(principal, scopes.project, { name: "local", content: "# Local" })
         const narrowed = (yield* createKey(user.id, [project.id])).principal
         expect(yield* Effect.flip(organizationScope(narrowed, organization.slug))).toMatchObject({ _tag: "Forbidden" })
-        for (const attempt of [
-          skills.get(narrowed, shared),
-          skills.update(narrowed, shared, { content: "# Mine" }),
-          skills.remove(narrowed, shared)
-        ]) {
+        for (
+          const attempt of [
+            skills.get(narrowed, shared),
+            skills.update(narrowed, shared, { content: "# Mine" }),
+            skills.remove(narrowed, shared)
+          ]
+        ) {
           expect(yield* Effect.flip(attempt)).toMatchObject({ _tag: "Forbidden", message: expect.stringContaining("narrowed") })
         }
         expect((yield* skills.get(narrowed, local)).record.name).toBe("local")

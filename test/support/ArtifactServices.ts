@@ -16,7 +16,7 @@ import { createKey, seedOwner } from "./TestServer.js"
 
 /** A project owner with one task and an artifact on it (markdown unless told), and the services. */
 export const seedArtifact = (slug: string, content: string, contentType?: ArtifactContentType) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const access = yield* (yield* Projects).access(owner.principal, owner.project.id)
     const reads = yield* TaskReads
@@ -35,7 +35,7 @@ export const seedArtifact = (slug: string, content: string, contentType?: Artifa
 
 /** A new user with `role` in the project, and their principal. */
 export const memberAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = yield* (yield* Users).create({ name: `${role} of ${slug}`, email: `${role}@${slug}.test` })
     yield* (yield* Memberships).addToProject(projectId, user.id, role)
     return { user, principal: (yield* createKey(user.id, null)).principal }

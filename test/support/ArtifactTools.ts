@@ -11,7 +11,7 @@ export type Thread = ResultOf<"create_artifact_comment">
 
 /** An organization whose owner has a task to put artifacts on. */
 export const seedTask = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const scope = scopedTo(owner.project.id)
     const task = yield* createTask(owner.key, scope, { name: "Write the design" })
@@ -30,8 +30,7 @@ export const threadsOf = (key: string, artifactId: string, args: Record<string, 
 export const comment = (key: string, artifactId: string, anchorText: string, args: Record<string, unknown> = {}) =>
   ok(key, "create_artifact_comment", { artifactId, anchorText, content: `About "${anchorText}"`, ...args })
 
-export const updateContent = (key: string, artifactId: string, content: string) =>
-  ok(key, "update_task_artifact", { artifactId, content })
+export const updateContent = (key: string, artifactId: string, content: string) => ok(key, "update_task_artifact", { artifactId, content })
 
 export const replaceIn = (key: string, artifactId: string, oldString: string, newString: string, replaceAll = false) =>
   ok(key, "replace_in_task_artifact", { artifactId, oldString, newString, replaceAll })

@@ -151,8 +151,16 @@ export class ConformanceTarget extends Context.Tag("test/ConformanceTarget")<Con
 }>() {}
 
 const SKILLS: ReadonlyArray<{ readonly name: string; readonly description: string; readonly body: string }> = [
-  { name: "release-notes", description: "Writes release notes from the merged tasks", body: "# Release notes\n\nList what changed since the last tag.\n" },
-  { name: "code-review", description: "Reviews a diff for bugs and style", body: "# Code review\n\nRead the diff twice; see references/checklist.md.\n" },
+  {
+    name: "release-notes",
+    description: "Writes release notes from the merged tasks",
+    body: "# Release notes\n\nList what changed since the last tag.\n"
+  },
+  {
+    name: "code-review",
+    description: "Reviews a diff for bugs and style",
+    body: "# Code review\n\nRead the diff twice; see references/checklist.md.\n"
+  },
   { name: "deploy", description: "Ships the main branch", body: "# Deploy\n\nRun `make deploy`.\n" }
 ]
 
@@ -161,7 +169,7 @@ const SKILLS: ReadonlyArray<{ readonly name: string; readonly description: strin
  * file in a subdirectory (the directory scenario reads a skill's directories).
  */
 const seedProject = (key: string, projectId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = mcpClient(key, scopedTo(projectId))
     yield* client.call("create_prompt", { key: "review", content: "Review the diff for bugs.", description: "Code review" })
     const skillIds = yield* Effect.forEach(SKILLS, (skill) =>
@@ -181,23 +189,26 @@ const seedProject = (key: string, projectId: string) =>
  * the suites' bursts are not what is under test), an owner with a seeded project, the key proxy in
  * front, and a temporary results directory removed at the end.
  */
-export const ConformanceServer = Layer.scoped(ConformanceTarget, Effect.gen(function* () {
-  yield* installSuite
-  const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
-  const direct = Layer.effect(
-    HttpClient.HttpClient,
-    Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.prependUrl(`http://127.0.0.1:${address.port}`)))
-  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
-  const owner = yield* seedOwner("conformance")
-  yield* seedProject(owner.key, owner.project.id).pipe(Effect.provide(direct))
-  const proxy = yield* bearerProxy(address.port, owner.key)
-  const resultsDir = yield* Effect.acquireRelease(
-    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "trellis-conformance-"))),
-    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-  )
-  // 127.0.0.1 is one of the suite's localhost names: dns-rebinding-protection runs only against those.
-  return { url: `http://127.0.0.1:${proxy.port}/api/mcp?project=${owner.project.id}`, resultsDir }
-})).pipe(
+export const ConformanceServer = Layer.scoped(
+  ConformanceTarget,
+  Effect.gen(function*() {
+    yield* installSuite
+    const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
+    const direct = Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.prependUrl(`http://127.0.0.1:${address.port}`)))
+    ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    const owner = yield* seedOwner("conformance")
+    yield* seedProject(owner.key, owner.project.id).pipe(Effect.provide(direct))
+    const proxy = yield* bearerProxy(address.port, owner.key)
+    const resultsDir = yield* Effect.acquireRelease(
+      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "trellis-conformance-"))),
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    // 127.0.0.1 is one of the suite's localhost names: dns-rebinding-protection runs only against those.
+    return { url: `http://127.0.0.1:${proxy.port}/api/mcp?project=${owner.project.id}`, resultsDir }
+  })
+).pipe(
   Layer.provideMerge(Trellis.services({ rateLimit: Option.none() })),
   Layer.provideMerge(TestDatabase)
 )
@@ -215,7 +226,11 @@ const checksFiles = (dir: string): ReadonlyArray<string> =>
 /** Runs the suite's CLI with `args` to its end (killed after `killAfterMs`): its exit code and both streams. */
 const runCli = (args: ReadonlyArray<string>, cwd: string, killAfterMs: number) =>
   Effect.async<{ readonly code: number | null; readonly output: string }>((resume) => {
-    const child = spawn(NODE_22, [CONFORMANCE_CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(NODE_22, [CONFORMANCE_CLI, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let output = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
@@ -238,7 +253,7 @@ export interface ListedScenario {
 }
 
 /** The suite's server scenarios, as `conformance list --server` prints them (`  - name [rev,rev]`). */
-export const listServerScenarios = Effect.gen(function* () {
+export const listServerScenarios = Effect.gen(function*() {
   const { code, output } = yield* runCli(["list", "--server"], repoRoot, 30_000)
   if (code !== 0) return yield* Effect.dieMessage(`conformance list --server exited with ${code}:\n${output}`)
   return output.split("\n").flatMap((line): ReadonlyArray<ListedScenario> => {
@@ -258,12 +273,22 @@ export const runScenario = (options: {
   readonly force?: boolean
   readonly timeoutMs: number
 }) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { resultsDir, url } = yield* ConformanceTarget
     const outputDir = fs.mkdtempSync(path.join(resultsDir, `${options.scenario}-${options.revision}-`))
     const args = [
-      "server", "--url", url, "--scenario", options.scenario, "--spec-version", options.revision,
-      "--timeout", String(options.timeoutMs), "-o", outputDir, ...(options.force === true ? ["--force"] : [])
+      "server",
+      "--url",
+      url,
+      "--scenario",
+      options.scenario,
+      "--spec-version",
+      options.revision,
+      "--timeout",
+      String(options.timeoutMs),
+      "-o",
+      outputDir,
+      ...(options.force === true ? ["--force"] : [])
     ]
     const { code, output } = yield* runCli(args, outputDir, options.timeoutMs + 15_000)
     const files = checksFiles(outputDir)

@@ -29,8 +29,7 @@ declare module "vitest" {
 export const postgresServer = Config.option(Config.redacted("DATABASE_URL"))
 
 /** A database name no other test file or concurrent run uses (`purpose` shows what is left behind after a crash). */
-export const uniqueDatabaseName = (purpose: "test" | "template"): string =>
-  `trellis_${purpose}_${randomBytes(6).toString("hex")}`
+export const uniqueDatabaseName = (purpose: "test" | "template"): string => `trellis_${purpose}_${randomBytes(6).toString("hex")}`
 
 /** `url` naming database `name` on the same server. */
 export const databaseUrl = (url: Redacted.Redacted, name: string): Redacted.Redacted => {
@@ -43,9 +42,9 @@ export const databaseUrl = (url: Redacted.Redacted, name: string): Redacted.Reda
 export const serverClient = (url: Redacted.Redacted) => PgClient.make({ url }).pipe(Effect.provide(Reactivity.layer))
 
 /** A migrated PGlite's data directory, written to a file that is removed when the scope closes. */
-const pgliteSnapshot = Effect.gen(function* () {
+const pgliteSnapshot = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
-  const dump = yield* Effect.scoped(Effect.gen(function* () {
+  const dump = yield* Effect.scoped(Effect.gen(function*() {
     const client = yield* PgliteClient.make({})
     yield* runMigrations.pipe(Effect.provideService(SqlClient.SqlClient, client))
     // Uncompressed: loading it is what every test file pays, and gunzip would add to that.
@@ -58,7 +57,7 @@ const pgliteSnapshot = Effect.gen(function* () {
 
 /** A migrated database on the PostgreSQL server at `url`, dropped when the scope closes. */
 const postgresTemplate = (url: Redacted.Redacted) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const server = yield* serverClient(url)
     const name = uniqueDatabaseName("template")
     yield* server.unsafe(`CREATE DATABASE ${name}`)

@@ -10,7 +10,7 @@ import { refuses, succeeds } from "./ToolCalls.js"
 
 /** A typed client of the bridge API acting with one API key: what the CLI will use. */
 export const bridgeClient = (key: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const http = yield* HttpClient.HttpClient
     return yield* HttpApiClient.makeWith(TrellisApi, {
       httpClient: http.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key)))
@@ -163,7 +163,8 @@ export const createThread = (
   target: { readonly profileId: string; readonly pathId: string },
   content: string,
   extra: Record<string, unknown> = {}
-) => tool(key, "create_thread", { content, profileId: target.profileId, pathId: target.pathId, cliType: "claude", ...extra }, OrdinaryThread)
+) =>
+  tool(key, "create_thread", { content, profileId: target.profileId, pathId: target.pathId, cliType: "claude", ...extra }, OrdinaryThread)
 
 export const getThread = (key: string, threadId: string) => tool(key, "get_thread", { threadId }, OrdinaryThread)
 
@@ -180,7 +181,7 @@ export const sendMessage = (key: string, threadId: string, content: string) =>
 
 /** A registered fake CLI: its client, session, profile and the checkout threads target. */
 export const connectCli = (key: string, projectId: ProjectId, options: Parameters<typeof registerCli>[2] = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* bridgeClient(key)
     const registered = yield* registerCli(client, projectId, options)
     const path = registered.profile.paths[0]
@@ -203,7 +204,7 @@ export interface Claim {
 
 /** Claims a thread (the given one, or the profile's longest-waiting) and fails the test if none comes. */
 export const claimThread = (cli: { readonly client: BridgeClient; readonly sessionId: AgentSessionId }, threadId?: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { thread } = yield* cli.client.agent.claim({
       payload: threadId === undefined ? { sessionId: cli.sessionId } : { sessionId: cli.sessionId, threadId }
     })
@@ -216,7 +217,7 @@ export type StartedBatch = Extract<typeof BatchResponse.Type, { readonly drained
 
 /** Starts the next batch under a claim and fails the test when the queue is drained. */
 export const startBatch = (cli: { readonly client: BridgeClient; readonly sessionId: AgentSessionId }, claim: Claim) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const batch = yield* cli.client.agent.startBatch({
       path: { threadId: claim.threadId },
       payload: { sessionId: cli.sessionId, epoch: claim.epoch }
@@ -253,7 +254,7 @@ export const runBatch = (
   claim: Claim,
   texts: ReadonlyArray<string> | ((messages: StartedBatch["messages"]) => ReadonlyArray<string>)
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const batch = yield* cli.client.agent.startBatch({
       path: { threadId: claim.threadId },
       payload: { sessionId: cli.sessionId, epoch: claim.epoch }
@@ -280,7 +281,7 @@ export const realSleep = (millis: number) => Effect.sleep(Duration.millis(millis
 
 /** Polls `check` every 50 ms (real time) until it holds, dying after `timeoutMs`. */
 export const eventually = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>, check: (a: A) => boolean, timeoutMs = 5_000) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const value = yield* effect
@@ -302,7 +303,7 @@ const ThreadRecord = Schema.Struct({
 
 /** The thread's bridge record (SPEC "Backend records for the CLI bridge"), read from the database. */
 export const threadRecord = (threadId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql`
       SELECT claimed_by_session_id AS "claimedBySessionId", claimed_at AS "claimedAt",

@@ -56,10 +56,11 @@ export interface Variant {
  */
 export const objectsAt = (root: JsonSchema, path: ReadonlyArray<string>, variant?: Variant): ReadonlyArray<JsonSchema> => {
   const found = path.reduce<ReadonlyArray<JsonSchema>>(
-    (objects, key) => objects.flatMap((object) => {
-      const property = propertiesOf(object)[key]
-      return isSchema(property) ? objectsOf(root, property) : []
-    }),
+    (objects, key) =>
+      objects.flatMap((object) => {
+        const property = propertiesOf(object)[key]
+        return isSchema(property) ? objectsOf(root, property) : []
+      }),
     objectsOf(root, root).filter((object) => !isErrorEnvelope(object))
   )
   if (variant === undefined) return found

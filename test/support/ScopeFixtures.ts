@@ -21,7 +21,7 @@ export const organizationScope = (principal: Principal, slugOrId: string) =>
 
 /** A fresh organization and project (seedOwner), with the owner's two scopes: the project and the organization. */
 export const seedScopes = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const project = yield* projectScope(owner.principal, owner.project.id)
     const organization = yield* organizationScope(owner.principal, owner.organization.slug)

@@ -36,7 +36,7 @@ export const sseFrames = (response: HttpClientResponse.HttpClientResponse) =>
  * anything written from then on reaches the returned frames. The connection closes with the scope.
  */
 export const connect = (key: string, path: string, headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const response = yield* client.execute(
       HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key), HttpClientRequest.setHeaders(headers))
@@ -65,7 +65,7 @@ export const connect = (key: string, path: string, headers: Record<string, strin
 
 /** The first `count` SSE frames of a GET (keep-alive comments skipped), as they arrive. */
 export const frames = (key: string, path: string, count: number, headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const response = yield* client.execute(
       HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key), HttpClientRequest.setHeaders(headers))

@@ -32,7 +32,7 @@ export const fails = refuses
 
 /** A user with `role` in the project, and their API key. */
 export const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = yield* (yield* Users).create({ name: `${role} of ${slug}`, email: `${role}@${slug}.test` })
     yield* (yield* Memberships).addToProject(projectId, user.id, role)
     return { user, key: (yield* createKey(user.id, null)).secret }
@@ -42,8 +42,7 @@ export const archiveTask = (taskId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tasks SET archived_at = now() WHERE id = ${taskId}`.pipe(Effect.orDie))
 
 /** Creates a task through the tool and returns its ID and ref. */
-export const createTask = (key: string, scope: Scope, args: Record<string, unknown>) =>
-  ok(key, "create_task", args, scope)
+export const createTask = (key: string, scope: Scope, args: Record<string, unknown>) => ok(key, "create_task", args, scope)
 
 export const getTask = (key: string, taskId: string, scope: Scope = {}) => ok(key, "get_task", { taskId }, scope)
 

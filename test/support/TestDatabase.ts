@@ -24,7 +24,7 @@ type Start = "migrated" | "empty"
  * copy of the run's migrated template unless `start` is `"empty"` (or no template was made).
  */
 export const freshPostgresUrl = (url: Redacted.Redacted, start: Start = "migrated") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const name = uniqueDatabaseName("test")
     const template = start === "migrated" ? inject("trellisPostgresTemplate") : undefined
     const server = yield* serverClient(url)
@@ -38,7 +38,7 @@ const freshPostgres = (url: Redacted.Redacted, start: Start) =>
 
 /** An in-memory PGlite, loaded from the run's migrated snapshot unless `start` is `"empty"` (or no snapshot was made). */
 const freshPglite = (start: Start) =>
-  Layer.unwrapEffect(Effect.gen(function* () {
+  Layer.unwrapEffect(Effect.gen(function*() {
     const snapshot = start === "migrated" ? inject("trellisPgliteSnapshot") : undefined
     if (snapshot === undefined) return PgliteClient.layer({})
     const tarball = yield* (yield* FileSystem.FileSystem).readFile(snapshot)
@@ -46,10 +46,13 @@ const freshPglite = (start: Start) =>
   })).pipe(Layer.provide(NodeFileSystem.layer))
 
 const testDatabase = (start: Start): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> =>
-  Layer.unwrapEffect(Effect.map(postgresServer, Option.match({
-    onNone: () => freshPglite(start),
-    onSome: (url) => freshPostgres(url, start)
-  })))
+  Layer.unwrapEffect(Effect.map(
+    postgresServer,
+    Option.match({
+      onNone: () => freshPglite(start),
+      onSome: (url) => freshPostgres(url, start)
+    })
+  ))
 
 /**
  * A fresh database for one test file: an in-memory PGlite by default, or a new database on the

@@ -21,7 +21,7 @@ import { mcpClient } from "./ToolCalls.js"
  */
 export type Transport = "platform" | "node"
 
-const NodeTransport = Layer.unwrapScoped(Effect.gen(function* () {
+const NodeTransport = Layer.unwrapScoped(Effect.gen(function*() {
   const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
   return Layer.effect(
     HttpClient.HttpClient,
@@ -31,16 +31,19 @@ const NodeTransport = Layer.unwrapScoped(Effect.gen(function* () {
 
 /** The backend served on a random local port, with an HttpClient pointed at it, on a fresh database. */
 export const TestServer = (config: Partial<TrellisConfigShape> = {}, transport: Transport = "platform") => {
-  const server: Layer.Layer<HttpClient.HttpClient, unknown, Layer.Layer.Success<ReturnType<typeof Trellis.services>> | SqlClient.SqlClient> =
-    transport === "platform"
-      ? HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(Layer.provideMerge(NodeHttpServer.layerTest))
-      : NodeTransport
+  const server: Layer.Layer<
+    HttpClient.HttpClient,
+    unknown,
+    Layer.Layer.Success<ReturnType<typeof Trellis.services>> | SqlClient.SqlClient
+  > = transport === "platform"
+    ? HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(Layer.provideMerge(NodeHttpServer.layerTest))
+    : NodeTransport
   return Layer.provideMerge(server, Trellis.services(config)).pipe(Layer.provideMerge(TestDatabase))
 }
 
 /** An organization with an owner, a project the owner administers, and an API key for them. */
 export const seedOwner = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const organization = yield* (yield* Organizations).create({ slug, name: `Org ${slug}` })
     const user = yield* (yield* Users).create({ name: `Owner of ${slug}`, email: `owner@${slug}.test` })
     yield* (yield* Memberships).addToOrganization(organization.id, user.id, "owner")
@@ -66,7 +69,7 @@ export const createKey = (
   projectIds: ReadonlyArray<ProjectId> | null,
   options: { readonly readOnly?: boolean } = {}
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
     const { record, secret } = yield* apiKeys.create({ userId, name: "test", projectIds, readOnly: options.readOnly ?? false })
     const principal: Principal = { userId, apiKeyId: record.id, projectIds: record.projectIds, readOnly: record.readOnly }
@@ -87,7 +90,7 @@ export const rawRequest = (options: {
   readonly body?: string
   readonly headers?: Record<string, string>
 }) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const request = HttpClientRequest.make(options.method ?? "POST")(options.path ?? "/api/mcp").pipe(
       HttpClientRequest.setHeaders({ "content-type": "application/json", ...options.headers }),

@@ -53,7 +53,7 @@ export const failsWith = (
   expected: { readonly code: ToolError["code"]; readonly mentions?: string },
   scope: Scope = {}
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const error = yield* fails(key, name, args, scope)
     const label = `${name} ${JSON.stringify(args)} → ${error.code}: ${error.message}`
     expect(error.code, label).toBe(expected.code)
@@ -94,8 +94,7 @@ export const listMessages = (key: string, threadId: string, limit?: number) =>
     (result) => result.messages
   )
 
-export const sendMessage = (key: string, args: Record<string, unknown>) =>
-  ok(SendThreadMessage.output, key, "send_thread_message", args)
+export const sendMessage = (key: string, args: Record<string, unknown>) => ok(SendThreadMessage.output, key, "send_thread_message", args)
 
 export const listProfiles = (key: string, args: Record<string, unknown>, scope: Scope = {}) =>
   Effect.map(ok(ListCliProfiles.output, key, "list_cli_profiles", args, scope), (result) => result.profiles)
@@ -140,7 +139,7 @@ export const target = (cli: Cli, cliType = "claude") => ({ profileId: cli.profil
 
 /** Registers a new CLI profile (one checkout, runtimes claude, codex and opencode) for the project. */
 export const registerMachine = (key: string, projectId: ProjectId, options: { readonly name?: string; readonly path?: string } = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* bridgeClient(key)
     const name = options.name ?? "laptop"
     const registered = yield* registerCli(client, projectId, { name, path: options.path ?? "/home/dev/project" }).pipe(Effect.orDie)
@@ -160,7 +159,7 @@ export const disconnect = (cli: Cli) => cli.client.agent.disconnect({ payload: {
 
 /** An organization owner with a project and a CLI registered for it. */
 export const ownerWithCli = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const cli = yield* registerMachine(owner.key, owner.project.id)
     return { ...owner, scope: scopedTo(owner.project.id), cli }
@@ -170,7 +169,7 @@ export type Owner = Effect.Effect.Success<ReturnType<typeof ownerWithCli>>
 
 /** Another user, a member of the owner's project, with their own CLI registered for it. */
 export const teammate = (owner: Owner, name: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = yield* (yield* Users).create({ name: `Teammate ${name}`, email: `${name}@${owner.organization.slug}.test` })
     yield* (yield* Memberships).addToProject(owner.project.id, user.id, "member")
     const key = (yield* createKey(user.id, null)).secret
@@ -180,7 +179,7 @@ export const teammate = (owner: Owner, name: string) =>
 
 /** A second project of the owner's organization, with a CLI of the owner's registered for it. */
 export const secondProject = (owner: Owner, ref: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const project = yield* (yield* Projects).create({ organizationId: owner.organization.id, name: `Project ${ref}`, ref })
     const cli = yield* registerMachine(owner.key, project.id, { name: `${ref.toLowerCase()}-box`, path: `/srv/${ref.toLowerCase()}` })
     return { project, cli }
@@ -248,7 +247,7 @@ export const chunks = {
 
 /** Claims the thread for the CLI's session (it must be claimable). */
 export const claim = (cli: Cli, threadId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { thread } = yield* cli.client.agent.claim({ payload: { sessionId: cli.sessionId, threadId } }).pipe(Effect.orDie)
     if (thread === null) return yield* Effect.dieMessage(`thread ${threadId} could not be claimed`)
     return thread
@@ -256,7 +255,7 @@ export const claim = (cli: Cli, threadId: string) =>
 
 /** Starts the next batch under the claim (there must be waiting user messages). */
 export const startBatch = (cli: Cli, threadId: string, epoch: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const batch = yield* cli.client.agent.startBatch({ path: { threadId }, payload: { sessionId: cli.sessionId, epoch } }).pipe(
       Effect.orDie
     )
@@ -275,7 +274,7 @@ export const complete = (cli: Cli, threadId: string, epoch: number, messageId: s
 
 /** Asks for the next batch when none waits: the queue drains, the claim is released and the thread goes idle. */
 export const drain = (cli: Cli, threadId: string, epoch: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const batch = yield* cli.client.agent.startBatch({ path: { threadId }, payload: { sessionId: cli.sessionId, epoch } }).pipe(
       Effect.orDie
     )
@@ -284,7 +283,7 @@ export const drain = (cli: Cli, threadId: string, epoch: number) =>
 
 /** Claims the thread, starts its batch and uploads `raw`, leaving the answer streaming. */
 export const startStreaming = (cli: Cli, threadId: string, raw: ReadonlyArray<Chunk> = []) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const claimed = yield* claim(cli, threadId)
     const batch = yield* startBatch(cli, threadId, claimed.epoch)
     if (raw.length > 0) yield* upload(cli, threadId, claimed.epoch, batch.assistantMessageId, raw)
@@ -293,7 +292,7 @@ export const startStreaming = (cli: Cli, threadId: string, raw: ReadonlyArray<Ch
 
 /** One whole turn: claim, batch, chunks, complete, drain. The thread ends idle with a completed answer. */
 export const runToCompletion = (cli: Cli, threadId: string, raw: ReadonlyArray<Chunk>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const run = yield* startStreaming(cli, threadId, raw)
     yield* complete(cli, threadId, run.epoch, run.assistantMessageId)
     yield* drain(cli, threadId, run.epoch)
@@ -302,7 +301,7 @@ export const runToCompletion = (cli: Cli, threadId: string, raw: ReadonlyArray<C
 
 /** One turn that fails: claim, batch, chunks, fail (with `errorMessage`), drain. */
 export const runToFailure = (cli: Cli, threadId: string, raw: ReadonlyArray<Chunk>, errorMessage: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const run = yield* startStreaming(cli, threadId, raw)
     yield* cli.client.agent.fail({
       path: { threadId },
@@ -318,7 +317,7 @@ export const runToFailure = (cli: Cli, threadId: string, raw: ReadonlyArray<Chun
 
 /** Stored columns the tools do not show: pin/share, the agent binding and the worktree request. */
 export const storedThread = (threadId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{
       readonly pinned: boolean
@@ -338,7 +337,7 @@ export const storedThread = (threadId: string) =>
  * included, what the 100-thread limit counts) and the members that really point at it.
  */
 export const storedGroups = (originThreadId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql<{ readonly id: string; readonly memberCount: number; readonly members: number }>`
       SELECT g.id, g.member_count AS "memberCount",
@@ -369,5 +368,4 @@ const CreatedTask = Schema.Struct({
 })
 
 /** A task created through `create_task`. */
-export const createTask = (key: string, projectId: string, name: string) =>
-  ok(CreatedTask, key, "create_task", { name, projectId })
+export const createTask = (key: string, projectId: string, name: string) => ok(CreatedTask, key, "create_task", { name, projectId })

@@ -20,8 +20,7 @@ export type Scope = { readonly path?: string }
 export const scopedTo = (projectId: string): Scope => ({ path: `/api/mcp?project=${projectId}` })
 
 /** The typed MCP client of the test server (its HttpClient resolves the path) with an API key. */
-export const mcpClient = (key: string, scope: Scope = {}) =>
-  McpClient.make({ url: scope.path ?? "/api/mcp", apiKey: Redacted.make(key) })
+export const mcpClient = (key: string, scope: Scope = {}) => McpClient.make({ url: scope.path ?? "/api/mcp", apiKey: Redacted.make(key) })
 
 /** A tool's answer as Trellis sends it: text content always, and the result object or `{ error }` beside it. */
 const ToolAnswer = Schema.Struct({
@@ -45,7 +44,7 @@ export const decodeStrict = <A, I>(schema: Schema.Schema<A, I>, value: unknown, 
  * itself must reach the tool (HTTP 200 and a JSON-RPC result, not an error), else the test fails.
  */
 export const answer = (key: string, name: string, args: unknown, scope: Scope = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const label = `${name} ${JSON.stringify(args)}`
     const raw = yield* mcpClient(key, scope).callRaw(name, args).pipe(
       Effect.catchAll((error) => Effect.dieMessage(`${label}: ${error.message}`))
@@ -66,7 +65,9 @@ export const succeeds = (key: string, name: string, args: unknown, scope: Scope 
 /** A result decoded with its tool's output Schema; a result off the Schema fails the test. */
 const decodeOutput = <T extends Tool.Any>(tool: T, content: unknown): Effect.Effect<Tool.OutputOf<T>> =>
   Schema.decodeUnknown(tool.output)(content).pipe(
-    Effect.catchAll((error) => Effect.dieMessage(`${tool.name}: a result off its output Schema ${JSON.stringify(content)}\n${error.message}`))
+    Effect.catchAll((error) =>
+      Effect.dieMessage(`${tool.name}: a result off its output Schema ${JSON.stringify(content)}\n${error.message}`)
+    )
   )
 
 /**
@@ -74,7 +75,7 @@ const decodeOutput = <T extends Tool.Any>(tool: T, content: unknown): Effect.Eff
  * decoded with the tool's output Schema: the result's type is the tool's.
  */
 export const succeedsAs = <N extends McpClient.ToolName>(key: string, name: N, args: unknown, scope: Scope = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const tool = Catalog.find(McpClient.isNamed(name))
     if (tool === undefined) return yield* Effect.dieMessage(`${name} is not a tool of the catalog`)
     return yield* decodeOutput(tool, yield* succeeds(key, name, args, scope))
@@ -90,7 +91,7 @@ export const succeedsWithNull = (key: string, name: string, args: unknown, scope
 
 /** A tool call that must be refused with a tool error: its `{ code, message }`. */
 export const refuses = (key: string, name: string, args: unknown, scope: Scope = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const result = yield* answer(key, name, args, scope)
     expect(result.isError, `${name} ${JSON.stringify(args)} should fail → ${JSON.stringify(result.structuredContent)}`).toBe(true)
     const { error } = yield* decodeStrict(ErrorEnvelope, result.structuredContent, `${name} error`)

@@ -57,8 +57,7 @@ const appServerMessages = (path: string): ReadonlyArray<Chunk> => {
 }
 
 /** OpenCode serve captures interleave the probe's own `__client.*` notes, which are not runtime output. */
-const openCodeEvents = (path: string): ReadonlyArray<Chunk> =>
-  typedLines(path).filter((chunk) => !chunk.type.startsWith("__client."))
+const openCodeEvents = (path: string): ReadonlyArray<Chunk> => typedLines(path).filter((chunk) => !chunk.type.startsWith("__client."))
 
 /**
  * `name` is the fixture file name without `.jsonl`, e.g. `claude-raw-hello`,
@@ -90,7 +89,9 @@ export const transcriptNames: ReadonlyArray<string> = [
 
 /** The captures of `npm run record-fixtures`, by name (`recorded/<name>`). */
 export function recordedNames(): ReadonlyArray<string> {
-  return ["claude", "codex", "opencode"].flatMap((runtime) => readdirNames(`${fixturesDir}${RECORDED}${runtime}`).map((name) => `${RECORDED}${name}`))
+  return ["claude", "codex", "opencode"].flatMap((runtime) =>
+    readdirNames(`${fixturesDir}${RECORDED}${runtime}`).map((name) => `${RECORDED}${name}`)
+  )
 }
 
 function readdirNames(dir: string): ReadonlyArray<string> {

@@ -8,7 +8,7 @@ import { createTask, doc, getTask, listTasks, noRateLimit, paragraph, url } from
 describe("create_task", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("create_task returns { taskId, refId, taskPath, taskUrl }; refs count up per project; path and URL are null without TRELLIS_APP_URL", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("create")
         const first = yield* createTask(key, project.id, { name: "One" })
         expect(first).toEqual({ taskId: expect.stringMatching(/^task_[0-9a-f]{32}$/), refId: "MAIN-1", taskPath: null, taskUrl: null })
@@ -23,7 +23,7 @@ describe("create_task", () => {
       }))
 
     it.effect("create_task defaults: taskTypeKey task, priority None, status To Do, List BACKLOG, tags [], no owner, agent, label or due date", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("defaults")
         const { taskId } = yield* createTask(key, project.id, { name: "  Plain  " })
         const task = yield* getTask(key, taskId)
@@ -53,13 +53,25 @@ describe("create_task", () => {
         })
         expect(new Date(task.createdAt).toISOString()).toBe(task.createdAt)
         const [listed] = yield* listTasks(key, project.id)
-        const { projectId: _p, scopedRef: _s, taskPath: _tp, taskUrl: _tu, description: _d, descriptionMarkdown: _dm, externalLinks: _l, artifacts: _a, files: _f, comments: _c, subtasks: _st, ...summary } =
-          task
+        const {
+          projectId: _p,
+          scopedRef: _s,
+          taskPath: _tp,
+          taskUrl: _tu,
+          description: _d,
+          descriptionMarkdown: _dm,
+          externalLinks: _l,
+          artifacts: _a,
+          files: _f,
+          comments: _c,
+          subtasks: _st,
+          ...summary
+        } = task
         expect(listed).toEqual(summary)
       }))
 
     it.effect("taskTypeKey takes only the built-in keys; any other is rejected naming taskTypeKey", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("types")
         for (const taskTypeKey of ["task", "bug", "feature", "epic", "investigation", "chore", "idea"]) {
           const { taskId } = yield* createTask(key, project.id, { taskTypeKey })
@@ -79,7 +91,7 @@ describe("create_task", () => {
       }))
 
     it.effect("status must be one of the project's statuses, on create and update", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("statuses")
         for (const status of ["To Do", "In Progress", "In Review", "Done", "Canceled"]) {
           const { taskId } = yield* createTask(key, project.id, { status })
@@ -100,31 +112,49 @@ describe("create_task", () => {
       }))
 
     it.effect("a name is required, not blank and at most 500 characters", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("names")
         const scope = scopedTo(project.id)
         for (const args of [{}, { name: "   " }, { name: "x".repeat(501) }]) {
-          expect(yield* fails(key, "create_task", args, scope)).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("name") })
+          expect(yield* fails(key, "create_task", args, scope)).toMatchObject({
+            code: "invalid_argument",
+            message: expect.stringContaining("name")
+          })
         }
         const { taskId } = yield* createTask(key, project.id, { name: "y".repeat(500) })
-        expect(yield* fails(key, "update_task", { taskId, name: " " })).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("name: ") })
+        expect(yield* fails(key, "update_task", { taskId, name: " " })).toMatchObject({
+          code: "invalid_argument",
+          message: expect.stringContaining("name: ")
+        })
         expect(yield* listTasks(key, project.id)).toHaveLength(1)
       }))
 
     it.effect("a description in Markdown, plain text or ProseMirror JSON is stored as ProseMirror JSON and read back with descriptionMarkdown", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("descriptions")
         const markdown = yield* createTask(key, project.id, { description: "# Plan\n\nShip **it** now" })
         expect(yield* getTask(key, markdown.taskId)).toMatchObject({
           description: doc(
             { type: "heading", attrs: { level: 1 }, content: [{ type: "text", text: "Plan" }] },
-            { type: "paragraph", content: [{ type: "text", text: "Ship " }, { type: "text", marks: [{ type: "bold" }], text: "it" }, { type: "text", text: " now" }] }
+            {
+              type: "paragraph",
+              content: [{ type: "text", text: "Ship " }, { type: "text", marks: [{ type: "bold" }], text: "it" }, {
+                type: "text",
+                text: " now"
+              }]
+            }
           ),
           descriptionMarkdown: "# Plan\n\nShip **it** now"
         })
         const plain = yield* createTask(key, project.id, { description: "just some words" })
-        expect(yield* getTask(key, plain.taskId)).toMatchObject({ description: doc(paragraph("just some words")), descriptionMarkdown: "just some words" })
-        const stored = doc(paragraph("From the editor"), { type: "bulletList", content: [{ type: "listItem", content: [paragraph("one")] }] })
+        expect(yield* getTask(key, plain.taskId)).toMatchObject({
+          description: doc(paragraph("just some words")),
+          descriptionMarkdown: "just some words"
+        })
+        const stored = doc(paragraph("From the editor"), {
+          type: "bulletList",
+          content: [{ type: "listItem", content: [paragraph("one")] }]
+        })
         const json = yield* createTask(key, project.id, { description: JSON.stringify(stored) })
         expect(yield* getTask(key, json.taskId)).toMatchObject({ description: stored, descriptionMarkdown: "From the editor\n\n* one" })
         // update_task takes the same three forms.
@@ -138,16 +168,18 @@ describe("create_task", () => {
       }))
 
     it.effect("a description that is invalid ProseMirror JSON is rejected naming description, and nothing is written", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("bad-descriptions")
         const { taskId } = yield* createTask(key, project.id, { description: "kept" })
-        for (const description of [
-          JSON.stringify(doc({ type: "table", content: [] })),
-          JSON.stringify(doc({ type: "paragraph", content: [{ type: "text", text: "x", marks: [{ type: "underline" }] }] })),
-          JSON.stringify(doc(paragraph(""))),
-          JSON.stringify({ type: "doc", content: [{ type: "text", text: "bare text in doc" }] }),
-          "{\"type\": \"doc\", \"content\": [" // does not parse
-        ]) {
+        for (
+          const description of [
+            JSON.stringify(doc({ type: "table", content: [] })),
+            JSON.stringify(doc({ type: "paragraph", content: [{ type: "text", text: "x", marks: [{ type: "underline" }] }] })),
+            JSON.stringify(doc(paragraph(""))),
+            JSON.stringify({ type: "doc", content: [{ type: "text", text: "bare text in doc" }] }),
+            "{\"type\": \"doc\", \"content\": [" // does not parse
+          ]
+        ) {
           expect(yield* fails(key, "create_task", { name: "X", description }, scopedTo(project.id))).toMatchObject({
             code: "invalid_argument",
             message: expect.stringContaining("description: ")
@@ -162,19 +194,32 @@ describe("create_task", () => {
       }))
 
     it.effect("externalLinks on create: up to 20 kept in order, 21 rejected, duplicate link ids rejected", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("create-links")
         const scope = scopedTo(project.id)
         const twenty = Array.from({ length: 20 }, (_, i) => url(`link-${i}`))
         const { taskId } = yield* createTask(key, project.id, { externalLinks: twenty })
         const { externalLinks } = yield* getTask(key, taskId)
         expect(externalLinks.map((link) => link.id)).toEqual(twenty.map((link) => link.id))
-        expect(externalLinks[0]).toEqual({ id: "link-0", kind: "url", url: "https://example.com/link-0", createdAt: expect.any(String), updatedAt: expect.any(String) })
+        expect(externalLinks[0]).toEqual({
+          id: "link-0",
+          kind: "url",
+          url: "https://example.com/link-0",
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String)
+        })
         expect(yield* fails(key, "create_task", { name: "X", externalLinks: [...twenty, url("link-20")] }, scope)).toMatchObject({
           code: "invalid_argument",
           message: expect.stringContaining("externalLinks: ")
         })
-        expect(yield* fails(key, "create_task", { name: "X", externalLinks: [url("same"), url("other"), url("same", "https://b.example")] }, scope))
+        expect(
+          yield* fails(
+            key,
+            "create_task",
+            { name: "X", externalLinks: [url("same"), url("other"), url("same", "https://b.example")] },
+            scope
+          )
+        )
           .toMatchObject({ code: "invalid_argument", message: expect.stringContaining("externalLinks: ") })
         expect(yield* fails(key, "create_task", { name: "X", externalLinks: [{ id: "c", kind: "commit", sha: "xyz" }] }, scope))
           .toMatchObject({ code: "invalid_argument", message: expect.stringContaining("externalLinks") })
@@ -182,7 +227,7 @@ describe("create_task", () => {
       }))
 
     it.effect("parentId makes a subtask: the parent's get_task lists it in subtasks with its subtaskCount", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("subtasks")
         const parent = yield* createTask(key, project.id, { name: "Parent" })
         const child = yield* createTask(key, project.id, { name: "Child", parentId: "main-1", priority: "High" })
@@ -200,7 +245,7 @@ describe("create_task", () => {
       }))
 
     it.effect("a parent in another project is rejected, one the caller cannot see is not found, and nothing is created", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("parents")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const elsewhere = yield* createTask(key, other.id, { name: "Elsewhere" })
@@ -211,10 +256,14 @@ describe("create_task", () => {
           })
         }
         // A bare ref is read in the task's own project, where OTHER-1 does not exist.
-        expect(yield* fails(key, "create_task", { name: "X", parentId: "OTHER-1" }, scopedTo(project.id))).toMatchObject({ code: "not_found" })
+        expect(yield* fails(key, "create_task", { name: "X", parentId: "OTHER-1" }, scopedTo(project.id))).toMatchObject({
+          code: "not_found"
+        })
         const stranger = yield* seedOwner("parents-stranger")
         const hidden = yield* createTask(stranger.key, stranger.project.id, { name: "Hidden" })
-        expect(yield* fails(key, "create_task", { name: "X", parentId: hidden.taskId }, scopedTo(project.id))).toMatchObject({ code: "not_found" })
+        expect(yield* fails(key, "create_task", { name: "X", parentId: hidden.taskId }, scopedTo(project.id))).toMatchObject({
+          code: "not_found"
+        })
         expect(yield* fails(key, "create_task", { name: "X", parentId: "not a ref" }, scopedTo(project.id))).toMatchObject({
           code: "invalid_argument",
           message: expect.stringContaining("parentId: ")
@@ -224,7 +273,7 @@ describe("create_task", () => {
       }))
 
     it.effect("a ProseMirror JSON description is recognised whatever its key order", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("bug-json")
         const description = JSON.stringify({ content: [paragraph("hi")], type: "doc" })
         const { taskId } = yield* createTask(key, project.id, { description })
@@ -232,7 +281,7 @@ describe("create_task", () => {
       }))
 
     it.effect("a ProseMirror link to a javascript: URL is refused naming description", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("bug-href")
         const description = JSON.stringify(doc({
           type: "paragraph",
@@ -243,7 +292,7 @@ describe("create_task", () => {
       }))
 
     it.effect("a missing parent or label is reported under its own argument's name", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("bug-fields")
         expect(yield* fails(key, "create_task", { name: "X", parentId: "MAIN-9" }, scopedTo(project.id)))
           .toMatchObject({ code: "not_found", message: expect.stringMatching(/^parentId: /) })
@@ -254,7 +303,7 @@ describe("create_task", () => {
 
   layer(TestServer({ ...noRateLimit, appUrl: Option.some("https://app.example.com/") }))((it) => {
     it.effect("with TRELLIS_APP_URL, create_task and get_task give the task's path and full URL", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("with-url")
         const created = yield* createTask(key, project.id)
         expect(created).toEqual({

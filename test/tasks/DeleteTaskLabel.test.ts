@@ -3,27 +3,15 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
-import {
-  archiveTask,
-  createTask,
-  fails,
-  getTask,
-  joinAs,
-  listTasks,
-  ok,
-  scopedTo,
-  type Scope
-} from "../support/TaskTools.js"
-
+import { archiveTask, createTask, fails, getTask, joinAs, listTasks, ok, scopedTo, type Scope } from "../support/TaskTools.js"
 
 const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
 
-const seed = (slug: string) =>
-  Effect.map(seedOwner(slug), (owner) => ({ ...owner, scope: scopedTo(owner.project.id) }))
+const seed = (slug: string) => Effect.map(seedOwner(slug), (owner) => ({ ...owner, scope: scopedTo(owner.project.id) }))
 
 /** Labels Bug and Docs; tasks: two active with Bug, one archived with Bug, one with Docs, one without a label. */
 const labelled = (key: string, scope: Scope) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const bug = (yield* ok(key, "create_task_label", { name: "Bug", color: "red" }, scope)).labelId
     const docs = (yield* ok(key, "create_task_label", { name: "Docs" }, scope)).labelId
     const first = yield* createTask(key, scope, { name: "First bug", label: bug })
@@ -37,7 +25,7 @@ const labelled = (key: string, scope: Scope) =>
 
 /** Every label, and every task's label and archive state. */
 const snapshot = (key: string, scope: Scope) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const labels = yield* ok(key, "list_task_labels", {}, scope)
     const tasks = yield* listTasks(key, scope, { includeArchived: true })
     return { labels, tasks: tasks.map((task) => ({ taskId: task.taskId, label: task.label, isArchived: task.isArchived })) }
@@ -46,16 +34,18 @@ const snapshot = (key: string, scope: Scope) =>
 const labelOf = (key: string, scope: Scope, taskId: string) => Effect.map(getTask(key, taskId, scope), (task) => task.label)
 
 const archivedAt = (taskId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ archivedAt: Date | null }>`SELECT archived_at AS "archivedAt" FROM tasks WHERE id = ${taskId}`.pipe(Effect.orDie)
+    const rows = yield* sql<{ archivedAt: Date | null }>`SELECT archived_at AS "archivedAt" FROM tasks WHERE id = ${taskId}`.pipe(
+      Effect.orDie
+    )
     return rows[0]?.archivedAt?.toISOString() ?? null
   })
 
 describe("delete_task_label", () => {
   layer(TestServer())((it) => {
     it.effect("clear (the default) removes the label from its tasks and returns exactly those tasks as affectedTaskIds", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-clear")
         const seeded = yield* labelled(key, scope)
         const result = yield* ok(key, "delete_task_label", { labelId: seeded.bug }, scope)
@@ -70,7 +60,7 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("an explicit clear, and a label with no tasks, give affectedTaskIds [] when nothing carried it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-empty")
         const seeded = yield* labelled(key, scope)
         yield* ok(key, "create_task_label", { name: "Unused" }, scope)
@@ -80,7 +70,7 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("reassign moves the label's tasks to reassignTo, given by ID or by name ignoring case", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-reassign")
         const seeded = yield* labelled(key, scope)
         const result = yield* ok(
@@ -109,7 +99,7 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("reassign without reassignTo is rejected naming reassignTo, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-missing")
         const seeded = yield* labelled(key, scope)
         const before = yield* snapshot(key, scope)
@@ -121,7 +111,7 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("reassignTo is refused with any other resolution (clear, archiveTasks, or none given), and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-refused")
         const seeded = yield* labelled(key, scope)
         const before = yield* snapshot(key, scope)
@@ -136,7 +126,7 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("reassignTo must be another label: the label itself, by ID or name, is rejected, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-self")
         const seeded = yield* labelled(key, scope)
         const before = yield* snapshot(key, scope)
@@ -150,7 +140,7 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("an unknown reassignTo is not found, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-unknown-target")
         const seeded = yield* labelled(key, scope)
         const before = yield* snapshot(key, scope)
@@ -160,7 +150,7 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("archiveTasks clears the label and archives the active tasks; already archived tasks keep their archive time", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-archive")
         const seeded = yield* labelled(key, scope)
         const shelvedAt = yield* archivedAt(seeded.shelved.taskId)
@@ -184,7 +174,7 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("labelId is an ID or the exact name ignoring case; an unknown label is not found; a deleted label is gone", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-address")
         const seeded = yield* labelled(key, scope)
         const before = yield* snapshot(key, scope)
@@ -204,16 +194,18 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("argument validation: labelId is required and not empty, resolution is clear, reassign or archiveTasks", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("dl-args")
         yield* labelled(key, scope)
         const before = yield* snapshot(key, scope)
-        for (const [args, field] of [
-          [{}, "labelId"],
-          [{ labelId: "" }, "labelId"],
-          [{ labelId: "Bug", resolution: "delete" }, "resolution"],
-          [{ labelId: "Bug", resolution: "reassign", reassignTo: "" }, "reassignTo"]
-        ] as const) {
+        for (
+          const [args, field] of [
+            [{}, "labelId"],
+            [{ labelId: "" }, "labelId"],
+            [{ labelId: "Bug", resolution: "delete" }, "resolution"],
+            [{ labelId: "Bug", resolution: "reassign", reassignTo: "" }, "reassignTo"]
+          ] as const
+        ) {
           expect(yield* fails(key, "delete_task_label", args, scope), JSON.stringify(args)).toMatchObject({
             code: "invalid_argument",
             message: expect.stringContaining(`${field}`)
@@ -223,13 +215,18 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("only a project admin may delete a label: a member and a viewer are forbidden, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope } = yield* seed("dl-roles")
         const seeded = yield* labelled(key, scope)
         const before = yield* snapshot(key, scope)
         for (const role of ["member", "viewer"] as const) {
           const other = yield* joinAs(project.id, "dl-roles", role)
-          for (const args of [{ labelId: "Bug" }, { labelId: "Bug", resolution: "reassign", reassignTo: "Docs" }, { labelId: "Bug", resolution: "archiveTasks" }]) {
+          for (
+            const args of [{ labelId: "Bug" }, { labelId: "Bug", resolution: "reassign", reassignTo: "Docs" }, {
+              labelId: "Bug",
+              resolution: "archiveTasks"
+            }]
+          ) {
             expect(yield* fails(other.key, "delete_task_label", args, scope)).toEqual({
               code: "forbidden",
               message: `managing labels in project MAIN requires the project role admin; the caller is ${role}`
@@ -243,7 +240,7 @@ describe("delete_task_label", () => {
       }))
 
     it.effect("a label of another project is not found, as labelId or reassignTo, and nothing changes in either project", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, scope } = yield* seed("dl-projects")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const seeded = yield* labelled(key, scope)

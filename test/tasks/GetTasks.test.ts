@@ -7,7 +7,7 @@ import { createTask, getTask, noRateLimit } from "./TaskFixtures.js"
 describe("get_tasks", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("get_tasks takes up to 25 identifiers and answers in input order; 26 or none are rejected", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("batch")
         const scope = scopedTo(project.id)
         const created = []
@@ -31,7 +31,7 @@ describe("get_tasks", () => {
       }))
 
     it.effect("get_tasks reports a task it cannot find in its place as { identifier, error } without failing the others", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("batch-missing")
         const first = yield* createTask(key, project.id, { name: "First" })
         yield* createTask(key, project.id, { name: "Second" })

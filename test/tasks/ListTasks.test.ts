@@ -7,7 +7,7 @@ import { createTask, getTask, listTasks, noRateLimit, refsOf, url } from "./Task
 describe("list_tasks", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("list_tasks statuses: omitted lists every status, [] lists none, a filter keeps the matching ones", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("status-filter")
         for (const status of ["To Do", "In Progress", "Done", "In Progress", "Canceled"]) yield* createTask(key, project.id, { status })
         expect(refsOf(yield* listTasks(key, project.id))).toEqual(["MAIN-1", "MAIN-2", "MAIN-3", "MAIN-4", "MAIN-5"])
@@ -20,7 +20,7 @@ describe("list_tasks", () => {
       }))
 
     it.effect("list_tasks listId keeps one List's tasks, by List ID or ref", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("list-filter")
         const scope = scopedTo(project.id)
         const { listId } = yield* ok(key, "create_task_list", { name: "Sprint" }, scope)
@@ -32,11 +32,14 @@ describe("list_tasks", () => {
         expect(refsOf(yield* listTasks(key, project.id, { listId: "sprint" }))).toEqual(["MAIN-2", "MAIN-3"])
         expect(refsOf(yield* listTasks(key, project.id, { listId: "BACKLOG" }))).toEqual(["MAIN-1", "MAIN-4"])
         expect(refsOf(yield* listTasks(key, project.id, { listId: "sprint", statuses: ["Done"] }))).toEqual([])
-        expect(yield* fails(key, "list_tasks", { listId: "NOPE" }, scope)).toMatchObject({ code: "not_found", message: expect.stringContaining("listId: ") })
+        expect(yield* fails(key, "list_tasks", { listId: "NOPE" }, scope)).toMatchObject({
+          code: "not_found",
+          message: expect.stringContaining("listId: ")
+        })
       }))
 
     it.effect("list_tasks leaves archived tasks out unless includeArchived", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("archived")
         yield* createTask(key, project.id)
         const archived = yield* createTask(key, project.id)
@@ -51,7 +54,7 @@ describe("list_tasks", () => {
       }))
 
     it.effect("list_tasks adds each task's externalLinks only with includeLinks", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("include-links")
         yield* createTask(key, project.id, { externalLinks: [url("a"), { id: "b", kind: "branch", name: "feat/x" }] })
         yield* createTask(key, project.id)
@@ -60,7 +63,13 @@ describe("list_tasks", () => {
         expect(yield* listTasks(key, project.id, { includeLinks: false })).toEqual(plain)
         const withLinks = yield* listTasks(key, project.id, { includeLinks: true })
         expect(withLinks.map((task) => task.externalLinks?.map((link) => link.id))).toEqual([["a", "b"], []])
-        expect(withLinks[0]?.externalLinks?.[1]).toEqual({ id: "b", kind: "branch", name: "feat/x", createdAt: expect.any(String), updatedAt: expect.any(String) })
+        expect(withLinks[0]?.externalLinks?.[1]).toEqual({
+          id: "b",
+          kind: "branch",
+          name: "feat/x",
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String)
+        })
       }))
   })
 })

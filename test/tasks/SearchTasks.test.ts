@@ -3,29 +3,19 @@ import { Effect } from "effect"
 import type { ResultOf } from "../../catalog/McpClient.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { createProjectAgent, seedOwner, TestServer } from "../support/TestServer.js"
-import {
-  archiveTask,
-  createTask,
-  fails,
-  idsOf,
-  joinAs,
-  ok,
-  scopedTo,
-  type Scope
-} from "../support/TaskTools.js"
+import { archiveTask, createTask, fails, idsOf, joinAs, ok, scopedTo, type Scope } from "../support/TaskTools.js"
 
 const search = (key: string, scope: Scope, args: Record<string, unknown>) => ok(key, "search_tasks", args, scope)
 
 const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
 
 /** A fresh organization and project, its owner's key and the connection scope. */
-const seed = (slug: string) =>
-  Effect.map(seedOwner(slug), (owner) => ({ ...owner, scope: scopedTo(owner.project.id) }))
+const seed = (slug: string) => Effect.map(seedOwner(slug), (owner) => ({ ...owner, scope: scopedTo(owner.project.id) }))
 
 describe("search_tasks", () => {
   layer(TestServer())((it) => {
     it.effect("full text finds tasks by words of the name, the ref and the Markdown description", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-text")
         const flux = yield* createTask(key, scope, { name: "Calibrate the flux capacitor" })
         const described = yield* createTask(key, scope, {
@@ -49,7 +39,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("results are task summaries; the description follows updates", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-shape")
         const task = yield* createTask(key, scope, { name: "Shape check", description: "old marmot" })
         const { tasks } = yield* search(key, scope, { query: "marmot" })
@@ -69,7 +59,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("best matches first: a name match ranks above a description match, whatever the creation order", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-rank")
         const inDescription = yield* createTask(key, scope, { name: "Misc chores", description: "mentions the orbit once" })
         const inName = yield* createTask(key, scope, { name: "Orbit report" })
@@ -81,7 +71,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("a two-word query finds the tasks holding both words, in the name or the description", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-two")
         const both = yield* createTask(key, scope, { name: "Apple banana smoothie" })
         yield* createTask(key, scope, { name: "Apple pie" })
@@ -96,7 +86,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("archiveMode active (the default) leaves archived tasks out; archived finds only archived tasks", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-archive")
         const active = yield* createTask(key, scope, { name: "Quokka active" })
         const archived = yield* createTask(key, scope, { name: "Quokka archived" })
@@ -112,7 +102,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("filters.status keeps the tasks of that status", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-status")
         yield* createTask(key, scope, { name: "Narwhal todo" })
         const doing = yield* createTask(key, scope, { name: "Narwhal doing", status: "In Progress" })
@@ -124,7 +114,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("filters.assigneeId keeps one owner's tasks; null keeps the tasks with no owner", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope, user } = yield* seed("search-owner")
         const member = yield* joinAs(project.id, "search-owner", "member")
         const mine = yield* createTask(key, scope, { name: "Lemur mine", assigneeId: user.id })
@@ -139,7 +129,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("filters.delegatedToAgentId keeps one agent's tasks; null keeps the tasks not delegated", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope } = yield* seed("search-agent")
         const agent = yield* createProjectAgent(key, project.id, "Builder")
         const other = yield* createProjectAgent(key, project.id, "Reviewer")
@@ -162,7 +152,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("listId keeps one List's tasks, by List ID or bare ref; an unknown List is not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-list")
         const { listId } = yield* ok(key, "create_task_list", { name: "Sprint", ref: "SPRINT" }, scope)
         const inSprint = yield* createTask(key, scope, { name: "Ibis sprint", listId })
@@ -178,13 +168,13 @@ describe("search_tasks", () => {
       }))
 
     it.effect("limit is 1–50 and defaults to 20; 0, 51 and non-integers are rejected naming limit", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-limit")
         for (let n = 1; n <= 21; n++) yield* createTask(key, scope, { name: `Tapir ${n}` })
         const first = yield* search(key, scope, { query: "tapir" })
         expect(first.tasks).toHaveLength(20)
         expect(first.nextCursor).toEqual(expect.any(String))
-        expect((yield* search(key, scope, { query: "tapir", limit: 50 }))).toMatchObject({ nextCursor: null })
+        expect(yield* search(key, scope, { query: "tapir", limit: 50 })).toMatchObject({ nextCursor: null })
         expect((yield* search(key, scope, { query: "tapir", limit: 50 })).tasks).toHaveLength(21)
         expect((yield* search(key, scope, { query: "tapir", limit: 1 })).tasks).toHaveLength(1)
         for (const limit of [0, 51, -1, 2.5, "5"]) {
@@ -196,7 +186,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("cursor pagination walks every match exactly once, in best-first order, and ends with a null cursor", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-pages")
         // Seven matches with several distinct scores and ties among them.
         const created = [
@@ -229,7 +219,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("a cursor that search_tasks did not return is a tool error naming cursor", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-cursor")
         yield* createTask(key, scope, { name: "Okapi" })
         const encode = (value: string) => Buffer.from(value).toString("base64url")
@@ -242,7 +232,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("a blank or missing query is rejected naming query", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-blank")
         for (const args of [{ query: "" }, { query: "   \t" }, {}, { query: 7 }]) {
           expect(yield* fails(key, "search_tasks", args, scope), JSON.stringify(args)).toMatchObject({
@@ -253,7 +243,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("the legacy filters.assignee is rejected with a message pointing to filters.assigneeId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope, user } = yield* seed("search-legacy")
         for (const assignee of [{ userId: user.id }, null, user.id]) {
           const error = yield* fails(key, "search_tasks", { query: "anything", filters: { assignee } }, scope)
@@ -268,7 +258,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("deleted tasks never appear, in either archive mode", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("search-deleted")
         const kept = yield* createTask(key, scope, { name: "Dingo kept" })
         const gone = yield* createTask(key, scope, { name: "Dingo gone" })
@@ -283,7 +273,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("tasks of another project or organization never appear", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project, scope } = yield* seed("search-tenant")
         const sibling = yield* (yield* Projects).create({ organizationId: organization.id, name: "Sibling", ref: "SIB" })
         const stranger = yield* seed("search-stranger")
@@ -292,7 +282,9 @@ describe("search_tasks", () => {
         yield* createTask(stranger.key, stranger.scope, { name: "Pangolin stranger" })
         expect(idsOf((yield* search(key, scope, { query: "pangolin" })).tasks)).toEqual([mine.taskId])
         expect(idsOf((yield* search(key, {}, { projectId: project.id, query: "pangolin" })).tasks)).toEqual([mine.taskId])
-        expect((yield* search(key, scopedTo(sibling.id), { query: "pangolin" })).tasks.map((task) => task.name)).toEqual(["Pangolin sibling"])
+        expect((yield* search(key, scopedTo(sibling.id), { query: "pangolin" })).tasks.map((task) => task.name)).toEqual([
+          "Pangolin sibling"
+        ])
         // The stranger's project itself is not found.
         expect(yield* fails(key, "search_tasks", { projectId: stranger.project.id, query: "pangolin" })).toEqual({
           code: "not_found",
@@ -302,7 +294,7 @@ describe("search_tasks", () => {
       }))
 
     it.effect("a viewer can search; without projectId or ?project= the call is a tool error naming projectId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope } = yield* seed("search-viewer")
         const task = yield* createTask(key, scope, { name: "Visible vole" })
         const viewer = yield* joinAs(project.id, "search-viewer", "viewer")

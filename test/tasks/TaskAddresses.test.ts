@@ -8,7 +8,7 @@ import { createTask, getTask, listTasks, noRateLimit, refsOf } from "./TaskFixtu
 describe("task addresses: IDs, refs and scoped refs, labels and Lists", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("a task is found by document ID, by bare ref with projectId or ?project=, and by scoped ref, refs in any case", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("address")
         yield* createTask(key, project.id, { name: "First" })
         const { taskId } = yield* createTask(key, project.id, { name: "Second" })
@@ -24,28 +24,39 @@ describe("task addresses: IDs, refs and scoped refs, labels and Lists", () => {
       }))
 
     it.effect("a bare ref without projectId or ?project= is a tool error naming projectId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("bare-noproject")
         yield* createTask(key, project.id)
-        for (const [name, args] of [
-          ["get_task", { taskId: "MAIN-1" }],
-          ["update_task", { taskId: "MAIN-1", name: "X" }],
-          ["update_task_link", { taskId: "MAIN-1", op: "delete", id: "x" }],
-          ["create_task_comment", { taskId: "MAIN-1", content: "hi" }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["get_task", { taskId: "MAIN-1" }],
+            ["update_task", { taskId: "MAIN-1", name: "X" }],
+            ["update_task_link", { taskId: "MAIN-1", op: "delete", id: "x" }],
+            ["create_task_comment", { taskId: "MAIN-1", content: "hi" }]
+          ] as const
+        ) {
           expect(yield* fails(key, name, args)).toMatchObject({
             code: "invalid_argument",
             message: expect.stringContaining("projectId: ")
           })
         }
         const { tasks } = yield* ok(key, "get_tasks", { identifiers: ["MAIN-1"] })
-        expect(tasks).toEqual([{ identifier: "MAIN-1", error: { code: "invalid_argument", message: expect.stringContaining("projectId: ") } }])
-        expect(yield* fails(key, "list_tasks", {})).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("projectId: required") })
-        expect(yield* fails(key, "create_task", { name: "X" })).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("projectId: required") })
+        expect(tasks).toEqual([{
+          identifier: "MAIN-1",
+          error: { code: "invalid_argument", message: expect.stringContaining("projectId: ") }
+        }])
+        expect(yield* fails(key, "list_tasks", {})).toMatchObject({
+          code: "invalid_argument",
+          message: expect.stringContaining("projectId: required")
+        })
+        expect(yield* fails(key, "create_task", { name: "X" })).toMatchObject({
+          code: "invalid_argument",
+          message: expect.stringContaining("projectId: required")
+        })
       }))
 
     it.effect("a malformed task address is a tool error naming taskId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("malformed")
         yield* createTask(key, project.id)
         for (const taskId of ["not a ref", "MAIN", "MAIN-", "-1", "task_123", "MAIN-1-2", "a/b/MAIN-1"]) {
@@ -65,7 +76,7 @@ describe("task addresses: IDs, refs and scoped refs, labels and Lists", () => {
       }))
 
     it.effect("an unknown task ID, number, project ref or organization slug is not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("unknown")
         yield* createTask(key, project.id)
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
@@ -82,7 +93,7 @@ describe("task addresses: IDs, refs and scoped refs, labels and Lists", () => {
       }))
 
     it.effect("a label is given by ID or exact name ignoring case, a List by ID or bare ref in any case", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("label-list")
         const scope = scopedTo(project.id)
         const { labelId } = yield* ok(key, "create_task_label", { name: "Needs Review", color: "rose" }, scope)

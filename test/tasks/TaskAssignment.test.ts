@@ -10,7 +10,7 @@ import { createTask, getTask, joinAs, listTasks, noRateLimit } from "./TaskFixtu
 describe("assignment: assigneeId and delegatedToAgentId", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("the removed assignee object argument is rejected with an error saying to use assigneeId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, user } = yield* seedOwner("removed-assignee")
         const scope = scopedTo(project.id)
         expect(yield* fails(key, "create_task", { name: "X", assignee: { userId: user.id } }, scope)).toMatchObject({
@@ -27,7 +27,7 @@ describe("assignment: assigneeId and delegatedToAgentId", () => {
       }))
 
     it.effect("payloads carry assignee { userId, name, email } and delegatedToAgent { projectAgentId, name }", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("projections")
         const member = yield* joinAs(project.id, "projections", "member", "Mia Member")
         const agentId = yield* createProjectAgent(key, project.id, "Builder bot")
@@ -41,7 +41,7 @@ describe("assignment: assigneeId and delegatedToAgentId", () => {
       }))
 
     it.effect("clearing the delegation keeps the owner", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("clear-delegation")
         const member = yield* joinAs(project.id, "clear-delegation", "member")
         const agentId = yield* createProjectAgent(key, project.id, "Agent")
@@ -51,26 +51,32 @@ describe("assignment: assigneeId and delegatedToAgentId", () => {
       }))
 
     it.effect("changing the owner keeps the delegation", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, user } = yield* seedOwner("change-owner")
         const member = yield* joinAs(project.id, "change-owner", "member")
         const agentId = yield* createProjectAgent(key, project.id, "Agent")
         const { taskId } = yield* createTask(key, project.id, { delegatedToAgentId: agentId })
         expect(yield* getTask(key, taskId)).toMatchObject({ assignee: { userId: user.id }, delegatedToAgent: { projectAgentId: agentId } })
         yield* ok(key, "update_task", { taskId, assigneeId: member.user.id })
-        expect(yield* getTask(key, taskId)).toMatchObject({ assignee: { userId: member.user.id }, delegatedToAgent: { projectAgentId: agentId } })
+        expect(yield* getTask(key, taskId)).toMatchObject({
+          assignee: { userId: member.user.id },
+          delegatedToAgent: { projectAgentId: agentId }
+        })
         yield* ok(key, "update_task", { taskId, assigneeId: null })
         expect(yield* getTask(key, taskId)).toMatchObject({ assignee: null, delegatedToAgent: { projectAgentId: agentId } })
       }))
 
     it.effect("delegating an ownerless task makes the caller its owner unless assigneeId: null is passed, on create and update", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, user } = yield* seedOwner("delegate")
         const member = yield* joinAs(project.id, "delegate", "member")
         const agentId = yield* createProjectAgent(key, project.id, "Agent")
         // create
         const owned = yield* createTask(key, project.id, { delegatedToAgentId: agentId })
-        expect(yield* getTask(key, owned.taskId)).toMatchObject({ assignee: { userId: user.id }, delegatedToAgent: { projectAgentId: agentId } })
+        expect(yield* getTask(key, owned.taskId)).toMatchObject({
+          assignee: { userId: user.id },
+          delegatedToAgent: { projectAgentId: agentId }
+        })
         const ownerless = yield* createTask(key, project.id, { delegatedToAgentId: agentId, assigneeId: null })
         expect(yield* getTask(key, ownerless.taskId)).toMatchObject({ assignee: null, delegatedToAgent: { projectAgentId: agentId } })
         const explicit = yield* createTask(key, project.id, { delegatedToAgentId: agentId, assigneeId: member.user.id })
@@ -78,7 +84,10 @@ describe("assignment: assigneeId and delegatedToAgentId", () => {
         // update: the caller (here the member, not the creator) becomes the owner
         const plain = yield* createTask(key, project.id)
         yield* ok(member.key, "update_task", { taskId: plain.taskId, delegatedToAgentId: agentId })
-        expect(yield* getTask(key, plain.taskId)).toMatchObject({ assignee: { userId: member.user.id }, delegatedToAgent: { projectAgentId: agentId } })
+        expect(yield* getTask(key, plain.taskId)).toMatchObject({
+          assignee: { userId: member.user.id },
+          delegatedToAgent: { projectAgentId: agentId }
+        })
         const stays = yield* createTask(key, project.id)
         yield* ok(member.key, "update_task", { taskId: stays.taskId, delegatedToAgentId: agentId, assigneeId: null })
         expect(yield* getTask(key, stays.taskId)).toMatchObject({ assignee: null, delegatedToAgent: { projectAgentId: agentId } })
@@ -89,7 +98,7 @@ describe("assignment: assigneeId and delegatedToAgentId", () => {
       }))
 
     it.effect("an agent of another project and an assignee who is not a project member are rejected, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("assign-rules")
         const scope = scopedTo(project.id)
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
@@ -114,17 +123,22 @@ describe("assignment: assigneeId and delegatedToAgentId", () => {
           message: expect.stringContaining("assigneeId: ")
         })
         // A failing field leaves the others unwritten too.
-        expect((yield* fails(key, "update_task", { taskId, name: "Renamed", delegatedToAgentId: foreignAgent })).message).toContain("delegatedToAgentId")
+        expect((yield* fails(key, "update_task", { taskId, name: "Renamed", delegatedToAgentId: foreignAgent })).message).toContain(
+          "delegatedToAgentId"
+        )
         expect(yield* getTask(key, taskId)).toMatchObject({ name: "A task", assignee: null, delegatedToAgent: null })
       }))
 
     it.effect("an archived project agent cannot be delegated to", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("archived-agent")
         const agentId = yield* createProjectAgent(key, project.id, "Retired")
         // Nothing archives an agent yet but the database.
-        yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE project_agents SET archived_at = now() WHERE id = ${agentId}`.pipe(Effect.orDie))
-        expect((yield* fails(key, "create_task", { name: "X", delegatedToAgentId: agentId }, scopedTo(project.id))).message).toContain("delegatedToAgentId")
+        yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql`UPDATE project_agents SET archived_at = now() WHERE id = ${agentId}`.pipe(Effect.orDie))
+        expect((yield* fails(key, "create_task", { name: "X", delegatedToAgentId: agentId }, scopedTo(project.id))).message).toContain(
+          "delegatedToAgentId"
+        )
       }))
   })
 })

@@ -7,7 +7,7 @@ import { createTask, getTask, joinAs, noRateLimit } from "./TaskFixtures.js"
 describe("create_task_comment", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("create_task_comment takes non-blank Markdown; the comment appears in get_task with its authorName", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, user } = yield* seedOwner("comments")
         const member = yield* joinAs(project.id, "comments", "member", "Mel Member")
         const { taskId } = yield* createTask(key, project.id)
@@ -22,13 +22,25 @@ describe("create_task_comment", () => {
         }
         const { comments } = yield* getTask(key, taskId)
         expect(comments).toEqual([
-          { commentId: first.commentId, authorId: user.id, authorName: "Owner of comments", content: "Looks **good**", createdAt: expect.any(String) },
-          { commentId: expect.any(String), authorId: member.user.id, authorName: "Mel Member", content: "Agreed", createdAt: expect.any(String) }
+          {
+            commentId: first.commentId,
+            authorId: user.id,
+            authorName: "Owner of comments",
+            content: "Looks **good**",
+            createdAt: expect.any(String)
+          },
+          {
+            commentId: expect.any(String),
+            authorId: member.user.id,
+            authorName: "Mel Member",
+            content: "Agreed",
+            createdAt: expect.any(String)
+          }
         ])
       }))
 
     it.effect("get_task returns the latest 50 comments, oldest first", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("many-comments")
         const { taskId } = yield* createTask(key, project.id)
         for (let n = 1; n <= 52; n++) yield* ok(key, "create_task_comment", { taskId, content: `comment ${n}` })

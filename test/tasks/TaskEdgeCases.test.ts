@@ -13,7 +13,7 @@ const seed = (slug: string) => Effect.map(seedOwner(slug), (owner) => ({ ...owne
 describe("task tool edge cases", () => {
   layer(TestServer())((it) => {
     it.effect("search_tasks: a query with a NUL character is a tool error, not an internal error", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("bug-nul")
         const res = yield* callTool(key, "search_tasks", { query: "nul\u0000test" }, scope)
         expect(res.status).toBe(200)
@@ -21,7 +21,7 @@ describe("task tool edge cases", () => {
       }))
 
     it.effect("delete_task_label: an unknown reassignTo is not found naming reassignTo", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("bug-reassign")
         yield* ok(key, "create_task_label", { name: "Bug" }, scope)
         expect(yield* fails(key, "delete_task_label", { labelId: "Bug", resolution: "reassign", reassignTo: "Nope" }, scope)).toEqual({
@@ -31,14 +31,18 @@ describe("task tool edge cases", () => {
       }))
 
     it.effect("delete_task_label: affectedTaskIds holds only tasks that exist; a soft-deleted task is not archived", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("bug-deleted-label")
         yield* ok(key, "create_task_label", { name: "Bug" }, scope)
         const kept = yield* createTask(key, scope, { name: "Kept", label: "Bug" })
         const gone = yield* createTask(key, scope, { name: "Gone", label: "Bug" })
         yield* ok(key, "delete_task", { taskId: gone.taskId }, scope)
         const result = yield* ok(
-          key, "delete_task_label", { labelId: "Bug", resolution: "archiveTasks" }, scope)
+          key,
+          "delete_task_label",
+          { labelId: "Bug", resolution: "archiveTasks" },
+          scope
+        )
         expect(result.affectedTaskIds).toEqual([kept.taskId])
         const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ archived: boolean }>`SELECT archived_at IS NOT NULL AS archived FROM tasks WHERE id = ${gone.taskId}`
@@ -46,7 +50,7 @@ describe("task tool edge cases", () => {
       }))
 
     it.effect("move_tasks_to_list: an unknown task is not found naming taskIds", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("bug-taskids")
         const task = yield* createTask(key, scope, { name: "Task" })
         expect(yield* fails(key, "move_tasks_to_list", { taskIds: [task.taskId, "MAIN-42"], listId: "BACKLOG" }, scope))
@@ -54,7 +58,7 @@ describe("task tool edge cases", () => {
       }))
 
     it.effect("delete_task keep_children with the parent it read before a concurrent move cannot build a cycle", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* seedOwner("bug-keep-race")
         const reads = yield* TaskReads
         const tree = yield* TaskTree
@@ -74,13 +78,15 @@ describe("task tool edge cases", () => {
         // ...then its transaction runs and moves C under its stale parent P.
         yield* tree.remove(staleX, "keep_children")
         const sql = yield* SqlClient.SqlClient
-        const rows = yield* sql<{ id: string; parentId: string | null }>`SELECT id, parent_id AS "parentId" FROM tasks WHERE id IN (${p}, ${c})`
+        const rows = yield* sql<
+          { id: string; parentId: string | null }
+        >`SELECT id, parent_id AS "parentId" FROM tasks WHERE id IN (${p}, ${c})`
         const parentOf = new Map(rows.map((row) => [row.id, row.parentId]))
         // Observed: P.parent = C and C.parent = P.
         expect(parentOf.get(p) === c && parentOf.get(c) === p).toBe(false)
       }))
     it.effect("search_tasks: a word of the project ref does not match every task; a whole ref finds its task first", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("ref-search")
         yield* createTask(key, scope, { name: "Alpha" })
         const beta = yield* createTask(key, scope, { name: "Beta main course" })

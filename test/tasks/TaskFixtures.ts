@@ -14,8 +14,7 @@ export const noRateLimit = { rateLimit: Option.none() }
 export const createTask = (key: string, projectId: ProjectId, args: Record<string, unknown> = {}) =>
   ok(key, "create_task", { name: "A task", ...args }, scopedTo(projectId))
 
-export const getTask = (key: string, taskId: string, scope: { readonly path?: string } = {}) =>
-  ok(key, "get_task", { taskId }, scope)
+export const getTask = (key: string, taskId: string, scope: { readonly path?: string } = {}) => ok(key, "get_task", { taskId }, scope)
 
 export const listTasks = (key: string, projectId: ProjectId, args: Record<string, unknown> = {}) =>
   Effect.map(ok(key, "list_tasks", args, scopedTo(projectId)), (result) => result.tasks)
@@ -24,7 +23,7 @@ export const refsOf = (tasks: ReadonlyArray<{ readonly refId: string }>) => task
 
 /** A user with `role` in the project, and their API key. */
 export const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole, name = `${role} of ${slug}`) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = yield* (yield* Users).create({ name, email: `${role}@${slug}.test` })
     yield* (yield* Memberships).addToProject(projectId, user.id, role)
     return { user, key: (yield* createKey(user.id, null)).secret }

@@ -3,29 +3,17 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
 import { seedOwner, TestServer } from "../support/TestServer.js"
-import {
-  call,
-  createTask,
-  fails,
-  getTask,
-  idsOf,
-  joinAs,
-  listTasks,
-  ok,
-  scopedTo,
-  type Scope
-} from "../support/TaskTools.js"
+import { call, createTask, fails, getTask, idsOf, joinAs, listTasks, ok, scopedTo, type Scope } from "../support/TaskTools.js"
 import type { ResultOf } from "../../catalog/McpClient.js"
 import { concurrently } from "../support/TestDatabase.js"
 
 const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
 
-const seed = (slug: string) =>
-  Effect.map(seedOwner(slug), (owner) => ({ ...owner, scope: scopedTo(owner.project.id) }))
+const seed = (slug: string) => Effect.map(seedOwner(slug), (owner) => ({ ...owner, scope: scopedTo(owner.project.id) }))
 
 /** A tree: root ← child ← grandchild, plus a second child of root and an unrelated top-level task. */
 const tree = (key: string, scope: Scope) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const root = yield* createTask(key, scope, { name: "Root" })
     const child = yield* createTask(key, scope, { name: "Child", parentId: root.taskId })
     const grandchild = yield* createTask(key, scope, { name: "Grandchild", parentId: child.taskId })
@@ -36,14 +24,16 @@ const tree = (key: string, scope: Scope) =>
 
 /** Parent and List of each task, to check that nothing changed. */
 const placement = (key: string, scope: Scope, taskIds: ReadonlyArray<string>) =>
-  Effect.forEach(taskIds, (taskId) =>
-    Effect.map(getTask(key, taskId, scope), (task) => ({ taskId, parentId: task.parentId, list: task.list?.ref })))
+  Effect.forEach(
+    taskIds,
+    (taskId) => Effect.map(getTask(key, taskId, scope), (task) => ({ taskId, parentId: task.parentId, list: task.list?.ref }))
+  )
 
 const subtaskIds = (task: ResultOf<"get_task">) => task.subtasks.map((subtask) => subtask.taskId)
 
 /** The top-level task ranked last in the project. */
 const lastTopLevel = (projectId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ id: string }>`SELECT id FROM tasks
       WHERE project_id = ${projectId} AND parent_id IS NULL AND deleted_at IS NULL ORDER BY rank DESC, id DESC LIMIT 1`.pipe(Effect.orDie)
@@ -53,7 +43,7 @@ const lastTopLevel = (projectId: string) =>
 describe("move_task", () => {
   layer(TestServer())((it) => {
     it.effect("move_task makes the task a subtask of parentId, last among its new siblings, and returns { taskId, parentId }", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("move-under")
         const { child, loose, root, sibling } = yield* tree(key, scope)
         expect(subtaskIds(yield* getTask(key, root.taskId, scope))).toEqual([child.taskId, sibling.taskId])
@@ -69,7 +59,7 @@ describe("move_task", () => {
       }))
 
     it.effect("move_task takes the task and the parent by ID, bare ref or scoped ref", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope } = yield* seed("move-refs")
         const a = yield* createTask(key, scope, { name: "A" })
         const b = yield* createTask(key, scope, { name: "B" })
@@ -86,7 +76,7 @@ describe("move_task", () => {
       }))
 
     it.effect("parentId: null moves a subtask to the top level, last among the top-level tasks", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope } = yield* seed("move-top")
         const { child, grandchild, root, sibling } = yield* tree(key, scope)
         expect(yield* ok(key, "move_task", { taskId: child.taskId, parentId: null }, scope))
@@ -103,19 +93,21 @@ describe("move_task", () => {
       }))
 
     it.effect("move_task refuses the task itself and any of its descendants as parent, naming parentId, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("move-cycle")
         const { child, grandchild, loose, root, sibling } = yield* tree(key, scope)
         const all = [root, child, grandchild, sibling, loose].map((task) => task.taskId)
         const before = yield* placement(key, scope, all)
-        for (const [taskId, parentId] of [
-          [root.taskId, root.taskId],
-          [root.taskId, child.taskId],
-          [root.taskId, grandchild.taskId],
-          [child.taskId, grandchild.taskId],
-          [root.taskId, "MAIN-3"],
-          [grandchild.taskId, grandchild.taskId]
-        ] as const) {
+        for (
+          const [taskId, parentId] of [
+            [root.taskId, root.taskId],
+            [root.taskId, child.taskId],
+            [root.taskId, grandchild.taskId],
+            [child.taskId, grandchild.taskId],
+            [root.taskId, "MAIN-3"],
+            [grandchild.taskId, grandchild.taskId]
+          ] as const
+        ) {
           const error = yield* fails(key, "move_task", { taskId, parentId }, scope)
           expect(error.code).toBe("invalid_argument")
           expect(error.message).toMatch(/^parentId: /)
@@ -124,7 +116,7 @@ describe("move_task", () => {
       }))
 
     it.effect(concurrently("two moves cannot build a cycle together: one of them is refused"), () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("move-race")
         for (let round = 0; round < 5; round++) {
           const a = yield* createTask(key, scope, { name: `A${round}` })
@@ -140,7 +132,7 @@ describe("move_task", () => {
       }))
 
     it.effect("a parent in another project of the organization is refused naming parentId, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, scope } = yield* seed("move-project")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const task = yield* createTask(key, scope, { name: "Here" })
@@ -156,7 +148,7 @@ describe("move_task", () => {
       }))
 
     it.effect("a parent in another organization is not found, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("move-org")
         const stranger = yield* seed("move-stranger")
         const task = yield* createTask(key, scope, { name: "Mine" })
@@ -169,7 +161,7 @@ describe("move_task", () => {
       }))
 
     it.effect("an unknown or deleted task or parent is not found, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("move-missing")
         const task = yield* createTask(key, scope, { name: "Task" })
         const deleted = yield* createTask(key, scope, { name: "Deleted" })
@@ -190,7 +182,7 @@ describe("move_task", () => {
       }))
 
     it.effect("parentId is required (a task or null), and a malformed one is rejected naming parentId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("move-args")
         const task = yield* createTask(key, scope, { name: "Task" })
         for (const args of [{ taskId: task.taskId }, { taskId: task.taskId, parentId: "" }, { taskId: task.taskId, parentId: 5 }]) {
@@ -206,7 +198,7 @@ describe("move_task", () => {
       }))
 
     it.effect("a viewer cannot move a task: forbidden, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope } = yield* seed("move-viewer")
         const { loose, root } = yield* tree(key, scope)
         const viewer = yield* joinAs(project.id, "move-viewer", "viewer")
@@ -227,7 +219,7 @@ describe("move_task", () => {
 describe("move_tasks_to_list", () => {
   layer(TestServer())((it) => {
     it.effect("moves each named task with its whole subtree to the List and returns { listId, movedTaskIds }", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("mtl-subtree")
         const { child, grandchild, loose, root, sibling } = yield* tree(key, scope)
         const other = yield* createTask(key, scope, { name: "Stays" })
@@ -257,7 +249,7 @@ describe("move_tasks_to_list", () => {
       }))
 
     it.effect("a subtask named alone moves with its own subtree; its parent and siblings stay", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("mtl-alone")
         const { child, grandchild, root, sibling } = yield* tree(key, scope)
         yield* ok(key, "create_task_list", { name: "Later" }, scope)
@@ -268,7 +260,7 @@ describe("move_tasks_to_list", () => {
       }))
 
     it.effect("up to 25 tasks per call; 26 or none are rejected naming taskIds, and nothing moves", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("mtl-limit")
         yield* ok(key, "create_task_list", { name: "Bulk" }, scope)
         const created: Array<string> = []
@@ -288,12 +280,15 @@ describe("move_tasks_to_list", () => {
       }))
 
     it.effect("the List must be an active List of the project: unknown or another project's is not found, archived is refused; nothing moves", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project, scope } = yield* seed("mtl-target")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const elsewhere = yield* ok(key, "create_task_list", { name: "Elsewhere", ref: "ELSE" }, scopedTo(other.id))
         const old = yield* ok(key, "create_task_list", { name: "Old" }, scope)
-        yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE task_lists SET archived_at = now() WHERE id = ${old.listId}`.pipe(Effect.orDie))
+        yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql`UPDATE task_lists SET archived_at = now() WHERE id = ${old.listId}`.pipe(Effect.orDie)
+        )
         const task = yield* createTask(key, scope, { name: "Task" })
         for (const listId of ["NOPE", elsewhere.listId, "ELSE", "list_00000000000000000000000000000000"]) {
           expect(yield* fails(key, "move_tasks_to_list", { taskIds: [task.taskId], listId }, scope), listId).toEqual({
@@ -316,17 +311,19 @@ describe("move_tasks_to_list", () => {
       }))
 
     it.effect("naming a task and one of its descendants is rejected naming taskIds, and nothing moves (not even the tasks before)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("mtl-overlap")
         const { child, grandchild, loose, root, sibling } = yield* tree(key, scope)
         yield* ok(key, "create_task_list", { name: "Target" }, scope)
         const all = [root, child, grandchild, sibling, loose].map((task) => task.taskId)
-        for (const taskIds of [
-          [loose.taskId, root.taskId, grandchild.taskId],
-          [loose.taskId, grandchild.taskId, root.taskId],
-          [loose.taskId, child.taskId, "MAIN-3"],
-          [root.taskId, sibling.taskId]
-        ]) {
+        for (
+          const taskIds of [
+            [loose.taskId, root.taskId, grandchild.taskId],
+            [loose.taskId, grandchild.taskId, root.taskId],
+            [loose.taskId, child.taskId, "MAIN-3"],
+            [root.taskId, sibling.taskId]
+          ]
+        ) {
           expect(yield* fails(key, "move_tasks_to_list", { taskIds, listId: "TARGET" }, scope)).toMatchObject({
             code: "invalid_argument",
             message: expect.stringMatching(/^taskIds: .*subtask/)
@@ -336,7 +333,7 @@ describe("move_tasks_to_list", () => {
       }))
 
     it.effect("an unknown task or a task of another project fails the call, and nothing moves", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, scope } = yield* seed("mtl-mixed")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         yield* ok(key, "create_task_list", { name: "Target" }, scope)
@@ -355,7 +352,7 @@ describe("move_tasks_to_list", () => {
       }))
 
     it.effect("a viewer cannot move tasks to a List: forbidden, and nothing moves", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope } = yield* seed("mtl-viewer")
         yield* ok(key, "create_task_list", { name: "Target" }, scope)
         const task = yield* createTask(key, scope, { name: "Task" })
@@ -371,7 +368,7 @@ describe("move_tasks_to_list", () => {
 describe("delete_task", () => {
   layer(TestServer())((it) => {
     it.effect("delete_all (the default) soft-deletes the task and its whole subtree: get_task, get_tasks and list_tasks no longer find them", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("del-all")
         const { child, grandchild, loose, root, sibling } = yield* tree(key, scope)
         const subtree = [root, child, grandchild, sibling]
@@ -396,7 +393,7 @@ describe("delete_task", () => {
       }))
 
     it.effect("an explicit delete_all deletes a subtask's subtree only; the parent's subtasks and subtaskCount drop it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("del-sub")
         const { child, grandchild, root, sibling } = yield* tree(key, scope)
         const result = yield* ok(
@@ -412,7 +409,7 @@ describe("delete_task", () => {
       }))
 
     it.effect("keep_children moves the direct subtasks up to the deleted task's parent, last among its children; grandchildren stay", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("del-keep")
         const root = yield* createTask(key, scope, { name: "Root" })
         const first = yield* createTask(key, scope, { name: "First", parentId: root.taskId })
@@ -437,7 +434,7 @@ describe("delete_task", () => {
       }))
 
     it.effect("keep_children on a top-level task makes its subtasks top-level tasks", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope } = yield* seed("del-keep-top")
         const { child, grandchild, loose, root, sibling } = yield* tree(key, scope)
         yield* ok(key, "delete_task", { taskId: root.taskId, cascadeMode: "keep_children" }, scope)
@@ -448,22 +445,24 @@ describe("delete_task", () => {
       }))
 
     it.effect("a deleted task cannot be updated, commented, linked, moved or deleted again: not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("del-gone")
         const task = yield* createTask(key, scope, { name: "Gone" })
         const alive = yield* createTask(key, scope, { name: "Alive" })
         yield* ok(key, "delete_task", { taskId: task.taskId }, scope)
-        for (const [name, args] of [
-          ["update_task", { taskId: task.taskId, name: "Back" }],
-          ["create_task_comment", { taskId: task.taskId, content: "hello" }],
-          ["update_task_link", { taskId: task.taskId, op: "delete", id: "x" }],
-          ["move_task", { taskId: task.taskId, parentId: null }],
-          ["move_task", { taskId: alive.taskId, parentId: task.taskId }],
-          ["move_tasks_to_list", { taskIds: [task.taskId], listId: "BACKLOG" }],
-          ["delete_task", { taskId: task.taskId }],
-          ["delete_task", { taskId: "MAIN-1", cascadeMode: "keep_children" }],
-          ["create_task", { name: "Child", parentId: task.taskId }]
-        ] as const) {
+        for (
+          const [name, args] of [
+            ["update_task", { taskId: task.taskId, name: "Back" }],
+            ["create_task_comment", { taskId: task.taskId, content: "hello" }],
+            ["update_task_link", { taskId: task.taskId, op: "delete", id: "x" }],
+            ["move_task", { taskId: task.taskId, parentId: null }],
+            ["move_task", { taskId: alive.taskId, parentId: task.taskId }],
+            ["move_tasks_to_list", { taskIds: [task.taskId], listId: "BACKLOG" }],
+            ["delete_task", { taskId: task.taskId }],
+            ["delete_task", { taskId: "MAIN-1", cascadeMode: "keep_children" }],
+            ["create_task", { name: "Child", parentId: task.taskId }]
+          ] as const
+        ) {
           expect(yield* fails(key, name, args, scope), name).toMatchObject({ code: "not_found" })
         }
         // Refs are not reused.
@@ -471,7 +470,7 @@ describe("delete_task", () => {
       }))
 
     it.effect("cascadeMode takes only delete_all or keep_children", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, scope } = yield* seed("del-mode")
         const task = yield* createTask(key, scope, { name: "Task" })
         expect(yield* fails(key, "delete_task", { taskId: task.taskId, cascadeMode: "orphan" }, scope)).toMatchObject({
@@ -482,7 +481,7 @@ describe("delete_task", () => {
       }))
 
     it.effect("a viewer cannot delete a task: forbidden, and nothing changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, scope } = yield* seed("del-viewer")
         const { child, root } = yield* tree(key, scope)
         const viewer = yield* joinAs(project.id, "del-viewer", "viewer")

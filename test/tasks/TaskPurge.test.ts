@@ -13,7 +13,7 @@ import { seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project, seen by its owner as admin, with the task services the purge touches. */
 const seed = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const access: ProjectAccess = { project: owner.project, role: "admin" }
     const writes = yield* TaskWrites
@@ -23,7 +23,7 @@ const seed = (slug: string) =>
 
 /** Gives a task a comment and an external link. */
 const decorate = (principal: Principal, taskId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const resolved = yield* (yield* TaskReads).resolve(principal, taskId, null)
     yield* (yield* TaskComments).add(principal, resolved, `A comment on ${taskId}`)
     yield* (yield* TaskLinks).update(resolved, { op: "upsert", id: "home", link: { kind: "url", url: "https://example.com/" } })
@@ -31,14 +31,14 @@ const decorate = (principal: Principal, taskId: string) =>
 
 /** Marks tasks deleted `age` ago (a PostgreSQL interval such as '31 days'). */
 const deletedAgo = (taskIds: ReadonlyArray<string>, age: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`UPDATE tasks SET deleted_at = now() - ${age}::interval WHERE id IN ${sql.in(taskIds)}`.pipe(Effect.orDie)
   })
 
 /** The rows still stored for these tasks: the task, its parent, its links and comments. */
 const stored = (taskIds: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ id: string; parentId: string | null; deleted: boolean; links: number; comments: number }>`
       SELECT t.id, t.parent_id AS "parentId", t.deleted_at IS NOT NULL AS deleted,
@@ -48,21 +48,22 @@ const stored = (taskIds: ReadonlyArray<string>) =>
     return new Map(rows.map((row) => [row.id, row]))
   })
 
-const orphanCounts = Effect.gen(function* () {
+const orphanCounts = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const [row] = yield* sql<{ links: number; comments: number }>`
     SELECT (SELECT count(*)::int FROM task_links l WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = l.task_id)) AS links,
-      (SELECT count(*)::int FROM task_comments c WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = c.task_id)) AS comments`.pipe(Effect.orDie)
+      (SELECT count(*)::int FROM task_comments c WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = c.task_id)) AS comments`.pipe(
+    Effect.orDie
+  )
   return row
 })
 
 describe("TaskTree.purgeDeleted (TaskPurge)", () => {
   layer(TestServer())((it) => {
-    it.effect("the retention of soft-deleted tasks is 30 days", () =>
-      Effect.sync(() => expect(SOFT_DELETE_RETENTION_DAYS).toBe(30)))
+    it.effect("the retention of soft-deleted tasks is 30 days", () => Effect.sync(() => expect(SOFT_DELETE_RETENTION_DAYS).toBe(30)))
 
     it.effect("tasks deleted more than 30 days ago are removed for good with their links and comments; the count matches", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { create, principal, reads, tree } = yield* seed("purge-old")
         const first = yield* create({ name: "Old one" })
         const second = yield* create({ name: "Old two" })
@@ -81,7 +82,7 @@ describe("TaskTree.purgeDeleted (TaskPurge)", () => {
       }))
 
     it.effect("tasks deleted 29 days ago, or just under 30, stay with their links and comments; live tasks are never purged", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { create, principal, tree } = yield* seed("purge-recent")
         const recent = yield* create({ name: "Recent" })
         const almost = yield* create({ name: "Almost" })
@@ -90,8 +91,12 @@ describe("TaskTree.purgeDeleted (TaskPurge)", () => {
         yield* deletedAgo([recent], "29 days")
         yield* deletedAgo([almost], "29 days 23 hours")
         // An old task that is not deleted (only old, by its timestamps) stays as well.
-        yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-          sql`UPDATE tasks SET created_at = now() - interval '400 days', updated_at = now() - interval '400 days' WHERE id = ${live}`.pipe(Effect.orDie))
+        yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql`UPDATE tasks SET created_at = now() - interval '400 days', updated_at = now() - interval '400 days' WHERE id = ${live}`
+              .pipe(Effect.orDie)
+        )
         expect(yield* tree.purgeDeleted()).toBe(0)
         const rows = yield* stored([recent, almost, live])
         expect([...rows.values()].map((row) => ({ links: row.links, comments: row.comments }))).toEqual([
@@ -104,7 +109,7 @@ describe("TaskTree.purgeDeleted (TaskPurge)", () => {
       }))
 
     it.effect("a purged task's surviving children move to the top level, deleted or not", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { create, principal, reads, tree } = yield* seed("purge-orphans")
         const parent = yield* create({ name: "Parent" })
         const survivor = yield* create({ name: "Survivor", parentId: parent })
@@ -126,7 +131,7 @@ describe("TaskTree.purgeDeleted (TaskPurge)", () => {
       }))
 
     it.effect("an expired subtree is purged in one pass, parents and children together", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { create, principal, reads, tree } = yield* seed("purge-tree")
         const root = yield* create({ name: "Root" })
         const child = yield* create({ name: "Child", parentId: root })
@@ -142,7 +147,7 @@ describe("TaskTree.purgeDeleted (TaskPurge)", () => {
       }))
 
     it.effect("a task deleted with keep_children is purged alone; its former children are untouched", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { create, principal, reads, tree } = yield* seed("purge-keep")
         const parent = yield* create({ name: "Parent" })
         const child = yield* create({ name: "Child", parentId: parent })
@@ -153,7 +158,7 @@ describe("TaskTree.purgeDeleted (TaskPurge)", () => {
       }))
 
     it.effect("the purge counts across projects and organizations", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const one = yield* seed("purge-one")
         const two = yield* seed("purge-two")
         const a = yield* one.create({ name: "A" })
@@ -165,13 +170,13 @@ describe("TaskTree.purgeDeleted (TaskPurge)", () => {
       }))
 
     it.effect("TaskPurgeLive purges expired tasks as soon as it starts", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { create, tree } = yield* seed("purge-fiber")
         const old = yield* create({ name: "Old" })
         const recent = yield* create({ name: "Recent" })
         yield* deletedAgo([old], "31 days")
         yield* deletedAgo([recent], "1 day")
-        yield* Effect.scoped(Effect.gen(function* () {
+        yield* Effect.scoped(Effect.gen(function*() {
           yield* Layer.build(TaskPurgeLive.pipe(Layer.provide(Layer.succeed(TaskTree, tree))))
           let left = 1
           for (let attempt = 0; attempt < 100 && left > 0; attempt++) {

@@ -9,7 +9,7 @@ import { seedOwner, TestServer } from "../support/TestServer.js"
 
 /** A fresh organization and project, with the owner's principal and access to it. */
 const seed = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const access = yield* (yield* Projects).access(owner.principal, owner.project.id)
     return { ...owner, access, taskLinks: yield* TaskLinks, reads: yield* TaskReads, writes: yield* TaskWrites }
@@ -21,27 +21,30 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 
 describe("the task services", () => {
   layer(TestServer())((it) => {
-    it.effect(concurrently("creates in one project get distinct, consecutive numbers, listed in creation order"), () =>
-      Effect.gen(function* () {
-        const { access, principal, reads, writes } = yield* seed("concurrent")
-        const created = yield* Effect.all(
-          range(1, 10).map((n) => writes.create(principal, access, { name: `Task ${n}` })),
-          { concurrency: 10 }
-        )
-        const refs = created.map((task) => task.refId)
-        expect(new Set(refs).size).toBe(10)
-        expect(numbersOf(refs)).toEqual(range(1, 10))
-        expect(new Set(created.map((task) => task.taskId)).size).toBe(10)
-        // Numbers and ranks are taken under the same lock, so list (rank) order is number order.
-        const listed = yield* reads.list(access, {})
-        expect(listed.map((row) => row.ref)).toEqual(range(1, 10).map((n) => `MAIN-${n}`))
-        expect(new Set(listed.map((row) => row.name)).size).toBe(10)
-        // The counter keeps counting after the burst.
-        expect((yield* writes.create(principal, access, { name: "After" })).refId).toBe("MAIN-11")
-      }))
+    it.effect(
+      concurrently("creates in one project get distinct, consecutive numbers, listed in creation order"),
+      () =>
+        Effect.gen(function*() {
+          const { access, principal, reads, writes } = yield* seed("concurrent")
+          const created = yield* Effect.all(
+            range(1, 10).map((n) => writes.create(principal, access, { name: `Task ${n}` })),
+            { concurrency: 10 }
+          )
+          const refs = created.map((task) => task.refId)
+          expect(new Set(refs).size).toBe(10)
+          expect(numbersOf(refs)).toEqual(range(1, 10))
+          expect(new Set(created.map((task) => task.taskId)).size).toBe(10)
+          // Numbers and ranks are taken under the same lock, so list (rank) order is number order.
+          const listed = yield* reads.list(access, {})
+          expect(listed.map((row) => row.ref)).toEqual(range(1, 10).map((n) => `MAIN-${n}`))
+          expect(new Set(listed.map((row) => row.name)).size).toBe(10)
+          // The counter keeps counting after the burst.
+          expect((yield* writes.create(principal, access, { name: "After" })).refId).toBe("MAIN-11")
+        })
+    )
 
     it.effect(concurrently("subtask creates under one parent get distinct numbers and ranks"), () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, principal, reads, writes } = yield* seed("concurrent-subtasks")
         const parent = yield* writes.create(principal, access, { name: "Parent" })
         const children = yield* Effect.all(
@@ -56,7 +59,7 @@ describe("the task services", () => {
       }))
 
     it.effect("each project counts its own numbers, and a create that fails takes no number", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, organization, principal, writes } = yield* seed("counters")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const otherAccess = yield* (yield* Projects).access(principal, other.id)
@@ -67,14 +70,18 @@ describe("the task services", () => {
         expect(numbersOf(both.slice(0, 5).map((task) => task.refId))).toEqual(range(1, 5))
         expect(both.slice(5).map((task) => task.refId.split("-")[0])).toEqual(Array(5).fill("OTHER"))
         expect(numbersOf(both.slice(5).map((task) => task.refId))).toEqual(range(1, 5))
-        for (const input of [{ status: "Blocked" }, { label: "missing" }, { listId: "NOPE" }, { description: "{\"type\":\"doc\",\"content\":[]}" }]) {
+        for (
+          const input of [{ status: "Blocked" }, { label: "missing" }, { listId: "NOPE" }, {
+            description: "{\"type\":\"doc\",\"content\":[]}"
+          }]
+        ) {
           expect(Either.isLeft(yield* Effect.either(writes.create(principal, access, { name: "Fails", ...input })))).toBe(true)
         }
         expect((yield* writes.create(principal, access, { name: "Next" })).refId).toBe("MAIN-6")
       }))
 
     it.effect(concurrently("link upserts never take a task past 20 links"), () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, principal, reads, writes, taskLinks } = yield* seed("concurrent-links")
         const { taskId } = yield* writes.create(principal, access, { name: "Linked" })
         const resolved = yield* reads.resolve(principal, taskId, null)
@@ -93,12 +100,14 @@ describe("the task services", () => {
       }))
 
     it.effect(concurrently("upserts of one new link id add it once"), () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { access, principal, reads, writes, taskLinks } = yield* seed("same-link")
         const { taskId } = yield* writes.create(principal, access, { name: "Linked" })
         const resolved = yield* reads.resolve(principal, taskId, null)
         yield* Effect.all(
-          range(1, 8).map((n) => taskLinks.update(resolved, { op: "upsert", id: "pr", link: { kind: "url", url: `https://example.com/${n}` } })),
+          range(1, 8).map((n) =>
+            taskLinks.update(resolved, { op: "upsert", id: "pr", link: { kind: "url", url: `https://example.com/${n}` } })
+          ),
           { concurrency: 8 }
         )
         const links = yield* taskLinks.linksOf([taskId])

@@ -7,7 +7,7 @@ import { createTask, getTask, listTasks, noRateLimit, url } from "./TaskFixtures
 describe("update_task", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("update_task changes only the given fields and returns { taskId }", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, user } = yield* seedOwner("partial")
         const scope = scopedTo(project.id)
         yield* ok(key, "create_task_label", { name: "Area" }, scope)
@@ -37,7 +37,7 @@ describe("update_task", () => {
       }))
 
     it.effect("null clears description, dueDate, assigneeId, delegatedToAgentId and label; taskTypeKey: null resets to task", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, user } = yield* seedOwner("clearing")
         yield* ok(key, "create_task_label", { name: "Area" }, scopedTo(project.id))
         const agentId = yield* createProjectAgent(key, project.id, "Agent")
@@ -80,7 +80,7 @@ describe("update_task", () => {
       }))
 
     it.effect("tags replaces the whole list", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("tags")
         const { taskId } = yield* createTask(key, project.id, { tags: ["backend", "urgent"] })
         expect((yield* getTask(key, taskId)).tags).toEqual(["backend", "urgent"])
@@ -93,7 +93,7 @@ describe("update_task", () => {
       }))
 
     it.effect("dueDate is a Unix timestamp in seconds and reads back the same", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("due")
         const due = 1_767_225_600 // 2026-01-01T00:00:00Z
         const { taskId } = yield* createTask(key, project.id, { dueDate: due })
@@ -111,7 +111,7 @@ describe("update_task", () => {
       }))
 
     it.effect("tags are stored and read back as a JSON array", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("bug-tags")
         const { taskId } = yield* createTask(key, project.id, { tags: ["backend", "urgent"] })
         expect((yield* getTask(key, taskId)).tags).toEqual(["backend", "urgent"])
@@ -122,7 +122,7 @@ describe("update_task", () => {
       }))
 
     it.effect("an unrepresentable dueDate is invalid_argument naming dueDate", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("bug-due")
         const { taskId } = yield* createTask(key, project.id)
         for (const dueDate of [1e13, -8e12]) {

@@ -20,7 +20,7 @@ const UPLOAD_MAX = 1_000
 const CUTS = [1, 9, 10, 11, 99, 100, 101, 499, 500, 501, 999, 1_000, 1_001, 1_199]
 
 const threadWithEvents = (slug: string, firstId: number, events = EVENTS) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql.unsafe(`ALTER TABLE thread_chunks ALTER COLUMN id RESTART WITH ${firstId}`)
     const owner = yield* ownerWithCli(slug)
@@ -40,7 +40,7 @@ const threadWithEvents = (slug: string, firstId: number, events = EVENTS) =>
  * loses events then fails on what it delivered, not on a timeout.
  */
 const frames = (key: string, path: string, count: number, headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const response = yield* client.execute(
       HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key), HttpClientRequest.setHeaders(headers))
@@ -68,7 +68,7 @@ const expectEveryEventOnceInOrder = (got: ReadonlyArray<Frame>, events = EVENTS)
 
 /** Reads the stream in pieces, cut after each position in CUTS and resumed from the last id seen. */
 const readWithCuts = (key: string, path: string, resume: (lastId: string) => { path: string; headers: Record<string, string> }) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const got: Array<Frame> = []
     for (const cut of [...CUTS, EVENTS]) {
       const last = got.at(-1)?.id
@@ -80,38 +80,57 @@ const readWithCuts = (key: string, path: string, resume: (lastId: string) => { p
 
 describe("thread event stream order", () => {
   layer(TestServer())((it) => {
-    it.effect("a thread of 1,200 events read from the start on one connection delivers every stored event once, in id order", () =>
-      Effect.gen(function* () {
-        const { key, path } = yield* threadWithEvents("order-one", 400)
-        expectEveryEventOnceInOrder(yield* frames(key, path, EVENTS))
-      }), 120_000)
+    it.effect(
+      "a thread of 1,200 events read from the start on one connection delivers every stored event once, in id order",
+      () =>
+        Effect.gen(function*() {
+          const { key, path } = yield* threadWithEvents("order-one", 400)
+          expectEveryEventOnceInOrder(yield* frames(key, path, EVENTS))
+        }),
+      120_000
+    )
 
-    it.effect("a reader cut at many positions and resumed with Last-Event-ID gets every event exactly once, in id order", () =>
-      Effect.gen(function* () {
-        const { key, path } = yield* threadWithEvents("order-last-event-id", 9_500)
-        expectEveryEventOnceInOrder(yield* readWithCuts(key, path, (lastId) => ({ path, headers: { "last-event-id": lastId } })))
-      }), 120_000)
+    it.effect(
+      "a reader cut at many positions and resumed with Last-Event-ID gets every event exactly once, in id order",
+      () =>
+        Effect.gen(function*() {
+          const { key, path } = yield* threadWithEvents("order-last-event-id", 9_500)
+          expectEveryEventOnceInOrder(yield* readWithCuts(key, path, (lastId) => ({ path, headers: { "last-event-id": lastId } })))
+        }),
+      120_000
+    )
 
-    it.effect("a reader cut at many positions and resumed with ?after= gets every event exactly once, in id order", () =>
-      Effect.gen(function* () {
-        const { key, path } = yield* threadWithEvents("order-after", 99_500)
-        expectEveryEventOnceInOrder(yield* readWithCuts(key, path, (lastId) => ({ path: `${path}?after=${lastId}`, headers: {} })))
-      }), 120_000)
+    it.effect(
+      "a reader cut at many positions and resumed with ?after= gets every event exactly once, in id order",
+      () =>
+        Effect.gen(function*() {
+          const { key, path } = yield* threadWithEvents("order-after", 99_500)
+          expectEveryEventOnceInOrder(yield* readWithCuts(key, path, (lastId) => ({ path: `${path}?after=${lastId}`, headers: {} })))
+        }),
+      120_000
+    )
 
-    it.effect("with batch=1 the events come as `events` frames of at most 5,000, each with the last event's id; resumed after a frame, none is lost or repeated", () =>
-      Effect.gen(function* () {
-        const { key, path } = yield* threadWithEvents("order-batched", 999_700, BATCHED_EVENTS)
-        const batches = yield* frames(key, `${path}?batch=1`, 2)
-        expect(batches.map((frame) => frame.event)).toEqual(["events", "events"])
-        const sizes = batches.map((frame) => (Array.isArray(frame.data) ? frame.data.length : -1))
-        expect(sizes).toEqual([5_000, 200])
-        const events = batches.flatMap((frame): ReadonlyArray<Frame> =>
-          Array.isArray(frame.data) ? frame.data.map((data: unknown) => ({ id: String(Reflect.get(Object(data), "id")), event: "event", data })) : [])
-        expectEveryEventOnceInOrder(events, BATCHED_EVENTS)
-        expect(batches.map((frame) => frame.id)).toEqual([events[4_999]?.id, events[5_199]?.id])
-        // A client that saw the first frame resumes after its id and gets the rest once.
-        const resumed = yield* frames(key, `${path}?batch=1`, 1, { "last-event-id": batches[0]?.id ?? "" })
-        expect(resumed.map((frame) => [frame.id, Array.isArray(frame.data) ? frame.data.length : -1])).toEqual([[batches[1]?.id, 200]])
-      }), 120_000)
+    it.effect(
+      "with batch=1 the events come as `events` frames of at most 5,000, each with the last event's id; resumed after a frame, none is lost or repeated",
+      () =>
+        Effect.gen(function*() {
+          const { key, path } = yield* threadWithEvents("order-batched", 999_700, BATCHED_EVENTS)
+          const batches = yield* frames(key, `${path}?batch=1`, 2)
+          expect(batches.map((frame) => frame.event)).toEqual(["events", "events"])
+          const sizes = batches.map((frame) => (Array.isArray(frame.data) ? frame.data.length : -1))
+          expect(sizes).toEqual([5_000, 200])
+          const events = batches.flatMap((frame): ReadonlyArray<Frame> =>
+            Array.isArray(frame.data)
+              ? frame.data.map((data: unknown) => ({ id: String(Reflect.get(Object(data), "id")), event: "event", data }))
+              : []
+          )
+          expectEveryEventOnceInOrder(events, BATCHED_EVENTS)
+          expect(batches.map((frame) => frame.id)).toEqual([events[4_999]?.id, events[5_199]?.id])
+          // A client that saw the first frame resumes after its id and gets the rest once.
+          const resumed = yield* frames(key, `${path}?batch=1`, 1, { "last-event-id": batches[0]?.id ?? "" })
+          expect(resumed.map((frame) => [frame.id, Array.isArray(frame.data) ? frame.data.length : -1])).toEqual([[batches[1]?.id, 200]])
+        }),
+      120_000
+    )
   })
 })

@@ -37,17 +37,24 @@ const tagOf = (json: unknown): unknown => (typeof json === "object" && json !== 
 describe.each<Transport>(["platform", "node"])("the CLI's hot endpoints on the %s transport", (transport) => {
   layer(env(transport))((it) => {
     it.effect("a missing or wrong API key is 401 on every hot endpoint", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const session = `session_${"0".repeat(32)}`
         const thread = `thread_${"0".repeat(32)}`
-        for (const path of ["/api/agent/heartbeat", "/api/agent/claim", `/api/agent/threads/${thread}/renew`, `/api/agent/threads/${thread}/chunks`]) {
+        for (
+          const path of [
+            "/api/agent/heartbeat",
+            "/api/agent/claim",
+            `/api/agent/threads/${thread}/renew`,
+            `/api/agent/threads/${thread}/chunks`
+          ]
+        ) {
           expect((yield* post(path, undefined, { sessionId: session })).status, path).toBe(401)
           expect((yield* post(path, "trellis_wrong", { sessionId: session })).status, path).toBe(401)
         }
       }))
 
     it.effect("a payload that breaks the contract is 400 HttpApiDecodeError naming the field; a body that is not JSON is 400", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* Owner
         const badId = yield* post("/api/agent/heartbeat", key, { sessionId: "nope" })
         expect(badId.status).toBe(400)
@@ -65,7 +72,7 @@ describe.each<Transport>(["platform", "node"])("the CLI's hot endpoints on the %
       }))
 
     it.effect("a session that does not exist is 404 NotFound (a group error)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* Owner
         const response = yield* post("/api/agent/claim", key, { sessionId: `session_${"f".repeat(32)}` })
         expect(response.status).toBe(404)
@@ -73,7 +80,7 @@ describe.each<Transport>(["platform", "node"])("the CLI's hot endpoints on the %
       }))
 
     it.effect("a run through the hot endpoints: claim, renew, batch, chunks (up to 1,000 per upload, a full group of quote-heavy lines under the body cap; 1,001 is 400), complete, drained; a stale epoch is 409 ClaimLost", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* Owner
         const cli = yield* bridgeClient(key)
         const { profile, sessionId } = yield* registerCli(cli, project.id, { name: `fast-${transport}` })

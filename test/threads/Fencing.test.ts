@@ -37,7 +37,7 @@ const manualSweep = {
 const leaseExpired = "The claim lease expired: the CLI stopped renewing it"
 
 const setup = (slug: string, content = "Refactor the parser") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const cli = yield* connectCli(owner.key, owner.project.id)
     const thread = yield* createThread(owner.key, cli.target, content)
@@ -45,7 +45,7 @@ const setup = (slug: string, content = "Refactor the parser") =>
   })
 
 const chunkCount = (messageId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql`SELECT count(*)::int AS n FROM thread_chunks WHERE message_id = ${messageId}`
     const [row] = yield* Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Number })))(rows)
@@ -54,7 +54,7 @@ const chunkCount = (messageId: string) =>
 
 const StoredChunk = Schema.Struct({ seq: Schema.Number, data: Schema.String })
 const storedChunks = (messageId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql`SELECT seq, data FROM thread_chunks WHERE message_id = ${messageId} ORDER BY seq`
     return yield* Schema.decodeUnknown(Schema.Array(StoredChunk))(rows)
@@ -96,11 +96,18 @@ const writeOutcomes = (writes: ReturnType<typeof allWrites>) =>
     release: outcome(writes.release)
   })
 
-const allClaimLost = { renew: "ClaimLost", startBatch: "ClaimLost", uploadChunks: "ClaimLost", complete: "ClaimLost", fail: "ClaimLost", release: "ClaimLost" }
+const allClaimLost = {
+  renew: "ClaimLost",
+  startBatch: "ClaimLost",
+  uploadChunks: "ClaimLost",
+  complete: "ClaimLost",
+  fail: "ClaimLost",
+  release: "ClaimLost"
+}
 
 /** The lease runs out and the sweeper passes once: exactly this claim is released. */
 const expireAndSweep = (threadId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ageLease(threadId)
     expect(yield* sweepOnce).toEqual({ sessionClaims: 0, staleClaims: 1 })
   })
@@ -117,7 +124,7 @@ const allSessionExpired = {
 describe("fencing: claim epochs, idempotent chunks", () => {
   layer(TestServer(noRateLimit, "node"))((it) => {
     it.effect("every CLI write under an old epoch after a newer claim is refused with ClaimLost and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("fence-old-epoch")
         const old = yield* claimThread(cli)
         yield* cli.client.agent.release({ path: { threadId: thread.threadId }, payload: { sessionId: cli.sessionId, epoch: old.epoch } })
@@ -148,7 +155,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
       }))
 
     it.effect("a write naming another session's claim is refused, even with the right epoch", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, cli, thread } = yield* setup("fence-other-session")
         const claim = yield* claimThread(cli)
         const batch = yield* startBatch(cli, claim)
@@ -163,7 +170,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
       }))
 
     it.effect("duplicate chunk uploads (same message and seq) are stored once and the text is not doubled", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("fence-dupes")
         const claim = yield* claimThread(cli)
         const batch = yield* startBatch(cli, claim)
@@ -172,7 +179,10 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         expect(yield* upload(cli, claim, id, first)).toEqual({ accepted: 2, duplicates: 0 })
         // The CLI resends after a network fault: the same chunks again, then an overlap with new data.
         expect(yield* upload(cli, claim, id, first)).toEqual({ accepted: 0, duplicates: 2 })
-        const overlap = [{ seq: 1, type: "assistant", data: claude.text("BRAVO-RESENT-DIFFERENTLY").data }, ...numbered([claude.text("charlie")], 2)]
+        const overlap = [
+          { seq: 1, type: "assistant", data: claude.text("BRAVO-RESENT-DIFFERENTLY").data },
+          ...numbered([claude.text("charlie")], 2)
+        ]
         expect(yield* upload(cli, claim, id, overlap)).toEqual({ accepted: 1, duplicates: 1 })
         // Several copies of one upload racing each other: still stored once.
         const racing = numbered([claude.text("delta")], 3)
@@ -191,7 +201,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
       }))
 
     it.effect("chunks for a message that is not the streaming one are refused with InvalidArgument", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("fence-wrong-message")
         const claim = yield* claimThread(cli)
         const first = yield* startBatch(cli, claim)
@@ -231,7 +241,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
   // Leases are aged in the database and swept by the test: no second-long timer to race.
   layer(TestServer(manualSweep, "node"), { excludeTestServices: true })((it) => {
     it.effect("a CLI that dies mid-stream loses its lease to the sweeper; its answer fails, retry requeues, a new session claims under a higher epoch and the dead CLI's late writes change nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project, cli: dead, thread } = yield* setup("fence-dead-cli", "Long running job")
         const claim = yield* claimThread(dead)
         const batch = yield* startBatch(dead, claim)
@@ -245,7 +255,11 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         expect(afterSweep.map((m) => [m.role, m.status])).toEqual([["user", "failed"], ["assistant", "failed"]])
         expect(afterSweep[1]).toMatchObject({ messageId: batch.assistantMessageId, text: "partial answer", errorMessage: leaseExpired })
         // The batch's user message failed with it, so nothing waits: the thread rests idle, its run failed.
-        expect(yield* getThread(key, thread.threadId)).toMatchObject({ status: "failed", processingState: "idle", hasPendingUserMessages: false })
+        expect(yield* getThread(key, thread.threadId)).toMatchObject({
+          status: "failed",
+          processingState: "idle",
+          hasPendingUserMessages: false
+        })
 
         // A new CLI process takes over the profile, and the user retries the failed run.
         const next = yield* connectCli(key, project.id, { profileId: dead.profile.profileId, force: true })
@@ -276,7 +290,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
       }))
 
     it.effect("a session stays online while one of its claims goes stale; the sweeper releases it and writes under the stale epoch are ClaimLost", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("fence-stale-online")
         const claim = yield* claimThread(cli)
         const batch = yield* startBatch(cli, claim)
@@ -287,7 +301,11 @@ describe("fencing: claim epochs, idempotent chunks", () => {
         expect(yield* cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } })).toMatchObject({ sessionTtlMs: 60_000 })
         expect((yield* threadRecord(thread.threadId)).claimedBySessionId).toBeNull()
         expect((yield* getThread(key, thread.threadId)).targetOnline).toBe(true)
-        expect((yield* listMessages(key, thread.threadId)).at(-1)).toMatchObject({ status: "failed", text: "partial", errorMessage: leaseExpired })
+        expect((yield* listMessages(key, thread.threadId)).at(-1)).toMatchObject({
+          status: "failed",
+          text: "partial",
+          errorMessage: leaseExpired
+        })
 
         // New work arrives and the same (online) session claims the thread again.
         yield* sendMessage(key, thread.threadId, "Are you still there?")
@@ -306,7 +324,7 @@ describe("fencing: claim epochs, idempotent chunks", () => {
       }))
 
     it.effect("a stale claim between batches is released with its waiting messages kept, and is claimable again at once", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("fence-stale-idle", "Waiting work")
         const claim = yield* claimThread(cli)
         yield* expireAndSweep(thread.threadId)
@@ -328,10 +346,13 @@ describe("fencing: claim epochs, idempotent chunks", () => {
       }))
 
     it.effect("renewing the lease keeps a claim past claimLeaseMs; once renewals stop the sweeper releases it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { cli, thread } = yield* setup("fence-renew")
         const claim = yield* claimThread(cli)
-        const renew = cli.client.agent.renew({ path: { threadId: thread.threadId }, payload: { sessionId: cli.sessionId, epoch: claim.epoch } })
+        const renew = cli.client.agent.renew({
+          path: { threadId: thread.threadId },
+          payload: { sessionId: cli.sessionId, epoch: claim.epoch }
+        })
 
         // The lease ran out, but a renewal lands before the sweeper passes: the claim stays.
         yield* ageLease(thread.threadId)

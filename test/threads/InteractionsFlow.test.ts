@@ -8,7 +8,7 @@ const structured = (json: unknown): Record<string, unknown> =>
 
 /** A registered CLI holding one claimed thread with a streaming batch. */
 const streamingThread = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const cli = yield* bridgeClient(owner.key)
     const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
@@ -25,7 +25,7 @@ const streamingThread = (slug: string) =>
 describe("interactions and worktrees", () => {
   it.layer(TestServer())("interaction bridge", (it) => {
     it.effect("a runtime's permission request waits for the owner's answer, which the CLI's long poll returns", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { cli, owner, sessionId, thread } = yield* streamingThread("ask-answer")
         const request = { tool: "bash", input: { command: "touch x" } }
         const asked = yield* cli.agent.requestInteraction({
@@ -33,22 +33,28 @@ describe("interactions and worktrees", () => {
           payload: { sessionId, epoch: thread.epoch, kind: "permission", request }
         })
         expect(asked).toMatchObject({ status: "pending", kind: "permission", request, answer: null })
-        expect(structured((yield* callTool(owner.key, "get_thread", { threadId: thread.threadId })).json)["hasPendingInteraction"]).toBe(true)
+        expect(structured((yield* callTool(owner.key, "get_thread", { threadId: thread.threadId })).json)["hasPendingInteraction"]).toBe(
+          true
+        )
         const pending = yield* cli.threads.pendingInteractions({ path: { threadId: thread.threadId } })
         expect(pending.interactions.map((i) => i.interactionId)).toEqual([asked.interactionId])
 
-        const waiting = yield* Effect.fork(cli.agent.awaitInteraction({ path: { interactionId: asked.interactionId }, urlParams: { waitMs: 10_000 } }))
+        const waiting = yield* Effect.fork(
+          cli.agent.awaitInteraction({ path: { interactionId: asked.interactionId }, urlParams: { waitMs: 10_000 } })
+        )
         const answered = yield* cli.threads.answerInteraction({
           path: { interactionId: asked.interactionId },
           payload: { answer: { reply: "once" } }
         })
         expect(answered).toMatchObject({ status: "answered", answer: { reply: "once" } })
         expect(yield* Fiber.join(waiting)).toMatchObject({ status: "answered", answer: { reply: "once" } })
-        expect(structured((yield* callTool(owner.key, "get_thread", { threadId: thread.threadId })).json)["hasPendingInteraction"]).toBe(false)
+        expect(structured((yield* callTool(owner.key, "get_thread", { threadId: thread.threadId })).json)["hasPendingInteraction"]).toBe(
+          false
+        )
       }))
 
     it.effect("answering twice is idempotent: the first answer stands", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { cli, sessionId, thread } = yield* streamingThread("ask-twice")
         const asked = yield* cli.agent.requestInteraction({
           path: { threadId: thread.threadId },
@@ -60,7 +66,7 @@ describe("interactions and worktrees", () => {
       }))
 
     it.effect("a request still pending when the batch ends expires with it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { batch, cli, sessionId, thread } = yield* streamingThread("ask-expire")
         const asked = yield* cli.agent.requestInteraction({
           path: { threadId: thread.threadId },
@@ -75,7 +81,7 @@ describe("interactions and worktrees", () => {
       }))
 
     it.effect("a request past the expiry the CLI gave it is returned expired, never denied, and a late answer does not land", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { cli, owner, sessionId, thread } = yield* streamingThread("ask-timeout")
         const asked = yield* cli.agent.requestInteraction({
           path: { threadId: thread.threadId },
@@ -85,13 +91,18 @@ describe("interactions and worktrees", () => {
         yield* realSleep(400)
         const after = yield* cli.agent.awaitInteraction({ path: { interactionId: asked.interactionId }, urlParams: { waitMs: 20_000 } })
         expect(after.status).toBe("expired")
-        const late = yield* cli.threads.answerInteraction({ path: { interactionId: asked.interactionId }, payload: { answer: { reply: "once" } } })
+        const late = yield* cli.threads.answerInteraction({
+          path: { interactionId: asked.interactionId },
+          payload: { answer: { reply: "once" } }
+        })
         expect(late).toMatchObject({ status: "expired", answer: null })
-        expect(structured((yield* callTool(owner.key, "get_thread", { threadId: thread.threadId })).json)["hasPendingInteraction"]).toBe(false)
+        expect(structured((yield* callTool(owner.key, "get_thread", { threadId: thread.threadId })).json)["hasPendingInteraction"]).toBe(
+          false
+        )
       }))
 
     it.effect("a request without an expiry stays pending until answered or its batch ends", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { cli, sessionId, thread } = yield* streamingThread("ask-no-timeout")
         const asked = yield* cli.agent.requestInteraction({
           path: { threadId: thread.threadId },
@@ -104,7 +115,7 @@ describe("interactions and worktrees", () => {
       }))
 
     it.effect("another user cannot answer (not found)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { cli, sessionId, thread } = yield* streamingThread("ask-owner")
         const other = yield* seedOwner("ask-stranger")
         const asked = yield* cli.agent.requestInteraction({
@@ -119,7 +130,7 @@ describe("interactions and worktrees", () => {
       }))
 
     it.effect("a worktree the CLI reports becomes a worktree path under the thread's checkout", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { cli, owner, pathId, sessionId, thread } = yield* streamingThread("worktree")
         const { pathId: worktreeId } = yield* cli.agent.reportWorktree({
           path: { threadId: thread.threadId },

@@ -44,7 +44,7 @@ const post = (key: string, path: string, body: unknown) =>
 
 /** Org A's thread, claimed by its owner's CLI with a batch streaming. */
 const streamingThread = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const cli = yield* connectCli(owner.key, owner.project.id)
     const thread = yield* createThread(owner.key, cli.target, "Refactor the parser")
@@ -55,7 +55,7 @@ const streamingThread = (slug: string) =>
 
 /** What a write could have left behind on the thread: its claim record, chunks, interactions and worktree. */
 const traces = (threadId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql`
       SELECT (SELECT count(*)::int FROM thread_chunks WHERE thread_id = ${threadId}) AS chunks,
@@ -68,8 +68,12 @@ const traces = (threadId: string) =>
   })
 
 /** A session's eight writes on `threadId`: each answers 404 with exactly the body of a thread that does not exist. */
-const expectEveryWriteNotFound = (key: string, cli: FakeCli, target: { readonly threadId: string; readonly epoch: number; readonly messageId: string }) =>
-  Effect.gen(function* () {
+const expectEveryWriteNotFound = (
+  key: string,
+  cli: FakeCli,
+  target: { readonly threadId: string; readonly epoch: number; readonly messageId: string }
+) =>
+  Effect.gen(function*() {
     for (const [path, payload] of Object.entries(writes(cli.sessionId, target.epoch, target.messageId))) {
       const unreadable = yield* post(key, `/api/agent/threads/${target.threadId}/${path}`, payload)
       const missing = yield* post(key, `/api/agent/threads/${missingThreadId}/${path}`, payload)
@@ -85,7 +89,7 @@ const expectEveryWriteNotFound = (key: string, cli: FakeCli, target: { readonly 
 describe.each<Transport>(["platform", "node"])("a thread the session cannot read, on the %s transport", (transport) => {
   layer(TestServer(noRateLimit, transport))((it) => {
     it.effect("another organization's session gets 404 Thread not found on all eight writes, and the thread is untouched", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* streamingThread(`iso-a-${transport}`)
         const b = yield* seedOwner(`iso-b-${transport}`)
         const bCli = yield* connectCli(b.key, b.project.id)
@@ -98,13 +102,16 @@ describe.each<Transport>(["platform", "node"])("a thread the session cannot read
       }))
 
     it.effect("a teammate's session gets 404 on a thread not shared with them, as get_thread answers them", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* streamingThread(`iso-mate-${transport}`)
         const mate = yield* (yield* Users).create({ name: "Mate", email: `mate-${transport}@iso.test` })
         yield* (yield* Memberships).addToProject(a.owner.project.id, mate.id, "member")
         const mateKey = (yield* createKey(mate.id, null)).secret
         const mateCli = yield* connectCli(mateKey, a.owner.project.id, { name: "mate-box", path: "/home/mate/project" })
-        expect(yield* toolError(mateKey, "get_thread", { threadId: a.threadId })).toEqual({ code: "not_found", message: "Thread not found" })
+        expect(yield* toolError(mateKey, "get_thread", { threadId: a.threadId })).toEqual({
+          code: "not_found",
+          message: "Thread not found"
+        })
         const before = yield* traces(a.threadId)
         yield* expectEveryWriteNotFound(mateKey, mateCli, a)
         expect(yield* traces(a.threadId)).toEqual(before)
@@ -116,23 +123,28 @@ describe.each<Transport>(["platform", "node"])("a thread the session cannot read
 describe.runIf(process.env["DATABASE_URL"] !== undefined)("a thread the session cannot read, while its owner holds it locked", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("another organization's write is refused without waiting for the thread's row lock", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const a = yield* streamingThread("iso-lock-a")
         const b = yield* seedOwner("iso-lock-b")
         const bCli = yield* connectCli(b.key, b.project.id)
         const sql = yield* SqlClient.SqlClient
         const locked = yield* Deferred.make<void>()
         const unlock = yield* Deferred.make<void>()
-        const holder = yield* Effect.fork(sql.withTransaction(Effect.gen(function* () {
-          yield* sql`SELECT id FROM threads WHERE id = ${a.threadId} FOR UPDATE`
-          yield* Deferred.succeed(locked, undefined)
-          yield* Deferred.await(unlock)
-        })).pipe(Effect.orDie))
+        const holder = yield* Effect.fork(
+          sql.withTransaction(Effect.gen(function*() {
+            yield* sql`SELECT id FROM threads WHERE id = ${a.threadId} FOR UPDATE`
+            yield* Deferred.succeed(locked, undefined)
+            yield* Deferred.await(unlock)
+          })).pipe(Effect.orDie)
+        )
         yield* Deferred.await(locked)
         const refused = yield* post(b.key, `/api/agent/threads/${a.threadId}/chunks`, writes(bCli.sessionId, a.epoch, a.messageId).chunks)
         yield* Deferred.succeed(unlock, undefined)
         yield* Fiber.join(holder)
-        expect({ status: refused.status, body: refused.json }).toEqual({ status: 404, body: { _tag: "NotFound", message: "Thread not found" } })
+        expect({ status: refused.status, body: refused.json }).toEqual({
+          status: 404,
+          body: { _tag: "NotFound", message: "Thread not found" }
+        })
       }))
   })
 })
@@ -141,7 +153,7 @@ const FORBIDDEN_FOR_VIEWER = "requires the project role member or admin; the cal
 
 /** A user of the owner's organization with `role` in its project, and an API key. */
 const projectMember = (owner: Effect.Effect.Success<ReturnType<typeof seedOwner>>, role: ProjectRole) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = yield* (yield* Users).create({ name: `A ${role}`, email: `${role}@${owner.organization.slug}.test` })
     yield* (yield* Memberships).addToProject(owner.project.id, user.id, role)
     return { user, key: (yield* createKey(user.id, null)).secret }
@@ -150,7 +162,7 @@ const projectMember = (owner: Effect.Effect.Success<ReturnType<typeof seedOwner>
 describe("a project viewer changes nothing", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("registering a CLI profile needs the project role member or admin: a viewer is forbidden", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* seedOwner("roles-register")
         const viewer = yield* projectMember(owner, "viewer")
         const refused = yield* post(viewer.key, "/api/agent/register", {
@@ -175,7 +187,7 @@ describe("a project viewer changes nothing", () => {
       }))
 
     it.effect("create_thread (and a workflow run) needs the project role member or admin: a member demoted to viewer keeps their profile but is forbidden", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* seedOwner("roles-create")
         const memberships = yield* Memberships
         for (const role of ["member", "admin"] as const) {
@@ -188,8 +200,13 @@ describe("a project viewer changes nothing", () => {
             const refused = yield* toolError(writer.key, "create_thread", { content: "Start anyway", ...cli.target, cliType: "claude" })
             expect(refused.code).toBe("forbidden")
             expect(refused.message).toContain(FORBIDDEN_FOR_VIEWER)
-            const run = yield* Effect.either(cli.client.threads.createWorkflowRun({ payload: { projectId: owner.project.id, title: "Nightly" } }))
-            expect(run._tag === "Left" ? run.left : run).toMatchObject({ _tag: "Forbidden", message: expect.stringContaining(FORBIDDEN_FOR_VIEWER) })
+            const run = yield* Effect.either(
+              cli.client.threads.createWorkflowRun({ payload: { projectId: owner.project.id, title: "Nightly" } })
+            )
+            expect(run._tag === "Left" ? run.left : run).toMatchObject({
+              _tag: "Forbidden",
+              message: expect.stringContaining(FORBIDDEN_FOR_VIEWER)
+            })
           }
         }
       }))

@@ -31,7 +31,7 @@ const noRateLimit = { rateLimit: Option.none() }
 
 /** A project owner with a registered CLI, and a thread on it. */
 const setup = (slug: string, content = "Please fix the build") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const cli = yield* connectCli(owner.key, owner.project.id)
     const thread = yield* createThread(owner.key, cli.target, content)
@@ -41,7 +41,7 @@ const setup = (slug: string, content = "Please fix the build") =>
 const ChunkRow = Schema.Struct({ seq: Schema.Number, type: Schema.String, data: Schema.String, kind: Schema.String })
 
 const storedChunks = (messageId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql`
       SELECT seq, type, data, normalized_event->>'kind' AS kind FROM thread_chunks WHERE message_id = ${messageId} ORDER BY seq`
@@ -51,7 +51,7 @@ const storedChunks = (messageId: string) =>
 describe("thread and message lifecycle in the CLI bridge", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("a user message creates a pending thread holding only that message, with hasPendingUserMessages set", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, thread } = yield* setup("life-create", "Write the release notes")
         expect(thread).toMatchObject({ kind: "thread", status: "pending", processingState: "pending", hasPendingUserMessages: true })
         expect(yield* getThread(key, thread.threadId)).toMatchObject({
@@ -69,7 +69,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("a thread for an offline profile stays queued and is claimed once its CLI connects", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("life-offline")
         const first = yield* connectCli(key, project.id)
         yield* first.client.agent.disconnect({ payload: { sessionId: first.sessionId } })
@@ -83,7 +83,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("claiming a pending thread records the claiming session, the claim time and a lease; no other claim takes it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-claim")
         const before = Date.now()
         const claim = yield* claimThread(cli)
@@ -109,7 +109,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("starting a batch creates exactly one assistant envelope and returns the unprocessed user messages", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-batch", "First question")
         yield* sendMessage(key, thread.threadId, "Second question")
         const users = yield* listMessages(key, thread.threadId)
@@ -134,7 +134,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("each runtime line is stored as a raw chunk with its normalized event; message text comes from text events only", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-chunks")
         const claim = yield* claimThread(cli)
         const batch = yield* startBatch(cli, claim)
@@ -168,7 +168,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("a successful batch completes the assistant message and returns the thread to claimed (running)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-success")
         const claim = yield* claimThread(cli)
         const batch = yield* runBatch(cli, claim, ["Fixed: the import path was wrong."])
@@ -188,14 +188,19 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("a failed batch marks the assistant message failed with its error, and the thread failed", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-fail")
         const claim = yield* claimThread(cli)
         const batch = yield* startBatch(cli, claim)
         yield* upload(cli, claim, batch.assistantMessageId, numbered([claude.init(), claude.text("Starting on it")]))
         yield* cli.client.agent.fail({
           path: { threadId: thread.threadId },
-          payload: { sessionId: cli.sessionId, epoch: claim.epoch, messageId: batch.assistantMessageId, errorMessage: "claude exited with code 1" }
+          payload: {
+            sessionId: cli.sessionId,
+            epoch: claim.epoch,
+            messageId: batch.assistantMessageId,
+            errorMessage: "claude exited with code 1"
+          }
         })
         const answer = (yield* listMessages(key, thread.threadId)).find((m) => m.role === "assistant")
         expect(answer).toMatchObject({
@@ -209,7 +214,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("retry requeues the failed batch's user messages, removes the failed answer and makes the thread pending", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-retry", "Do the thing")
         yield* sendMessage(key, thread.threadId, "And the other thing")
         const claim = yield* claimThread(cli)
@@ -224,7 +229,12 @@ describe("thread and message lifecycle in the CLI bridge", () => {
         expect(yield* getThread(key, thread.threadId)).toMatchObject({ status: "failed", hasPendingUserMessages: false })
 
         const retried = yield* cli.client.threads.retry({ path: { threadId: thread.threadId } })
-        expect(retried).toMatchObject({ threadId: thread.threadId, status: "pending", processingState: "pending", hasPendingUserMessages: true })
+        expect(retried).toMatchObject({
+          threadId: thread.threadId,
+          status: "pending",
+          processingState: "pending",
+          hasPendingUserMessages: true
+        })
         const requeued = yield* listMessages(key, thread.threadId)
         expect(requeued.map((m) => [m.role, m.text])).toEqual([["user", "Do the thing"], ["user", "And the other thing"]])
         expect(requeued.map((m) => m.messageId)).toEqual(failed.messages.map((m) => m.messageId))
@@ -245,7 +255,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("retry while the CLI still holds the claim requeues the messages into that claim's next batch", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-retry-claimed", "Try once more")
         const claim = yield* claimThread(cli)
         const failed = yield* startBatch(cli, claim)
@@ -268,7 +278,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("every path that abandons a streaming batch fails its answer and clears activeAssistantMessageId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         interface Streaming {
           readonly key: string
           readonly projectId: ProjectId
@@ -316,7 +326,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("a new batch while an unfinished one has output fails the old answer with its user messages; the new batch is the active one", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-new-batch", "First request")
         const claim = yield* claimThread(cli)
         const first = yield* startBatch(cli, claim)
@@ -343,7 +353,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("a new batch while an unfinished one has output and nothing else waits fails the old answer, releases the claim and clears activeAssistantMessageId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-new-batch-drained", "Only request")
         const claim = yield* claimThread(cli)
         const first = yield* startBatch(cli, claim)
@@ -363,7 +373,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("retry is refused when the thread's latest run did not fail", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { cli, thread } = yield* setup("life-retry-ok")
         const claim = yield* claimThread(cli)
         yield* runBatch(cli, claim, ["All good."])
@@ -372,7 +382,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("user messages sent while a batch streams are not in it; they come as the next batch under the same claim", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-midrun", "Start the migration")
         const claim = yield* claimThread(cli)
         const first = yield* startBatch(cli, claim)
@@ -404,13 +414,17 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("when the queue drains the thread goes idle, the claim is released and activeAssistantMessageId is cleared", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-drain")
         const claim = yield* claimThread(cli)
         yield* runBatch(cli, claim, ["Done."])
         expect(yield* runBatch(cli, claim, ["never sent"])).toEqual({ drained: true })
 
-        expect(yield* getThread(key, thread.threadId)).toMatchObject({ status: "idle", processingState: "idle", hasPendingUserMessages: false })
+        expect(yield* getThread(key, thread.threadId)).toMatchObject({
+          status: "idle",
+          processingState: "idle",
+          hasPendingUserMessages: false
+        })
         expect(yield* threadRecord(thread.threadId)).toMatchObject({
           claimedBySessionId: null,
           claimedAt: null,
@@ -434,7 +448,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("a streaming message's text is what has arrived so far, with status streaming", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-streaming")
         const claim = yield* claimThread(cli)
         const batch = yield* startBatch(cli, claim)
@@ -457,7 +471,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("message text is capped at about 4000 characters and marked truncated: true", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const longPrompt = "p".repeat(2_500) + "q".repeat(2_500)
         const { key, cli, thread } = yield* setup("life-cap", longPrompt)
         const claim = yield* claimThread(cli)
@@ -465,7 +479,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
         const longAnswer = "a".repeat(3_000) + "b".repeat(3_000)
         yield* upload(cli, claim, batch.assistantMessageId, numbered([claude.text(longAnswer)]))
 
-        const check = Effect.gen(function* () {
+        const check = Effect.gen(function*() {
           const [prompt, answer] = yield* listMessages(key, thread.threadId)
           expect(prompt?.truncated).toBe(true)
           expect(prompt?.text.length).toBeLessThanOrEqual(MAX_MESSAGE_TEXT)
@@ -489,7 +503,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
       }))
 
     it.effect("a held queue cannot be claimed until the hold is released", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, thread } = yield* setup("life-hold")
         const held = yield* cli.client.threads.setQueueHeld({ path: { threadId: thread.threadId }, payload: { held: true } })
         expect(held).toMatchObject({ threadId: thread.threadId, hasPendingUserMessages: true })

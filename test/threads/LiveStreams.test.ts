@@ -24,11 +24,16 @@ const listsUntil = (frames: Stream.Stream<Frame, unknown>, done: (threadIds: Rea
 const take = (frames: Stream.Stream<Frame, unknown>, count: number) =>
   Effect.map(Stream.runCollect(Stream.take(frames, count)), (got) => [...got])
 
-const textLine = (uuid: string, text: string) =>
-  JSON.stringify({ type: "assistant", uuid, message: { content: [{ type: "text", text }] } })
+const textLine = (uuid: string, text: string) => JSON.stringify({ type: "assistant", uuid, message: { content: [{ type: "text", text }] } })
 
-const startRun = (cli: BridgeClient, key: string, profileId: string, pathId: string, sessionId: Parameters<BridgeClient["agent"]["claim"]>[0]["payload"]["sessionId"]) =>
-  Effect.gen(function* () {
+const startRun = (
+  cli: BridgeClient,
+  key: string,
+  profileId: string,
+  pathId: string,
+  sessionId: Parameters<BridgeClient["agent"]["claim"]>[0]["payload"]["sessionId"]
+) =>
+  Effect.gen(function*() {
     yield* callTool(key, "create_thread", { content: "go", profileId, pathId, cliType: "claude" })
     const claim = yield* cli.agent.claim({ payload: { sessionId } })
     const thread = claim.thread
@@ -38,7 +43,12 @@ const startRun = (cli: BridgeClient, key: string, profileId: string, pathId: str
     const upload = (seq: number, text: string) =>
       cli.agent.uploadChunks({
         path: { threadId: thread.threadId },
-        payload: { sessionId, epoch: thread.epoch, messageId: batch.assistantMessageId, chunks: [{ seq, type: "assistant", data: textLine(`u${seq}`, text) }] }
+        payload: {
+          sessionId,
+          epoch: thread.epoch,
+          messageId: batch.assistantMessageId,
+          chunks: [{ seq, type: "assistant", data: textLine(`u${seq}`, text) }]
+        }
       })
     return { thread, batch, upload }
   })
@@ -46,7 +56,7 @@ const startRun = (cli: BridgeClient, key: string, profileId: string, pathId: str
 describe("live streams (SSE)", () => {
   it.layer(TestServer())("thread events", (it) => {
     it.effect("a client gets the stored events first, then each new one as the CLI uploads it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* seedOwner("sse-thread")
         const cli = yield* bridgeClient(owner.key)
         const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
@@ -63,7 +73,7 @@ describe("live streams (SSE)", () => {
       }).pipe(Effect.scoped))
 
     it.effect("Last-Event-ID resumes after the last event seen, without repeating it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* seedOwner("sse-resume")
         const cli = yield* bridgeClient(owner.key)
         const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
@@ -77,7 +87,7 @@ describe("live streams (SSE)", () => {
       }))
 
     it.effect("someone else's thread is not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* seedOwner("sse-owner")
         const other = yield* seedOwner("sse-other")
         const cli = yield* bridgeClient(owner.key)
@@ -93,22 +103,35 @@ describe("live streams (SSE)", () => {
 
   /** A registered CLI and a way to create pending threads for it, each returning its ID. */
   const queueOf = (slug: string) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const owner = yield* seedOwner(slug)
       const cli = yield* bridgeClient(owner.key)
       const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
       const create = (content: string) =>
         Effect.map(
-          callTool(owner.key, "create_thread", { content, profileId: profile.profileId, pathId: profile.paths[0]?.pathId, cliType: "claude" }),
+          callTool(owner.key, "create_thread", {
+            content,
+            profileId: profile.profileId,
+            pathId: profile.paths[0]?.pathId,
+            cliType: "claude"
+          }),
           (created) => String(Reflect.get(Object(Reflect.get(Object(created.json), "result")), "structuredContent")?.threadId)
         )
-      return { key: owner.key, principal: owner.principal, profile, cli, sessionId, create, path: `/api/agent/sessions/${sessionId}/pending` }
+      return {
+        key: owner.key,
+        principal: owner.principal,
+        profile,
+        cli,
+        sessionId,
+        create,
+        path: `/api/agent/sessions/${sessionId}/pending`
+      }
     })
 
   // The server's pending frames are spaced on its clock: a live one, as in production.
   layer(TestServer(), { excludeTestServices: true })("pending threads", (it) => {
     it.effect("a CLI session sees its profile's pending threads, then the list again when one is added", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, create, path } = yield* queueOf("sse-pending")
         const stream = yield* connect(key, path)
         const threadId = yield* create("one")
@@ -118,7 +141,7 @@ describe("live streams (SSE)", () => {
       }).pipe(Effect.scoped))
 
     it.effect("the session's own claims send no frame; the next change shows the queue without the claimed threads", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, cli, sessionId, create, path } = yield* queueOf("sse-pending-claims")
         const threadIds: Array<string> = []
         for (const content of ["one", "two", "three", "four"]) threadIds.push(yield* create(content))
@@ -127,7 +150,9 @@ describe("live streams (SSE)", () => {
         // The creations' own signals may still be on their way (PostgreSQL delivers NOTIFY
         // asynchronously): a read they cause after the claims would be theirs, not the claims'.
         yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 300)))
-        const claimed = yield* Effect.all(Array.from({ length: 3 }, () => cli.agent.claim({ payload: { sessionId } })), { concurrency: "unbounded" })
+        const claimed = yield* Effect.all(Array.from({ length: 3 }, () => cli.agent.claim({ payload: { sessionId } })), {
+          concurrency: "unbounded"
+        })
         expect(claimed.map((c) => c.thread?.threadId).sort()).toEqual(threadIds.slice(0, 3).sort())
         // What is checked is an absence: no condition marks it, so a frame the claims wrongly caused gets time to show.
         yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 300)))
@@ -137,7 +162,7 @@ describe("live streams (SSE)", () => {
       }).pipe(Effect.scoped))
 
     it.effect("a burst of new threads reaches the stream as a few frames, the last one the whole queue, oldest first", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, create, path } = yield* queueOf("sse-pending-spaced")
         const stream = yield* connect(key, path)
         // Created at once, as a burst: how fast each one commits is the machine's, not the test's.
@@ -154,14 +179,22 @@ describe("live streams (SSE)", () => {
       }).pipe(Effect.scoped))
 
     it.effect("a queue longer than 1,000 threads is listed as its 1,000 oldest", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, principal, profile, path } = yield* queueOf("sse-pending-cap")
         const creation = yield* ThreadCreation
         // Seeded through the service: 1,001 threads over MCP would be most of the test's time.
         const created = yield* Effect.forEach(Array.from({ length: 1_001 }, (_, i) => `t${i}`), (content) =>
-          creation.create(principal, { content, profileId: profile.profileId, pathId: profile.paths[0]?.pathId, cliType: "claude", runtimeCommand: false }))
+          creation.create(principal, {
+            content,
+            profileId: profile.profileId,
+            pathId: profile.paths[0]?.pathId,
+            cliType: "claude",
+            runtimeCommand: false
+          }))
         const [frame] = yield* frames(key, path, 1)
-        expect(Reflect.get(Object(frame?.data), "threadIds")).toEqual(created.slice(0, 1_000).map((thread) => thread.id))
+        expect(Reflect.get(Object(frame?.data), "threadIds")).toEqual(
+          created.slice(0, 1_000).map((thread) => thread.id)
+        )
       }), 120_000)
   })
 })

@@ -24,7 +24,7 @@ type Cli = { readonly client: BridgeClient; readonly sessionId: Parameters<typeo
 
 /** Claims, runs one batch naming `runtimeSessionId`, completes it, and lets the drained claim go. */
 const runNamingSession = (cli: Cli, threadId: string, runtimeSessionId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const claim = yield* claimThread(cli, threadId)
     const batch = yield* startBatch(cli, claim)
     yield* cli.client.agent.complete({
@@ -37,7 +37,7 @@ const runNamingSession = (cli: Cli, threadId: string, runtimeSessionId: string) 
 
 /** A profile whose thread ran on machine A (runtime session "session-on-a"); A then went away and B connected. */
 const movedProfile = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     const a = yield* connectCli(owner.key, owner.project.id, { machineId: "machine-a" })
     const thread = yield* createThread(owner.key, a.target, "Start on machine A")
@@ -57,7 +57,7 @@ const pendingNow = (key: string, sessionId: string) =>
 describe("a thread runs only on the machine holding its runtime session", () => {
   layer(TestServer())((it) => {
     it.effect("another machine of the profile neither claims the thread nor sees it pending; the thread says why", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { b, key, thread } = yield* movedProfile("pin-elsewhere")
         expect((yield* b.client.agent.claim({ payload: { sessionId: b.sessionId } })).thread).toBeNull()
         expect((yield* b.client.agent.claim({ payload: { sessionId: b.sessionId, threadId: thread.threadId } })).thread).toBeNull()
@@ -71,7 +71,7 @@ describe("a thread runs only on the machine holding its runtime session", () => 
       }))
 
     it.effect("the machine holding the session claims the thread again and resumes its session", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { a, b, key, project, thread } = yield* movedProfile("pin-back")
         yield* b.client.agent.disconnect({ payload: { sessionId: b.sessionId } })
         const back = yield* reconnect(key, project.id, a.profile.profileId, "machine-a")
@@ -82,7 +82,7 @@ describe("a thread runs only on the machine holding its runtime session", () => 
       }))
 
     it.effect("started fresh, the thread forgets its session and machine: any machine claims it, with no session to resume", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { b, key, thread } = yield* movedProfile("pin-fresh")
         const fresh = yield* b.client.threads.startFresh({ path: { threadId: thread.threadId } })
         expect(fresh).toMatchObject({ threadId: thread.threadId, processingState: "pending", runtimeSessionElsewhere: false })
@@ -92,7 +92,7 @@ describe("a thread runs only on the machine holding its runtime session", () => 
       }))
 
     it.effect("the session a batch names pins the thread to the machine that ran it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { b, key, project, thread } = yield* movedProfile("pin-moves")
         yield* b.client.threads.startFresh({ path: { threadId: thread.threadId } })
         yield* runNamingSession(b, thread.threadId, "session-on-b")
@@ -104,18 +104,19 @@ describe("a thread runs only on the machine holding its runtime session", () => 
       }))
 
     it.effect("a CLI that registers without a machine id claims only threads no machine holds", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { b, key, project, thread } = yield* movedProfile("pin-anonymous")
         yield* b.client.agent.disconnect({ payload: { sessionId: b.sessionId } })
         const anonymous = yield* reconnect(key, project.id, b.profile.profileId, undefined)
         const other = yield* createThread(key, anonymous.target, "A thread no machine holds yet")
         const claim = yield* claimThread(anonymous)
         expect(claim.threadId).toBe(other.threadId)
-        expect((yield* anonymous.client.agent.claim({ payload: { sessionId: anonymous.sessionId, threadId: thread.threadId } })).thread).toBeNull()
+        expect((yield* anonymous.client.agent.claim({ payload: { sessionId: anonymous.sessionId, threadId: thread.threadId } })).thread)
+          .toBeNull()
       }))
 
     it.effect("a running thread cannot be started fresh (409): the run in flight would name its session again", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* seedOwner("pin-running")
         const cli = yield* connectCli(owner.key, owner.project.id, { machineId: "machine-a" })
         const thread = yield* createThread(owner.key, cli.target, "Busy")
@@ -125,7 +126,7 @@ describe("a thread runs only on the machine holding its runtime session", () => 
       }))
 
     it.effect("start-fresh names the thread: a container is a bad argument, someone else's thread is not found", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* seedOwner("pin-errors")
         const cli = yield* connectCli(owner.key, owner.project.id, { machineId: "machine-a" })
         const run = yield* cli.client.threads.createWorkflowRun({ payload: { projectId: owner.project.id, title: "Nightly" } })

@@ -74,7 +74,7 @@ const sleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) =
 
 /** Waits (up to 10 s, real time) until `condition` holds; what it last saw goes to the assertion. */
 const eventually = <A>(read: Effect.Effect<A>, condition: (value: A) => boolean) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     let value = yield* read
     for (let i = 0; i < 100 && !condition(value); i++) {
       yield* sleep(100)
@@ -93,56 +93,63 @@ describe("many live streams of one thread", () => {
   // budget: 150 streams opened at once by one key pass its burst of 100 unless 2.5 s go by, which
   // depends on how fast the database answers (RateLimit.test.ts covers the budget).
   layer(TestServer({ rateLimit: Option.none() }).pipe(Layer.provide(Counted)), { excludeTestServices: true })((it) => {
-    it.effect(`${STREAMS} streams of a thread: one read per upload reaches them all, a revoked key's streams end within 5 s, and closed streams leave nothing behind`, () =>
-      Effect.gen(function* () {
-        const owner = yield* ownerWithCli("many-streams")
-        const thread = yield* threadOn(owner.key, owner.cli)
-        const run = yield* startStreaming(owner.cli, thread.threadId, [chunks.text("before")])
-        const reader = yield* createKey(owner.user.id, null)
-        const path = `/api/threads/${thread.threadId}/events`
-        const feeds = yield* ThreadEventFeeds
-        const revokedKeys = yield* RevokedKeys
+    it.effect(
+      `${STREAMS} streams of a thread: one read per upload reaches them all, a revoked key's streams end within 5 s, and closed streams leave nothing behind`,
+      () =>
+        Effect.gen(function*() {
+          const owner = yield* ownerWithCli("many-streams")
+          const thread = yield* threadOn(owner.key, owner.cli)
+          const run = yield* startStreaming(owner.cli, thread.threadId, [chunks.text("before")])
+          const reader = yield* createKey(owner.user.id, null)
+          const path = `/api/threads/${thread.threadId}/events`
+          const feeds = yield* ThreadEventFeeds
+          const revokedKeys = yield* RevokedKeys
 
-        const scope = yield* Scope.make()
-        const openFrom = statements.length
-        const open = (key: string, count: number) =>
-          Effect.all(Array.from({ length: count }, () => connect(key, path)), { concurrency: "unbounded" }).pipe(Scope.extend(scope))
-        const kept = yield* open(owner.key, STREAMS - REVOKED)
-        const revocable = yield* open(reader.secret, REVOKED)
-        const all = [...kept, ...revocable]
-        // Every stream's bootstrap: the event stored before it opened.
-        expect(yield* Effect.forEach(all, nextText, { concurrency: "unbounded" })).toEqual(all.map(() => "before"))
-        // Each stream's access check is a statement of its own: the count sees what the server runs.
-        expect(statements.length - openFrom).toBeGreaterThanOrEqual(STREAMS)
+          const scope = yield* Scope.make()
+          const openFrom = statements.length
+          const open = (key: string, count: number) =>
+            Effect.all(Array.from({ length: count }, () => connect(key, path)), { concurrency: "unbounded" }).pipe(Scope.extend(scope))
+          const kept = yield* open(owner.key, STREAMS - REVOKED)
+          const revocable = yield* open(reader.secret, REVOKED)
+          const all = [...kept, ...revocable]
+          // Every stream's bootstrap: the event stored before it opened.
+          expect(yield* Effect.forEach(all, nextText, { concurrency: "unbounded" })).toEqual(all.map(() => "before"))
+          // Each stream's access check is a statement of its own: the count sees what the server runs.
+          expect(statements.length - openFrom).toBeGreaterThanOrEqual(STREAMS)
 
-        // Open and idle for a key-cache period: the keys are looked up once per period, not once per stream.
-        const idleFrom = statements.length
-        yield* sleep(5_500)
-        expect(readsSince(idleFrom).keys).toBeLessThanOrEqual(4)
+          // Open and idle for a key-cache period: the keys are looked up once per period, not once per stream.
+          const idleFrom = statements.length
+          yield* sleep(5_500)
+          expect(readsSince(idleFrom).keys).toBeLessThanOrEqual(4)
 
-        // One upload: one read of the new event (not one per stream), and every stream gets it.
-        const uploadFrom = statements.length
-        yield* upload(owner.cli, thread.threadId, run.epoch, run.assistantMessageId, [chunks.text("after")], 1)
-        expect(yield* Effect.forEach(all, nextText, { concurrency: "unbounded" })).toEqual(all.map(() => "after"))
-        expect(readsSince(uploadFrom).events).toBeLessThanOrEqual(2)
-        expect(yield* feeds.stats).toEqual({ feeds: 1, subscribers: STREAMS })
+          // One upload: one read of the new event (not one per stream), and every stream gets it.
+          const uploadFrom = statements.length
+          yield* upload(owner.cli, thread.threadId, run.epoch, run.assistantMessageId, [chunks.text("after")], 1)
+          expect(yield* Effect.forEach(all, nextText, { concurrency: "unbounded" })).toEqual(all.map(() => "after"))
+          expect(readsSince(uploadFrom).events).toBeLessThanOrEqual(2)
+          expect(yield* feeds.stats).toEqual({ feeds: 1, subscribers: STREAMS })
 
-        // The reader's key is revoked: its streams end within the key cache's period; the owner's go on.
-        const ending = yield* Effect.forkAll(revocable.map((stream) => Stream.runDrain(stream)))
-        yield* (yield* ApiKeys).revoke(reader.record.id)
-        const ended = yield* Fiber.join(ending).pipe(Effect.timeoutOption(REVOCATION_BOUND))
-        expect(ended._tag).toBe("Some")
-        yield* upload(owner.cli, thread.threadId, run.epoch, run.assistantMessageId, [chunks.text("later")], 2)
-        expect(yield* Effect.forEach(kept, nextText, { concurrency: "unbounded" })).toEqual(kept.map(() => "later"))
+          // The reader's key is revoked: its streams end within the key cache's period; the owner's go on.
+          const ending = yield* Effect.forkAll(revocable.map((stream) => Stream.runDrain(stream)))
+          yield* (yield* ApiKeys).revoke(reader.record.id)
+          const ended = yield* Fiber.join(ending).pipe(Effect.timeoutOption(REVOCATION_BOUND))
+          expect(ended._tag).toBe("Some")
+          yield* upload(owner.cli, thread.threadId, run.epoch, run.assistantMessageId, [chunks.text("later")], 2)
+          expect(yield* Effect.forEach(kept, nextText, { concurrency: "unbounded" })).toEqual(kept.map(() => "later"))
 
-        // Every client goes away: no subscription, feed or key watch is left, and an upload reads nothing for them.
-        yield* Scope.close(scope, Exit.void)
-        expect(yield* eventually(feeds.stats, (stats) => stats.subscribers === 0 && stats.feeds === 0)).toEqual({ feeds: 0, subscribers: 0 })
-        expect(yield* eventually(revokedKeys.watchedKeys, (count) => count === 0)).toBe(0)
-        const afterFrom = statements.length
-        yield* upload(owner.cli, thread.threadId, run.epoch, run.assistantMessageId, [chunks.text("unread")], 3)
-        yield* sleep(500)
-        expect(readsSince(afterFrom).events).toBe(0)
-      }), 120_000)
+          // Every client goes away: no subscription, feed or key watch is left, and an upload reads nothing for them.
+          yield* Scope.close(scope, Exit.void)
+          expect(yield* eventually(feeds.stats, (stats) => stats.subscribers === 0 && stats.feeds === 0)).toEqual({
+            feeds: 0,
+            subscribers: 0
+          })
+          expect(yield* eventually(revokedKeys.watchedKeys, (count) => count === 0)).toBe(0)
+          const afterFrom = statements.length
+          yield* upload(owner.cli, thread.threadId, run.epoch, run.assistantMessageId, [chunks.text("unread")], 3)
+          yield* sleep(500)
+          expect(readsSince(afterFrom).events).toBe(0)
+        }),
+      120_000
+    )
   })
 })

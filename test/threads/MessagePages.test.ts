@@ -26,14 +26,13 @@ const noRateLimit = { rateLimit: Option.none() }
 
 type PageParams = { readonly order?: "newest" | "oldest"; readonly cursor?: string; readonly limit?: number }
 
-const page = (cli: Cli, threadId: string, urlParams: PageParams = {}) =>
-  cli.client.threads.messages({ path: { threadId }, urlParams })
+const page = (cli: Cli, threadId: string, urlParams: PageParams = {}) => cli.client.threads.messages({ path: { threadId }, urlParams })
 
 const texts = (messages: ReadonlyArray<{ readonly text: string }>) => messages.map((m) => m.text)
 
 /** Every page in `order`, following nextCursor: the texts of each page. */
 const allPages = (cli: Cli, threadId: string, order: "newest" | "oldest", limit: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const pages: Array<ReadonlyArray<string>> = []
     let cursor: string | undefined
     for (;;) {
@@ -48,7 +47,7 @@ const ErrorBody = Schema.Struct({ _tag: Schema.String, message: Schema.String })
 
 /** A raw GET with the key: the status and the body's `_tag` and `message`. */
 const rawGet = (key: string, url: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const http = yield* HttpClient.HttpClient
     const response = yield* http.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.bearerToken(key))).pipe(Effect.orDie)
     const body = yield* response.json.pipe(Effect.flatMap(Schema.decodeUnknown(ErrorBody)), Effect.orDie)
@@ -57,7 +56,7 @@ const rawGet = (key: string, url: string) =>
 
 /** A thread of `count` user messages m0…m{count-1}, none answered (each sent after the last). */
 const threadOfMessages = (owner: { readonly key: string; readonly cli: Cli }, count: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const thread = yield* threadOn(owner.key, owner.cli, { content: "m0" })
     yield* Effect.forEach(Array.from({ length: count - 1 }, (_, i) => i + 1), (i) =>
       sendMessage(owner.key, { threadId: thread.threadId, content: `m${i}` }), { concurrency: 1, discard: true })
@@ -69,7 +68,7 @@ const names = (from: number, to: number) => Array.from({ length: to - from }, (_
 describe("thread message pages (client route)", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("messages: by default the newest page, oldest first within it, and a cursor to the older ones", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("pages-default")
         const thread = yield* threadOfMessages(owner, 55)
         const first = yield* page(owner.cli, thread.threadId)
@@ -81,7 +80,7 @@ describe("thread message pages (client route)", () => {
       }))
 
     it.effect("messages: paging across page boundaries returns every message exactly once, newest or oldest first", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("pages-boundary")
         const thread = yield* threadOfMessages(owner, 23)
         const newest = yield* allPages(owner.cli, thread.threadId, "newest", 10)
@@ -94,7 +93,7 @@ describe("thread message pages (client route)", () => {
       }))
 
     it.effect("messages: a cursor is a message ID and the page starts past it, so messages written meanwhile do not shift pages", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("pages-cursor")
         const thread = yield* threadOfMessages(owner, 6)
         const first = yield* page(owner.cli, thread.threadId, { limit: 3 })
@@ -109,7 +108,7 @@ describe("thread message pages (client route)", () => {
       }))
 
     it.effect("messages: a turn's user message comes before its answer, each with its own status", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("pages-order")
         const thread = yield* threadOn(owner.key, owner.cli, { content: "Question 1" })
         yield* runToCompletion(owner.cli, thread.threadId, [chunks.text("Answer 1")])
@@ -125,7 +124,7 @@ describe("thread message pages (client route)", () => {
       }))
 
     it.effect("messages: text is capped with truncated: true, and the message route gives the whole text", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("pages-full-text")
         const prompt = Array.from({ length: 400 }, (_, i) => `Line ${i + 1}: the quick brown fox jumps over the lazy dog`).join("\n")
         const thread = yield* threadOn(owner.key, owner.cli, { content: prompt })
@@ -135,16 +134,20 @@ describe("thread message pages (client route)", () => {
         expect(question?.truncated).toBe(true)
         expect(question?.text.length).toBeLessThanOrEqual(4000)
         expect(reply?.truncated).toBe(true)
-        const wholeQuestion = yield* owner.cli.client.threads.message({ path: { threadId: thread.threadId, messageId: question?.messageId ?? "" } })
+        const wholeQuestion = yield* owner.cli.client.threads.message({
+          path: { threadId: thread.threadId, messageId: question?.messageId ?? "" }
+        })
         expect(wholeQuestion.text).toBe(prompt)
         expect(wholeQuestion.truncated).toBeUndefined()
-        const wholeReply = yield* owner.cli.client.threads.message({ path: { threadId: thread.threadId, messageId: reply?.messageId ?? "" } })
+        const wholeReply = yield* owner.cli.client.threads.message({
+          path: { threadId: thread.threadId, messageId: reply?.messageId ?? "" }
+        })
         expect(wholeReply.text).toBe(answer.join("\n\n"))
         expect(wholeReply).toMatchObject({ role: "assistant", status: "completed" })
       }))
 
     it.effect("messages: only a readable thread's messages; someone else's, a deleted or a missing thread is 404, a shared one readable", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("pages-readable")
         const mate = yield* teammate(owner, "pagemate")
         const theirs = yield* threadOn(mate.key, mate.cli, { content: "private notes" })
@@ -156,16 +159,20 @@ describe("thread message pages (client route)", () => {
         }
         const mine = yield* threadOn(mate.key, mate.cli, { content: "mine" })
         const messageId = (yield* page(mate.cli, mine.threadId)).messages[0]?.messageId ?? ""
-        expect((yield* Effect.flip(owner.cli.client.threads.message({ path: { threadId: mine.threadId, messageId } })))._tag).toBe("NotFound")
+        expect((yield* Effect.flip(owner.cli.client.threads.message({ path: { threadId: mine.threadId, messageId } })))._tag).toBe(
+          "NotFound"
+        )
         // Another thread's message ID names no message of this thread.
         const own = yield* threadOn(owner.key, owner.cli)
-        expect((yield* Effect.flip(owner.cli.client.threads.message({ path: { threadId: own.threadId, messageId } })))._tag).toBe("NotFound")
+        expect((yield* Effect.flip(owner.cli.client.threads.message({ path: { threadId: own.threadId, messageId } })))._tag).toBe(
+          "NotFound"
+        )
         yield* share(mate.cli, theirs.threadId)
         expect(texts((yield* page(owner.cli, theirs.threadId)).messages)).toEqual(["private notes"])
       }))
 
     it.effect("messages: a group or workflow run has no messages (400 naming threadId)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("pages-container")
         const origin = yield* threadOn(owner.key, owner.cli)
         const groupId = (yield* spawn(owner.key, origin.threadId)).parentThreadId ?? ""
@@ -178,7 +185,7 @@ describe("thread message pages (client route)", () => {
       }))
 
     it.effect("messages: a cursor that is not a message of the thread is a typed 400 naming cursor", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("pages-bad-cursor")
         const thread = yield* threadOfMessages(owner, 2)
         const other = yield* threadOn(owner.key, owner.cli)
@@ -193,7 +200,7 @@ describe("thread message pages (client route)", () => {
       }))
 
     it.effect(`messages: limit is an integer from 1 to ${MAX_MESSAGE_PAGE}, else a typed 400 naming limit; order is newest or oldest`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("pages-bad-limit")
         const thread = yield* threadOfMessages(owner, 2)
         for (const limit of ["0", "101", "2.5", "-1", "ten"]) {

@@ -4,7 +4,17 @@ import { Array as Arr, Effect, Option, Stream } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { connect, type Frame } from "../support/Sse.js"
 import { createKey, TestServer } from "../support/TestServer.js"
-import { disconnect, markDone, ownerWithCli, pin, registerMachine, secondProject, share, teammate, threadOn } from "../support/ThreadFixtures.js"
+import {
+  disconnect,
+  markDone,
+  ownerWithCli,
+  pin,
+  registerMachine,
+  secondProject,
+  share,
+  teammate,
+  threadOn
+} from "../support/ThreadFixtures.js"
 
 /**
  * `GET /api/threads/changes?projectId=`: a page of a project waits on this stream instead of asking
@@ -26,7 +36,7 @@ const nextFrames = <E>(stream: Stream.Stream<Frame, E>, count: number) =>
 
 /** Frames until every id in `ids` was named (10 s at most), and every id they named. */
 const framesNaming = <E>(stream: Stream.Stream<Frame, E>, ids: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const named = new Set<string>()
     const frames = yield* stream.pipe(
       Stream.tap((frame) => Effect.sync(() => threadIdsOf(frame).forEach((id) => named.add(id)))),
@@ -38,7 +48,7 @@ const framesNaming = <E>(stream: Stream.Stream<Frame, E>, ids: ReadonlyArray<str
   })
 
 const statusOf = (key: string, path: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     return (yield* client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key)))).status
   }).pipe(Effect.scoped)
@@ -46,7 +56,7 @@ const statusOf = (key: string, path: string) =>
 describe("a project's thread changes stream", () => {
   layer(TestServer({ rateLimit: Option.none() }), { excludeTestServices: true })((it) => {
     it.effect("a change to one of the reader's threads comes as a changes frame naming it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("changes-own")
         const thread = yield* threadOn(owner.key, owner.cli)
         const changes = yield* connect(owner.key, changesPath(owner.project.id))
@@ -58,7 +68,7 @@ describe("a project's thread changes stream", () => {
       }).pipe(Effect.scoped))
 
     it.effect("a machine of the reader's that connects or disconnects is named by its profile; a teammate's is not", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("changes-machines")
         const changes = yield* connect(owner.key, changesPath(owner.project.id))
 
@@ -73,7 +83,7 @@ describe("a project's thread changes stream", () => {
       }).pipe(Effect.scoped))
 
     it.effect("a teammate's thread is named only once it is shared", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("changes-mate")
         const mate = yield* teammate(owner, "reader")
         const changes = yield* connect(mate.key, changesPath(owner.project.id))
@@ -88,7 +98,7 @@ describe("a project's thread changes stream", () => {
       }).pipe(Effect.scoped))
 
     it.effect("another project's thread changes are not sent", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("changes-other")
         const other = yield* secondProject(owner, "OTHER")
         const changes = yield* connect(owner.key, changesPath(owner.project.id))
@@ -102,11 +112,13 @@ describe("a project's thread changes stream", () => {
       }).pipe(Effect.scoped))
 
     it.effect("a burst of changes comes gathered: 30 threads created at once are named in fewer frames than changes", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("changes-burst")
         const changes = yield* connect(owner.key, changesPath(owner.project.id))
 
-        const created = yield* Effect.all(Arr.makeBy(30, (i) => threadOn(owner.key, owner.cli, { content: `Part ${i}` })), { concurrency: 10 })
+        const created = yield* Effect.all(Arr.makeBy(30, (i) => threadOn(owner.key, owner.cli, { content: `Part ${i}` })), {
+          concurrency: 10
+        })
         const ids = created.map((thread) => thread.threadId)
         const { frames, named } = yield* framesNaming(changes, ids)
         expect([...named].sort()).toEqual([...ids].sort())
@@ -115,7 +127,7 @@ describe("a project's thread changes stream", () => {
       }).pipe(Effect.scoped))
 
     it.effect("a project the key's user cannot see is 404, one the key is narrowed away from 403, a malformed projectId 400", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("changes-refused")
         const stranger = yield* ownerWithCli("changes-stranger")
         const other = yield* secondProject(owner, "NARROW")
@@ -128,7 +140,7 @@ describe("a project's thread changes stream", () => {
       }))
 
     it.effect("the stream ends when its key is revoked", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("changes-revoked")
         const reader = yield* createKey(owner.user.id, null)
         const changes = yield* connect(reader.secret, changesPath(owner.project.id))

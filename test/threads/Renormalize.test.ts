@@ -5,17 +5,21 @@ import { renormalize } from "../../src/threads/Renormalize.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
 import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
 
-const textLine = (uuid: string, text: string) =>
-  JSON.stringify({ type: "assistant", uuid, message: { content: [{ type: "text", text }] } })
+const textLine = (uuid: string, text: string) => JSON.stringify({ type: "assistant", uuid, message: { content: [{ type: "text", text }] } })
 
 describe("re-normalizing stored chunks", () => {
   it.layer(TestServer())("renormalize", (it) => {
     it.effect("recomputes events from the raw chunks in batches, rewriting only those that changed, with progress", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* seedOwner("renorm")
         const cli = yield* bridgeClient(owner.key)
         const { profile, sessionId } = yield* registerCli(cli, owner.project.id)
-        yield* callTool(owner.key, "create_thread", { content: "go", profileId: profile.profileId, pathId: profile.paths[0]?.pathId, cliType: "claude" })
+        yield* callTool(owner.key, "create_thread", {
+          content: "go",
+          profileId: profile.profileId,
+          pathId: profile.paths[0]?.pathId,
+          cliType: "claude"
+        })
         const claim = yield* cli.agent.claim({ payload: { sessionId } })
         const thread = claim.thread
         if (thread === null) return yield* Effect.dieMessage("nothing claimed")

@@ -7,7 +7,7 @@ import { seedOwner, TestServer } from "../support/TestServer.js"
 describe("retried CLI requests", () => {
   layer(TestServer())((it) => {
     it.effect("start-batch sent again before any output hands out the same batch", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("retry-start")
         const cli = yield* connectCli(key, project.id)
         const thread = yield* createThread(key, cli.target, "Do it")
@@ -23,7 +23,7 @@ describe("retried CLI requests", () => {
       }))
 
     it.effect("complete or fail sent again after the message ended the same way is accepted and changes nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("retry-finish")
         const cli = yield* connectCli(key, project.id)
         const thread = yield* createThread(key, cli.target, "Do it")
@@ -37,7 +37,10 @@ describe("retried CLI requests", () => {
           payload: { sessionId: cli.sessionId, epoch: claim.epoch, messageId: batch.assistantMessageId, errorMessage: "late" }
         }))
         expect(failedInstead._tag).toBe("InvalidArgument")
-        expect((yield* listMessages(key, thread.threadId)).map((m) => [m.status, m.text])).toEqual([["completed", "Do it"], ["completed", "answer"]])
+        expect((yield* listMessages(key, thread.threadId)).map((m) => [m.status, m.text])).toEqual([["completed", "Do it"], [
+          "completed",
+          "answer"
+        ]])
       }))
   })
 })

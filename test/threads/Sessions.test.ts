@@ -53,7 +53,7 @@ const post = (path: string, key: string | undefined, body: string) =>
 
 /** A teammate: a member of the project, with their own API key. */
 const teammate = (projectId: ProjectId, slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = yield* (yield* Users).create({ name: `Teammate of ${slug}`, email: `mate@${slug}.test` })
     yield* (yield* Memberships).addToProject(projectId, user.id, "member")
     return { user, key: (yield* createKey(user.id, null)).secret }
@@ -62,7 +62,7 @@ const teammate = (projectId: ProjectId, slug: string) =>
 describe("CLI sessions", () => {
   layer(TestServer(noRateLimit))((it) => {
     it.effect("register returns a session, the profile with a path ID per reported checkout, and the bridge timings", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("sess-register")
         const client = yield* bridgeClient(key)
         const registered = yield* registerCli(client, project.id, { paths: ["/home/dev/api", "/home/dev/web"] })
@@ -91,7 +91,7 @@ describe("CLI sessions", () => {
       }))
 
     it.effect("registering again with the returned profileId keeps path IDs stable and retires paths no longer reported", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("sess-paths")
         const client = yield* bridgeClient(key)
         const first = yield* registerCli(client, project.id, { paths: ["/src/a", "/src/b"] })
@@ -128,7 +128,7 @@ describe("CLI sessions", () => {
       }))
 
     it.effect("a second live session for a profile is 409 SessionConflict unless force=true, which ends the old session and releases its claims", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("sess-conflict")
         const old = yield* connectCli(key, project.id)
         const thread = yield* createThread(key, old.target, "Held by the old process")
@@ -167,7 +167,7 @@ describe("CLI sessions", () => {
       }))
 
     it.effect("disconnect ends the session and releases its claims", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("sess-disconnect")
         const cli = yield* connectCli(key, project.id)
         const thread = yield* createThread(key, cli.target, "Half done")
@@ -177,10 +177,12 @@ describe("CLI sessions", () => {
         expect(yield* threadRecord(thread.threadId)).toMatchObject({ claimedBySessionId: null, processingState: "pending" })
         expect(yield* getThread(key, thread.threadId)).toMatchObject({ status: "pending", targetOnline: false })
         expect((yield* listProfiles(key, project.id))[0]?.isOnline).toBe(false)
-        for (const error of [
-          yield* Effect.flip(cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } })),
-          yield* Effect.flip(cli.client.agent.claim({ payload: { sessionId: cli.sessionId } }))
-        ]) {
+        for (
+          const error of [
+            yield* Effect.flip(cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } })),
+            yield* Effect.flip(cli.client.agent.claim({ payload: { sessionId: cli.sessionId } }))
+          ]
+        ) {
           expect(error).toMatchObject({ _tag: "SessionExpired", action: "register" })
         }
         // Disconnecting again is harmless.
@@ -194,25 +196,28 @@ describe("CLI sessions", () => {
       }))
 
     it.effect("another user's session or profile is not found (404) and not usable", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("sess-other-user")
         const mine = yield* connectCli(key, project.id)
         const thread = yield* createThread(key, mine.target, "Mine only")
         const mate = yield* teammate(project.id, "sess-other-user")
         const theirs = yield* connectCli(mate.key, project.id, { name: "mate-laptop" })
 
-        expect(yield* Effect.all({
-          heartbeat: outcome(theirs.client.agent.heartbeat({ payload: { sessionId: mine.sessionId } })),
-          claim: outcome(theirs.client.agent.claim({ payload: { sessionId: mine.sessionId } })),
-          claimThread: outcome(theirs.client.agent.claim({ payload: { sessionId: mine.sessionId, threadId: thread.threadId } })),
-          disconnect: outcome(theirs.client.agent.disconnect({ payload: { sessionId: mine.sessionId } })),
-          register: outcome(registerCli(theirs.client, project.id, { profileId: mine.profile.profileId, force: true }))
-        })).toEqual({ heartbeat: "NotFound", claim: "NotFound", claimThread: "NotFound", disconnect: "NotFound", register: "NotFound" })
+        expect(
+          yield* Effect.all({
+            heartbeat: outcome(theirs.client.agent.heartbeat({ payload: { sessionId: mine.sessionId } })),
+            claim: outcome(theirs.client.agent.claim({ payload: { sessionId: mine.sessionId } })),
+            claimThread: outcome(theirs.client.agent.claim({ payload: { sessionId: mine.sessionId, threadId: thread.threadId } })),
+            disconnect: outcome(theirs.client.agent.disconnect({ payload: { sessionId: mine.sessionId } })),
+            register: outcome(registerCli(theirs.client, project.id, { profileId: mine.profile.profileId, force: true }))
+          })
+        ).toEqual({ heartbeat: "NotFound", claim: "NotFound", claimThread: "NotFound", disconnect: "NotFound", register: "NotFound" })
         const raw = yield* post("/api/agent/heartbeat", mate.key, JSON.stringify({ sessionId: mine.sessionId }))
         expect(raw.status).toBe(404)
 
         // Their own session cannot reach my profile's queue either.
-        expect((yield* theirs.client.agent.claim({ payload: { sessionId: theirs.sessionId, threadId: thread.threadId } })).thread).toBeNull()
+        expect((yield* theirs.client.agent.claim({ payload: { sessionId: theirs.sessionId, threadId: thread.threadId } })).thread)
+          .toBeNull()
         expect((yield* theirs.client.agent.claim({ payload: { sessionId: theirs.sessionId } })).thread).toBeNull()
         expect((yield* toolError(mate.key, "create_thread", { content: "x", ...mine.target, cliType: "claude" })).code).toBe("not_found")
         expect((yield* listProfiles(mate.key, project.id)).map((p) => p.profileId)).toEqual([theirs.profile.profileId])
@@ -224,7 +229,7 @@ describe("CLI sessions", () => {
       }))
 
     it.effect("a key narrowed to another project cannot register for this project (403)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project, user } = yield* seedOwner("sess-narrow")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const narrowed = (yield* createKey(user.id, [other.id])).secret
@@ -246,7 +251,7 @@ describe("CLI sessions", () => {
       }))
 
     it.effect("every route that takes a session answers alike: another user's session is 404, a narrowed key's 403, an ended one 410", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project, user } = yield* seedOwner("sess-one-answer")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const cli = yield* connectCli(key, project.id)
@@ -258,7 +263,11 @@ describe("CLI sessions", () => {
             heartbeat: Effect.map(post("/api/agent/heartbeat", caller, JSON.stringify({ sessionId: cli.sessionId })), (r) => r.status),
             claim: Effect.map(post("/api/agent/claim", caller, JSON.stringify({ sessionId: cli.sessionId })), (r) => r.status),
             pending: Effect.map(
-              rawRequest({ method: "GET", path: `/api/agent/sessions/${cli.sessionId}/pending`, headers: { authorization: `Bearer ${caller}` } }),
+              rawRequest({
+                method: "GET",
+                path: `/api/agent/sessions/${cli.sessionId}/pending`,
+                headers: { authorization: `Bearer ${caller}` }
+              }),
               (r) => r.status
             )
           })
@@ -269,7 +278,7 @@ describe("CLI sessions", () => {
       }))
 
     it.effect("a key narrowed to another project cannot use this project's sessions or threads", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, organization, project, user } = yield* seedOwner("sess-narrow-use")
         const other = yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const cli = yield* connectCli(key, project.id)
@@ -278,20 +287,22 @@ describe("CLI sessions", () => {
 
         // decisions.md (project access): a project the user sees but the key is narrowed away from is forbidden.
         const refused = "Forbidden"
-        expect(yield* Effect.all({
-          heartbeat: outcome(narrowed.agent.heartbeat({ payload: { sessionId: cli.sessionId } })),
-          claim: outcome(narrowed.agent.claim({ payload: { sessionId: cli.sessionId } })),
-          disconnect: outcome(narrowed.agent.disconnect({ payload: { sessionId: cli.sessionId } })),
-          setQueueHeld: outcome(narrowed.threads.setQueueHeld({ path: { threadId: thread.threadId }, payload: { held: true } })),
-          retry: outcome(narrowed.threads.retry({ path: { threadId: thread.threadId } }))
-        })).toEqual({ heartbeat: refused, claim: refused, disconnect: refused, setQueueHeld: refused, retry: refused })
+        expect(
+          yield* Effect.all({
+            heartbeat: outcome(narrowed.agent.heartbeat({ payload: { sessionId: cli.sessionId } })),
+            claim: outcome(narrowed.agent.claim({ payload: { sessionId: cli.sessionId } })),
+            disconnect: outcome(narrowed.agent.disconnect({ payload: { sessionId: cli.sessionId } })),
+            setQueueHeld: outcome(narrowed.threads.setQueueHeld({ path: { threadId: thread.threadId }, payload: { held: true } })),
+            retry: outcome(narrowed.threads.retry({ path: { threadId: thread.threadId } }))
+          })
+        ).toEqual({ heartbeat: refused, claim: refused, disconnect: refused, setQueueHeld: refused, retry: refused })
         expect(yield* getThread(key, thread.threadId)).toMatchObject({ status: "pending", queueHeldAt: null, targetOnline: true })
         expect((yield* threadRecord(thread.threadId)).claimedBySessionId).toBeNull()
         expect(yield* cli.client.agent.heartbeat({ payload: { sessionId: cli.sessionId } })).toMatchObject({ sessionTtlMs: 60_000 })
       }))
 
     it.effect("requests without a valid Bearer key are 401", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { project } = yield* seedOwner("sess-unauth")
         for (const key of [undefined, "trellis_not-a-real-key"]) {
           expect((yield* post("/api/agent/register", key, registerBody(project.id))).status).toBe(401)
@@ -304,7 +315,7 @@ describe("CLI sessions", () => {
       }))
 
     it.effect("OpenAPI 3.1 is served at GET /api/openapi.json and lists the bridge endpoints", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const res = yield* rawRequest({ method: "GET", path: "/api/openapi.json" })
         expect(res.status).toBe(200)
         const doc = yield* Schema.decodeUnknown(Schema.Struct({
@@ -327,7 +338,7 @@ describe("CLI sessions", () => {
   // Silence is made by ageing the session's heartbeat in the database: no second-long TTL to race.
   layer(TestServer(manualSweep), { excludeTestServices: true })((it) => {
     it.effect("a heartbeat after sessionTtlMs of silence is 410 SessionExpired with action register; the session's claims are released", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("sess-ttl")
         const cli = yield* connectCli(key, project.id)
         expect(cli.timings.sessionTtlMs).toBe(60_000)
@@ -358,7 +369,7 @@ describe("CLI sessions", () => {
       }))
 
     it.effect("a session that heartbeats within sessionTtlMs stays alive and keeps its claims", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, project } = yield* seedOwner("sess-alive")
         const cli = yield* connectCli(key, project.id)
         const thread = yield* createThread(key, cli.target, "Keep me")

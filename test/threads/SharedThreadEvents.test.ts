@@ -10,7 +10,7 @@ import { chunks, ownerWithCli, share, startStreaming, teammate, threadOn, upload
 const eventsPath = (threadId: string) => `/api/threads/${threadId}/events`
 
 const statusFor = (key: string, path: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     return (yield* client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key)))).status
   }).pipe(Effect.scoped)
@@ -20,7 +20,7 @@ const textOf = (data: unknown): unknown => Reflect.get(Object(Reflect.get(Object
 describe("a teammate's shared thread: its event stream", () => {
   layer(TestServer({ rateLimit: Option.none() }))((it) => {
     it.effect("a teammate streams a shared thread's events: the stored ones first, then each new one as the CLI uploads it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("shared-events")
         const mate = yield* teammate(owner, "mate")
         const thread = yield* threadOn(owner.key, owner.cli, { content: "Investigate the outage" })

@@ -16,7 +16,7 @@ const CACHE_PERIOD = "5 seconds"
 describe("revoking a key ends its open streams", () => {
   it.layer(TestServer())("streams", (it) => {
     it.effect("a thread's event stream opened with a revoked key ends within the key cache's period; another key's stream goes on", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("revoke-thread")
         const thread = yield* threadOn(owner.key, owner.cli)
         const run = yield* startStreaming(owner.cli, thread.threadId, [chunks.text("before")])
@@ -33,11 +33,14 @@ describe("revoking a key ends its open streams", () => {
 
         yield* upload(owner.cli, thread.threadId, run.epoch, run.assistantMessageId, [chunks.text("after")], 1)
         const frames = yield* Stream.runCollect(Stream.take(otherStream, 2))
-        expect([...frames].map((frame) => Reflect.get(Object(Reflect.get(Object(frame.data), "event")), "text"))).toEqual(["before", "after"])
+        expect([...frames].map((frame) => Reflect.get(Object(Reflect.get(Object(frame.data), "event")), "text"))).toEqual([
+          "before",
+          "after"
+        ])
       }).pipe(Effect.scoped))
 
     it.effect("a CLI session's pending-thread stream opened with a revoked key ends within the key cache's period", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("revoke-pending")
         const stream = yield* connect(owner.key, `/api/agent/sessions/${owner.cli.sessionId}/pending`)
         const ended = yield* Effect.fork(Stream.runCollect(stream))

@@ -43,7 +43,7 @@ describe("create_thread", () => {
     // ---- target: sent or inherited (rule 1) ------------------------------------------------
 
     it.effect("without a source, profileId, pathId and cliType are each required, and the message names them", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-required")
         const full = target(owner.cli)
         for (const field of ["profileId", "pathId", "cliType"] as const) {
@@ -57,7 +57,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("with a source, profile, path and runtime are all inherited", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-inherit")
         const source = yield* threadOn(owner.key, owner.cli, { cliType: "codex" })
         const spawned = yield* spawn(owner.key, source.threadId)
@@ -73,7 +73,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 1: cliType may be sent alone to change just the runtime", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-runtime-only")
         const source = yield* threadOn(owner.key, owner.cli, { cliType: "claude" })
         const spawned = yield* spawn(owner.key, source.threadId, { cliType: "opencode" })
@@ -81,7 +81,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 1: a different profileId than the source's without pathId is rejected, and nothing is created", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-other-profile")
         const desktop = yield* registerMachine(owner.key, owner.project.id, { name: "desktop", path: "/work/desktop" })
         const source = yield* threadOn(owner.key, owner.cli)
@@ -106,7 +106,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 1: repeating the source's own profileId without pathId keeps the inherited path", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // Only a *different* profileId needs its pathId; the same one names the same machine.
         const owner = yield* ownerWithCli("create-same-profile")
         const source = yield* threadOn(owner.key, owner.cli)
@@ -115,7 +115,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 1: a pathId names a checkout on its own profile only", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-foreign-path")
         const desktop = yield* registerMachine(owner.key, owner.project.id, { name: "desktop", path: "/work/desktop" })
         yield* failsWith(
@@ -142,7 +142,7 @@ describe("create_thread", () => {
     // ---- groups (rules 2, 3) ---------------------------------------------------------------
 
     it.effect("rule 2: a group cannot span projects: the target profile must be in the source thread's project", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-span")
         const side = yield* secondProject(owner, "SIDE")
         const source = yield* threadOn(owner.key, owner.cli)
@@ -158,7 +158,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 2: spawning turns the source into a group, and its pin and share move to the group", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-group")
         const mate = yield* teammate(owner, "mate")
         const source = yield* threadOn(owner.key, owner.cli, { content: "The original task" })
@@ -183,7 +183,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("sourceThreadId may name a group (the new thread joins it) or a member (no nested group)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-join")
         const source = yield* threadOn(owner.key, owner.cli, { cliType: "codex" })
         const first = yield* spawn(owner.key, source.threadId)
@@ -205,7 +205,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("a workflow run cannot be joined", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-workflow")
         const run = yield* createWorkflowRun(owner.cli, owner.project.id, "Release run")
         const error = yield* failsWith(owner.key, "create_thread", { content: "Join", sourceThreadId: run.threadId }, {
@@ -223,37 +223,44 @@ describe("create_thread", () => {
         expect((yield* getContainer(owner.key, run.threadId)).childCount).toBe(0)
       }))
 
-    it.effect("rule 3: a group holds at most 100 threads, deleted ones included; when full, retrying does not help", () =>
-      Effect.gen(function* () {
-        const owner = yield* ownerWithCli("create-full")
-        const source = yield* threadOn(owner.key, owner.cli)
-        const spawned = yield* Effect.forEach(Array.from({ length: 98 }, (_, i) => i), (i) =>
-          spawn(owner.key, source.threadId, { content: `helper ${i}` }), { concurrency: 1 })
-        const groupId = spawned[0]?.parentThreadId ?? ""
-        expect((yield* getContainer(owner.key, groupId)).childCount).toBe(99)
+    it.effect(
+      "rule 3: a group holds at most 100 threads, deleted ones included; when full, retrying does not help",
+      () =>
+        Effect.gen(function*() {
+          const owner = yield* ownerWithCli("create-full")
+          const source = yield* threadOn(owner.key, owner.cli)
+          const spawned = yield* Effect.forEach(
+            Array.from({ length: 98 }, (_, i) => i),
+            (i) => spawn(owner.key, source.threadId, { content: `helper ${i}` }),
+            { concurrency: 1 }
+          )
+          const groupId = spawned[0]?.parentThreadId ?? ""
+          expect((yield* getContainer(owner.key, groupId)).childCount).toBe(99)
 
-        // One member is deleted: 98 remain, but the group's 100 places count it.
-        yield* softDelete(spawned[0]?.threadId ?? "")
-        expect((yield* getContainer(owner.key, groupId)).childCount).toBe(98)
-        const hundredth = yield* spawn(owner.key, source.threadId, { content: "the last place" })
-        expect(hundredth.parentThreadId).toBe(groupId)
+          // One member is deleted: 98 remain, but the group's 100 places count it.
+          yield* softDelete(spawned[0]?.threadId ?? "")
+          expect((yield* getContainer(owner.key, groupId)).childCount).toBe(98)
+          const hundredth = yield* spawn(owner.key, source.threadId, { content: "the last place" })
+          expect(hundredth.parentThreadId).toBe(groupId)
 
-        for (const sourceThreadId of [source.threadId, groupId, hundredth.threadId, source.threadId]) {
-          const error = yield* failsWith(owner.key, "create_thread", { content: "one too many", sourceThreadId }, {
-            code: "limit_exceeded"
-          })
-          expect(error.message).toContain("100")
-        }
-        // All live members list in one page.
-        const members = yield* listThreads(owner.key, { threadId: groupId })
-        expect(members.threads).toHaveLength(99)
-        expect(members.nextCursor).toBeNull()
-      }), { timeout: 60_000 })
+          for (const sourceThreadId of [source.threadId, groupId, hundredth.threadId, source.threadId]) {
+            const error = yield* failsWith(owner.key, "create_thread", { content: "one too many", sourceThreadId }, {
+              code: "limit_exceeded"
+            })
+            expect(error.message).toContain("100")
+          }
+          // All live members list in one page.
+          const members = yield* listThreads(owner.key, { threadId: groupId })
+          expect(members.threads).toHaveLength(99)
+          expect(members.nextCursor).toBeNull()
+        }),
+      { timeout: 60_000 }
+    )
 
     // ---- worktree (rule 4) -----------------------------------------------------------------
 
     it.effect("rule 4: worktree.parentPathId must equal the effective pathId, sent or inherited", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-worktree-parent")
         const desktop = yield* registerMachine(owner.key, owner.project.id, { name: "desktop", path: "/work/desktop" })
         yield* failsWith(
@@ -291,7 +298,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 4: a worktree cannot be a parent: the parent repository's pathId is needed", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // The worktree comes the way the CLI records one: a thread asks for it, the CLI reports it made.
         const owner = yield* ownerWithCli("create-worktree-nested")
         const asking = yield* threadOn(owner.key, owner.cli, { worktree: { parentPathId: owner.cli.pathId, branch: "feature/a" } })
@@ -308,7 +315,12 @@ describe("create_thread", () => {
         yield* failsWith(
           owner.key,
           "create_thread",
-          { content: "Nested", ...target(owner.cli), pathId: worktreePathId, worktree: { parentPathId: worktreePathId, branch: "feature/b" } },
+          {
+            content: "Nested",
+            ...target(owner.cli),
+            pathId: worktreePathId,
+            worktree: { parentPathId: worktreePathId, branch: "feature/b" }
+          },
           { code: "invalid_argument", mentions: "worktree" }
         )
         yield* failsWith(
@@ -326,27 +338,58 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 4: branch and baseRef are validated as git refnames, not sanitized", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-refnames")
         const worktree = (fields: Record<string, unknown>) => ({
           content: "Isolated",
           ...target(owner.cli),
           worktree: { parentPathId: owner.cli.pathId, branch: "feature/ok", ...fields }
         })
-        for (const branch of ["bad..name", "-x", "a b", "x.lock", "feature/x.lock", "", "ends.", "a~b", "a^b", "a:b", "a?b", "a*b", "a[b", "a\\b", "/lead", "trail/", "a//b", "@", "a@{b", "feature/.hidden"]) {
+        for (
+          const branch of [
+            "bad..name",
+            "-x",
+            "a b",
+            "x.lock",
+            "feature/x.lock",
+            "",
+            "ends.",
+            "a~b",
+            "a^b",
+            "a:b",
+            "a?b",
+            "a*b",
+            "a[b",
+            "a\\b",
+            "/lead",
+            "trail/",
+            "a//b",
+            "@",
+            "a@{b",
+            "feature/.hidden"
+          ]
+        ) {
           yield* failsWith(owner.key, "create_thread", worktree({ branch }), { code: "invalid_argument", mentions: "worktree.branch" })
         }
         for (const baseRef of ["bad..ref", "-x", "x.lock", "a b"]) {
           yield* failsWith(owner.key, "create_thread", worktree({ baseRef }), { code: "invalid_argument", mentions: "worktree.baseRef" })
         }
-        const accepted = yield* createThread(owner.key, worktree({ branch: "feature/auth-v2", baseRef: "origin/main", startFromOrigin: true }))
+        const accepted = yield* createThread(
+          owner.key,
+          worktree({ branch: "feature/auth-v2", baseRef: "origin/main", startFromOrigin: true })
+        )
         const claimed = yield* claim(owner.cli, accepted.threadId)
         // Stored as sent: nothing was rewritten.
-        expect(claimed.worktree).toEqual({ parentPathId: owner.cli.pathId, branch: "feature/auth-v2", baseRef: "origin/main", startFromOrigin: true })
+        expect(claimed.worktree).toEqual({
+          parentPathId: owner.cli.pathId,
+          branch: "feature/auth-v2",
+          baseRef: "origin/main",
+          startFromOrigin: true
+        })
       }))
 
     it.effect("rules 4 and 5: worktree is neither inherited by a spawn nor echoed in the response", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-worktree-echo")
         const args = { content: "Isolated", ...target(owner.cli), worktree: { parentPathId: owner.cli.pathId, branch: "feature/x" } }
         const raw = yield* okRaw(owner.key, "create_thread", args)
@@ -362,7 +405,7 @@ describe("create_thread", () => {
     // ---- project agents (rule 5) -----------------------------------------------------------
 
     it.effect("rule 5: projectAgentId must belong to the target profile's project", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-agent-project")
         const side = yield* secondProject(owner, "SIDE")
         const foreign = yield* createProjectAgent(owner.key, side.project.id, "Side reviewer", "Review side things")
@@ -393,7 +436,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 5: projectAgentId's prompt is snapshotted; the binding is neither inherited by a spawn nor echoed", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-agent-snapshot")
         const agent = yield* createProjectAgent(owner.key, owner.project.id, "Reviewer", "You review pull requests.")
         const raw = yield* okRaw(owner.key, "create_thread", { content: "Review #12", ...target(owner.cli), projectAgentId: agent })
@@ -413,7 +456,7 @@ describe("create_thread", () => {
     // ---- runtime commands (rule 8) ---------------------------------------------------------
 
     it.effect("rule 8: with runtimeCommand, content must be the whole slash command, starting with /", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-command-slash")
         for (const content of ["compact", " /compact", "please /compact"]) {
           yield* failsWith(owner.key, "create_thread", { content, ...target(owner.cli), runtimeCommand: true }, {
@@ -428,7 +471,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 8: runtimeCommand is accepted on claude and codex, and rejected outright on opencode and gemini", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-command-runtime")
         for (const cliType of ["claude", "codex"]) {
           const thread = yield* threadOn(owner.key, owner.cli, { content: "/compact", cliType, runtimeCommand: true })
@@ -458,7 +501,7 @@ describe("create_thread", () => {
     // ---- the new thread (rule 7, title, task) ----------------------------------------------
 
     it.effect("rule 7: the new thread starts pending, with its content as the first user message", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-pending")
         const thread = yield* threadOn(owner.key, owner.cli, { content: "Refactor the parser\n\nKeep the API stable." })
         expect(thread).toMatchObject({ status: "pending", processingState: "pending", hasPendingUserMessages: true, isDone: false })
@@ -468,7 +511,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("the title defaults to the content's first line; an explicit title wins", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-title")
         const derived = yield* threadOn(owner.key, owner.cli, { content: "\n   Fix the login bug  \nSteps: open the page" })
         expect(derived.title).toBe("Fix the login bug")
@@ -484,7 +527,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("taskId, an ID or a ref with projectId or ?project=, sets associatedTaskId", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-task")
         const task = yield* createTask(owner.key, owner.project.id, "Linked work")
         expect(task.refId).toBe("MAIN-1")
@@ -498,14 +541,24 @@ describe("create_thread", () => {
         expect(byScopedRef.associatedTaskId).toBe(task.taskId)
         expect((yield* getOrdinary(owner.key, byRef.threadId)).associatedTaskId).toBe(task.taskId)
 
-        yield* failsWith(owner.key, "create_thread", { content: "Work", ...target(owner.cli), taskId: "MAIN-99", projectId: owner.project.id }, {
+        yield* failsWith(owner.key, "create_thread", {
+          content: "Work",
+          ...target(owner.cli),
+          taskId: "MAIN-99",
+          projectId: owner.project.id
+        }, {
           code: "not_found",
           mentions: "MAIN-99"
         })
         // projectId must match the target profile's project; a task of another project does not fit.
         const side = yield* secondProject(owner, "SIDE")
         const sideTask = yield* createTask(owner.key, side.project.id, "Side work")
-        yield* failsWith(owner.key, "create_thread", { content: "Work", ...target(owner.cli), taskId: "SIDE-1", projectId: side.project.id }, {
+        yield* failsWith(owner.key, "create_thread", {
+          content: "Work",
+          ...target(owner.cli),
+          taskId: "SIDE-1",
+          projectId: side.project.id
+        }, {
           code: "invalid_argument",
           mentions: "projectId"
         })
@@ -516,7 +569,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("?project= only resolves a bare taskId ref: it does not restrict where a thread without a task runs", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // catalog: projectId here is ProjectIdForRefsArgument ("needed only to resolve a bare ref");
         // docs/decisions.md: the URL's ?project= stands in for it only to resolve bare refs.
         const owner = yield* ownerWithCli("create-url-project")
@@ -526,7 +579,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("rule 7: an offline target is not an error: the thread is created and stays queued", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-offline")
         yield* disconnect(owner.cli)
         expect(only(yield* listProfiles(owner.key, {}, owner.scope), "profiles").isOnline).toBe(false)
@@ -553,7 +606,7 @@ describe("create_thread", () => {
       }))
 
     it.effect("content is required and must not be blank", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("create-content")
         for (const args of [{ ...target(owner.cli) }, { content: "", ...target(owner.cli) }, { content: "  \n ", ...target(owner.cli) }]) {
           yield* failsWith(owner.key, "create_thread", args, { code: "invalid_argument", mentions: "content" })

@@ -37,12 +37,15 @@ describe("thread messages", () => {
     // ---- list_thread_messages --------------------------------------------------------------
 
     it.effect("list_thread_messages: by default the 10 most recent messages, returned oldest first", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-window")
         const thread = yield* threadOn(owner.key, owner.cli, { content: "m0" })
         yield* Effect.forEach(Array.from({ length: 11 }, (_, i) => i + 1), (i) =>
           sendMessage(owner.key, { threadId: thread.threadId, content: `m${i}` }), { concurrency: 1 })
-        const texts = (messages: ReadonlyArray<{ readonly text: string }>) => messages.map((m) => m.text)
+        const texts = (messages: ReadonlyArray<{ readonly text: string }>) =>
+          messages.map((m) =>
+            m.text
+          )
         const byDefault = yield* listMessages(owner.key, thread.threadId)
         expect(texts(byDefault)).toEqual(["m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10", "m11"])
         expect(texts(yield* listMessages(owner.key, thread.threadId, 3))).toEqual(["m9", "m10", "m11"])
@@ -56,18 +59,21 @@ describe("thread messages", () => {
       }))
 
     it.effect("list_thread_messages: limit is an integer from 1 to 20", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-limit")
         const thread = yield* threadOn(owner.key, owner.cli)
         for (const limit of [21, 0, -1, 2.5, "5"]) {
-          yield* failsWith(owner.key, "list_thread_messages", { threadId: thread.threadId, limit }, { code: "invalid_argument", mentions: "limit" })
+          yield* failsWith(owner.key, "list_thread_messages", { threadId: thread.threadId, limit }, {
+            code: "invalid_argument",
+            mentions: "limit"
+          })
         }
         expect(yield* listMessages(owner.key, thread.threadId, 1)).toHaveLength(1)
         expect(yield* listMessages(owner.key, thread.threadId, 20)).toHaveLength(1)
       }))
 
     it.effect("list_thread_messages: a container ID (group or workflow run) is an error", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-container")
         const origin = yield* threadOn(owner.key, owner.cli)
         const groupId = (yield* spawn(owner.key, origin.threadId)).parentThreadId ?? ""
@@ -78,7 +84,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("list_thread_messages: an unreadable thread gives an empty list, not an error", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-unreadable")
         const mate = yield* teammate(owner, "mate")
         const theirs = yield* threadOn(mate.key, mate.cli, { content: "private notes" })
@@ -94,7 +100,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("list_thread_messages: message text is the agent's text output only (no reasoning, tool calls or tool output)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-text-only")
         const thread = yield* threadOn(owner.key, owner.cli, { content: "What is in the file?" })
         yield* runToCompletion(owner.cli, thread.threadId, [
@@ -116,7 +122,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("list_thread_messages: a message that only ran tools has empty text, not an error", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-tools-only")
         const thread = yield* threadOn(owner.key, owner.cli, { content: "Run the tests" })
         yield* runToCompletion(owner.cli, thread.threadId, [
@@ -130,7 +136,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("list_thread_messages: truncated: true marks a message cut at about 4000 characters, and is absent otherwise", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-truncated")
         const longPrompt = `${"p".repeat(4500)}END`
         const thread = yield* threadOn(owner.key, owner.cli, { content: longPrompt })
@@ -158,12 +164,17 @@ describe("thread messages", () => {
       }))
 
     it.effect("list_thread_messages: status streaming means text is what has arrived so far", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-streaming")
         const thread = yield* threadOn(owner.key, owner.cli, { content: "Explain" })
         const run = yield* startStreaming(owner.cli, thread.threadId, [chunks.reasoning("hmm"), chunks.text("The first part.")])
         const streaming = last(yield* listMessages(owner.key, thread.threadId), "messages")
-        expect(streaming).toMatchObject({ messageId: run.assistantMessageId, role: "assistant", status: "streaming", text: "The first part." })
+        expect(streaming).toMatchObject({
+          messageId: run.assistantMessageId,
+          role: "assistant",
+          status: "streaming",
+          text: "The first part."
+        })
 
         yield* upload(owner.cli, thread.threadId, run.epoch, run.assistantMessageId, [chunks.text("The second part.")], 2)
         const more = last(yield* listMessages(owner.key, thread.threadId), "messages")
@@ -177,7 +188,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("list_thread_messages: a failed run keeps its text and carries errorMessage", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-failed")
         const thread = yield* threadOn(owner.key, owner.cli)
         yield* runToFailure(owner.cli, thread.threadId, [chunks.text("Partial answer")], "The runtime crashed")
@@ -187,7 +198,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("list_thread_messages: sentBy is present when another thread's agent queued the message", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("messages-sent-by")
         const sender = yield* threadOn(owner.key, owner.cli, { content: "Coordinate the release" })
         const receiver = yield* threadOn(owner.key, owner.cli, { content: "Write the changelog" })
@@ -195,7 +206,10 @@ describe("thread messages", () => {
         yield* sendMessage(owner.key, { threadId: receiver.threadId, content: "From a person" })
         const [initial, fromAgent, fromPerson] = yield* listMessages(owner.key, receiver.threadId)
         expect(hasField(initial, "sentBy")).toBe(false)
-        expect(fromAgent).toMatchObject({ text: "Changelog is due by noon", sentBy: { threadId: sender.threadId, title: "Coordinate the release" } })
+        expect(fromAgent).toMatchObject({
+          text: "Changelog is due by noon",
+          sentBy: { threadId: sender.threadId, title: "Coordinate the release" }
+        })
         expect(hasField(fromPerson, "sentBy")).toBe(false)
         // The sender's own timeline is unchanged.
         expect((yield* listMessages(owner.key, sender.threadId)).map((m) => m.text)).toEqual(["Coordinate the release"])
@@ -208,7 +222,7 @@ describe("thread messages", () => {
     // ---- send_thread_message ---------------------------------------------------------------
 
     it.effect("send_thread_message to an own idle thread queues a user message and makes the thread pending", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("send-idle")
         const thread = yield* threadOn(owner.key, owner.cli)
         yield* runToCompletion(owner.cli, thread.threadId, [chunks.text("First answer")])
@@ -236,7 +250,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("send_thread_message to a busy (claimed or streaming) thread is not an error: status stays running", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("send-busy")
         const thread = yield* threadOn(owner.key, owner.cli, { content: "m0" })
         const claimed = yield* claim(owner.cli, thread.threadId)
@@ -266,7 +280,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("send_thread_message to an offline target is not an error: the message waits for the CLI", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("send-offline")
         const thread = yield* threadOn(owner.key, owner.cli)
         yield* runToCompletion(owner.cli, thread.threadId, [chunks.text("ok")])
@@ -281,7 +295,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("send_thread_message: a group or workflow run can neither receive nor send", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("send-container")
         const origin = yield* threadOn(owner.key, owner.cli)
         const groupId = (yield* spawn(owner.key, origin.threadId)).parentThreadId ?? ""
@@ -300,7 +314,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("send_thread_message: someone else's thread, even a shared one, is not found as target or source", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("send-foreign")
         const mate = yield* teammate(owner, "mate")
         const theirs = yield* threadOn(mate.key, mate.cli, { content: "theirs" })
@@ -316,22 +330,32 @@ describe("thread messages", () => {
             mentions: "sourceThreadId"
           })
         }
-        yield* failsWith(owner.key, "send_thread_message", { threadId: missingThreadId, content: "hi" }, { code: "not_found", mentions: "threadId" })
+        yield* failsWith(owner.key, "send_thread_message", { threadId: missingThreadId, content: "hi" }, {
+          code: "not_found",
+          mentions: "threadId"
+        })
         const deleted = yield* threadOn(owner.key, owner.cli)
         yield* softDelete(deleted.threadId)
-        yield* failsWith(owner.key, "send_thread_message", { threadId: deleted.threadId, content: "hi" }, { code: "not_found", mentions: "threadId" })
+        yield* failsWith(owner.key, "send_thread_message", { threadId: deleted.threadId, content: "hi" }, {
+          code: "not_found",
+          mentions: "threadId"
+        })
 
         expect((yield* listMessages(mate.key, theirs.threadId)).map((m) => m.text)).toEqual(["theirs"])
         expect((yield* listMessages(owner.key, mine.threadId)).map((m) => m.text)).toEqual(["mine"])
       }))
 
     it.effect("send_thread_message: the source must be in the same project as the target", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("send-span")
         const side = yield* secondProject(owner, "SIDE")
         const here = yield* threadOn(owner.key, owner.cli, { content: "here" })
         const there = yield* threadOn(owner.key, side.cli, { content: "there" })
-        const error = yield* failsWith(owner.key, "send_thread_message", { threadId: here.threadId, content: "hi", sourceThreadId: there.threadId }, {
+        const error = yield* failsWith(owner.key, "send_thread_message", {
+          threadId: here.threadId,
+          content: "hi",
+          sourceThreadId: there.threadId
+        }, {
           code: "forbidden",
           mentions: "project"
         })
@@ -344,7 +368,7 @@ describe("thread messages", () => {
       }))
 
     it.effect("send_thread_message: with runtimeCommand, content must start with /", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("send-command")
         const thread = yield* threadOn(owner.key, owner.cli, { cliType: "opencode" })
         yield* runToCompletion(owner.cli, thread.threadId, [])
@@ -365,11 +389,14 @@ describe("thread messages", () => {
       }))
 
     it.effect("send_thread_message: threadId and content are required, content not blank", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("send-args")
         const thread = yield* threadOn(owner.key, owner.cli)
         yield* failsWith(owner.key, "send_thread_message", { threadId: thread.threadId }, { code: "invalid_argument", mentions: "content" })
-        yield* failsWith(owner.key, "send_thread_message", { threadId: thread.threadId, content: " \n\t" }, { code: "invalid_argument", mentions: "content" })
+        yield* failsWith(owner.key, "send_thread_message", { threadId: thread.threadId, content: " \n\t" }, {
+          code: "invalid_argument",
+          mentions: "content"
+        })
         yield* failsWith(owner.key, "send_thread_message", { content: "hi" }, { code: "invalid_argument", mentions: "threadId" })
         expect(yield* listMessages(owner.key, thread.threadId)).toHaveLength(1)
       }))

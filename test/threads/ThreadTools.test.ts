@@ -46,7 +46,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
     // ---- list_cli_profiles -----------------------------------------------------------------
 
     it.effect("list_cli_profiles lists only the caller's own profiles in the project, with paths, runtimes and isOnline", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("profiles-own")
         const desktop = yield* registerMachine(owner.key, owner.project.id, { name: "desktop", path: "/work/desktop" })
         const mate = yield* teammate(owner, "mate")
@@ -84,7 +84,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_cli_profiles: an offline profile is still listed, with isOnline false", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("profiles-offline")
         yield* disconnect(owner.cli)
         const profile = only(yield* listProfiles(owner.key, {}, owner.scope), "profiles")
@@ -93,7 +93,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_cli_profiles: projectId is optional with ?project= (an explicit value wins) and required without it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("profiles-scope")
         const side = yield* secondProject(owner, "SIDE")
         const viaUrl = yield* listProfiles(owner.key, {}, owner.scope)
@@ -108,7 +108,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
     // ---- get_thread -------------------------------------------------------------------------
 
     it.effect("get_thread says whether its owner pinned and shared the thread", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("get-flags")
         const created = yield* threadOn(owner.key, owner.cli)
         expect(created).toMatchObject({ isPinned: false, isShared: false })
@@ -119,9 +119,15 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("get_thread returns an ordinary thread's fields: target, queue state, targetOnline and lastHeartbeatAt", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("get-ordinary")
-        const created = yield* threadOn(owner.key, owner.cli, { content: "Fix the login bug", cliType: "codex", cliModel: "gpt-5", cliEffort: "high", cliMode: "plan" })
+        const created = yield* threadOn(owner.key, owner.cli, {
+          content: "Fix the login bug",
+          cliType: "codex",
+          cliModel: "gpt-5",
+          cliEffort: "high",
+          cliMode: "plan"
+        })
         const thread = yield* getOrdinary(owner.key, created.threadId)
         expect(thread).toEqual(created)
         expect(thread).toMatchObject({
@@ -172,7 +178,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("get_thread returns a group container: kind, childCount, aggregateStatus, originThreadId, and no target or status", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("get-group")
         const origin = yield* threadOn(owner.key, owner.cli, { content: "Plan the migration" })
         const helper = yield* spawn(owner.key, origin.threadId)
@@ -202,7 +208,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("get_thread: a group's aggregateStatus follows its members (running, idle, failed)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("get-aggregate")
         const origin = yield* threadOn(owner.key, owner.cli)
         const helper = yield* spawn(owner.key, origin.threadId)
@@ -222,7 +228,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("get_thread: a member waiting on an interaction makes its group needs_attention, above a failed and a running member", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("get-attention")
         const origin = yield* threadOn(owner.key, owner.cli)
         const failing = yield* spawn(owner.key, origin.threadId)
@@ -247,7 +253,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("get_thread: a nonexistent ID, someone else's thread or a non-thread ID is `Thread not found`", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("get-missing")
         const mate = yield* teammate(owner, "mate")
         const theirs = yield* threadOn(mate.key, mate.cli)
@@ -271,7 +277,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("get_thread: a teammate's thread inside a group they shared is readable", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("get-shared")
         const mate = yield* teammate(owner, "mate")
         const first = yield* threadOn(mate.key, mate.cli, { content: "Shared investigation" })
@@ -298,7 +304,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
     // ---- list_threads -----------------------------------------------------------------------
 
     it.effect("list_threads: the project list holds only the caller's own threads", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-own")
         const mate = yield* teammate(owner, "mate")
         const mine = [yield* threadOn(owner.key, owner.cli), yield* threadOn(owner.key, owner.cli)]
@@ -312,7 +318,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads: the project list is ordered by most recent activity first", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-order")
         const first = yield* threadOn(owner.key, owner.cli, { content: "first" })
         const second = yield* threadOn(owner.key, owner.cli, { content: "second" })
@@ -327,7 +333,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads: a group is one row in the project list", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-group-row")
         const lone = yield* threadOn(owner.key, owner.cli, { content: "lone" })
         const origin = yield* threadOn(owner.key, owner.cli, { content: "origin" })
@@ -342,7 +348,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads: a group's row moves up when one of its members has activity", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // SPEC: the project list is "most recent activity first" and a group is one row, so a
         // group whose member just received a message is the most recently active row.
         const owner = yield* ownerWithCli("list-group-activity")
@@ -357,7 +363,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads: done threads are left out unless includeDone", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-done")
         const open = yield* threadOn(owner.key, owner.cli, { content: "open" })
         const finished = yield* threadOn(owner.key, owner.cli, { content: "finished" })
@@ -370,7 +376,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads: limit is an integer from 1 to 50, default 20", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-limit")
         yield* Effect.forEach(Array.from({ length: 21 }, (_, i) => i), (i) => threadOn(owner.key, owner.cli, { content: `thread ${i}` }))
         const byDefault = yield* listThreads(owner.key, {}, owner.scope)
@@ -386,7 +392,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads: cursor paging returns every row once, without duplicates or gaps", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-paging")
         yield* Effect.forEach(Array.from({ length: 7 }, (_, i) => i), (i) => threadOn(owner.key, owner.cli, { content: `thread ${i}` }))
         const origin = yield* threadOn(owner.key, owner.cli, { content: "grouped" })
@@ -398,7 +404,11 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
         const sizes: Array<number> = []
         let cursor: string | null = null
         do {
-          const page: Effect.Effect.Success<ReturnType<typeof listThreads>> = yield* listThreads(owner.key, { limit: 3, cursor }, owner.scope)
+          const page: Effect.Effect.Success<ReturnType<typeof listThreads>> = yield* listThreads(
+            owner.key,
+            { limit: 3, cursor },
+            owner.scope
+          )
           seen.push(...idsOf(page.threads))
           sizes.push(page.threads.length)
           cursor = page.nextCursor
@@ -406,15 +416,26 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
         expect(sizes).toEqual([3, 3, 2])
         expect(seen).toEqual(everything)
 
-        yield* failsWith(owner.key, "list_threads", { cursor: "not-a-cursor" }, { code: "invalid_argument", mentions: "cursor" }, owner.scope)
+        yield* failsWith(
+          owner.key,
+          "list_threads",
+          { cursor: "not-a-cursor" },
+          { code: "invalid_argument", mentions: "cursor" },
+          owner.scope
+        )
       }))
 
     it.effect("list_threads: paging keeps rows whose last activity falls within the same millisecond", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // PostgreSQL keeps microseconds; a cursor must not lose rows that differ below a millisecond.
         const owner = yield* ownerWithCli("list-paging-micro")
         const threads = yield* Effect.forEach([0, 1, 2, 3], (i) => threadOn(owner.key, owner.cli, { content: `thread ${i}` }))
-        const stamps = ["2030-01-01T00:00:00.123456Z", "2030-01-01T00:00:00.123400Z", "2030-01-01T00:00:00.123400Z", "2030-01-01T00:00:00.122000Z"]
+        const stamps = [
+          "2030-01-01T00:00:00.123456Z",
+          "2030-01-01T00:00:00.123400Z",
+          "2030-01-01T00:00:00.123400Z",
+          "2030-01-01T00:00:00.122000Z"
+        ]
         yield* Effect.forEach(threads, (thread, i) => setLastActivity(thread.threadId, stamps[i] ?? ""))
         const everything = idsOf((yield* listThreads(owner.key, { limit: 50 }, owner.scope)).threads)
         expect(everything).toHaveLength(4)
@@ -424,7 +445,11 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
         const seen: Array<string> = []
         let cursor: string | null = null
         for (let pages = 0; pages < 6; pages++) {
-          const page: Effect.Effect.Success<ReturnType<typeof listThreads>> = yield* listThreads(owner.key, { limit: 1, cursor }, owner.scope)
+          const page: Effect.Effect.Success<ReturnType<typeof listThreads>> = yield* listThreads(
+            owner.key,
+            { limit: 1, cursor },
+            owner.scope
+          )
           seen.push(...idsOf(page.threads))
           cursor = page.nextCursor
           if (cursor === null) break
@@ -433,7 +458,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads with a group's threadId lists its members with full targets, all in one page", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-members")
         const origin = yield* threadOn(owner.key, owner.cli, { content: "origin" })
         const helpers = yield* Effect.forEach(["claude", "codex", "opencode"], (cliType) => spawn(owner.key, origin.threadId, { cliType }))
@@ -460,7 +485,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads: an unreadable threadId (deleted, typo, someone else's, an ordinary thread) gives an empty list, not an error", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-unreadable")
         const mate = yield* teammate(owner, "mate")
         const theirs = yield* threadOn(mate.key, mate.cli)
@@ -479,7 +504,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads: members of a group a teammate shared are readable", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-shared")
         const mate = yield* teammate(owner, "mate")
         const first = yield* threadOn(mate.key, mate.cli)
@@ -494,7 +519,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
       }))
 
     it.effect("list_threads: projectId is required without threadId and without ?project=", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const owner = yield* ownerWithCli("list-project")
         const thread = yield* threadOn(owner.key, owner.cli)
         yield* failsWith(owner.key, "list_threads", {}, { code: "invalid_argument", mentions: "projectId" })
@@ -506,7 +531,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
     // ---- tenant isolation -------------------------------------------------------------------
 
     it.effect("another organization's user sees nothing of a project's threads and profiles", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const alpha = yield* ownerWithCli("tenant-alpha")
         const origin = yield* threadOn(alpha.key, alpha.cli, { content: "Alpha classified work" })
         const helper = yield* spawn(alpha.key, origin.threadId, { content: "Alpha helper" })
@@ -520,7 +545,7 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
 
         const answers: Array<unknown> = []
         const notFound = (name: string, args: Record<string, unknown>, scope = {}) =>
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const error = yield* failsWith(bravo.key, name, args, { code: "not_found" }, scope)
             answers.push(error)
           })
@@ -528,7 +553,10 @@ describe("thread tools: profiles, get_thread, list_threads", () => {
         yield* notFound("list_cli_profiles", {}, scopedTo(alpha.project.id))
         yield* notFound("list_threads", { projectId: alpha.project.id })
         for (const threadId of [origin.threadId, helper.threadId, groupId]) yield* notFound("get_thread", { threadId })
-        yield* notFound("create_thread", { content: "hijack", ...{ profileId: alpha.cli.profileId, pathId: alpha.cli.pathId, cliType: "claude" } })
+        yield* notFound("create_thread", {
+          content: "hijack",
+          ...{ profileId: alpha.cli.profileId, pathId: alpha.cli.pathId, cliType: "claude" }
+        })
         yield* notFound("create_thread", { content: "hijack", sourceThreadId: origin.threadId })
         yield* notFound("create_thread", { content: "hijack", sourceThreadId: groupId })
         yield* notFound("send_thread_message", { threadId: helper.threadId, content: "hello" })

@@ -23,7 +23,7 @@ const dataOf = (frames: Stream.Stream<{ readonly data: unknown }, unknown>, coun
 
 /** A CLI on instance A and a client on instance B see each other's writes live. */
 const crossedWrites = (onA: On, onB: On) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* onA(seedOwner("two-instances"))
     const cli = yield* onA(bridgeClient(owner.key))
     const { profile, sessionId } = yield* onA(registerCli(cli, owner.project.id))
@@ -52,7 +52,11 @@ const crossedWrites = (onA: On, onB: On) =>
         sessionId,
         epoch: thread.epoch,
         messageId: batch.assistantMessageId,
-        chunks: [{ seq: 0, type: "assistant", data: JSON.stringify({ type: "assistant", uuid: "u0", message: { content: [{ type: "text", text: "hi from A" }] } }) }]
+        chunks: [{
+          seq: 0,
+          type: "assistant",
+          data: JSON.stringify({ type: "assistant", uuid: "u0", message: { content: [{ type: "text", text: "hi from A" }] } })
+        }]
       }
     }))
     const [frame] = yield* dataOf(follower, 1)
@@ -61,7 +65,7 @@ const crossedWrites = (onA: On, onB: On) =>
 
 /** Builds two instances in the scope and runs `body` with a way to act on each. */
 const twoInstances = (a: Layer.Layer<Instance, unknown>, b: Layer.Layer<Instance, unknown>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const builtA = yield* Layer.build(a)
     const builtB = yield* Layer.build(b)
     const onA: On = (effect) => Effect.provide(effect, builtA)
@@ -75,18 +79,25 @@ describe("two backend instances on one database", () => {
   // PGlite is one in-process database: two instances can only share its client (one pool, one LISTEN).
   layer(TestDatabase, { timeout: 60_000, excludeTestServices: true })("sharing one SQL client", (it) => {
     it.scoped("a CLI on one instance and a client on the other see each other's writes live", () =>
-      Effect.flatMap(Effect.context<TestDatabaseServices>(), (shared) =>
-        twoInstances(Layer.provide(instance, Layer.succeedContext(shared)), Layer.provide(instance, Layer.succeedContext(shared)))))
+      Effect.flatMap(
+        Effect.context<TestDatabaseServices>(),
+        (shared) =>
+          twoInstances(Layer.provide(instance, Layer.succeedContext(shared)), Layer.provide(instance, Layer.succeedContext(shared)))
+      ))
   })
 
   describe.skipIf(postgres === undefined)("each with its own pool and LISTEN connection (PostgreSQL only: set DATABASE_URL)", () => {
-    it.scopedLive("a CLI on one instance and a client on the other see each other's writes live, through NOTIFY", () =>
-      Effect.gen(function* () {
-        if (postgres === undefined) return
-        const url = yield* freshPostgresUrl(postgres)
-        const client = PostgresClient.layer({ url })
-        yield* twoInstances(Layer.provide(instance, client), Layer.provide(instance, client))
-      }), 60_000)
+    it.scopedLive(
+      "a CLI on one instance and a client on the other see each other's writes live, through NOTIFY",
+      () =>
+        Effect.gen(function*() {
+          if (postgres === undefined) return
+          const url = yield* freshPostgresUrl(postgres)
+          const client = PostgresClient.layer({ url })
+          yield* twoInstances(Layer.provide(instance, client), Layer.provide(instance, client))
+        }),
+      60_000
+    )
   })
 })
 

@@ -16,7 +16,9 @@ describe("the web app's bundle", () => {
     const shellFile = path.join(built, "index.html")
     if (!fs.existsSync(shellFile)) throw new Error("dist/web/ is not built: run `npm run build` before this test")
     const shell = fs.readFileSync(shellFile, "utf8")
-    const scripts = [...shell.matchAll(/<(?:script[^>]*\bsrc|link[^>]*\brel="modulepreload"[^>]*\bhref)="([^"]+\.js)"/g)].map((match) => match[1] ?? "")
+    const scripts = [...shell.matchAll(/<(?:script[^>]*\bsrc|link[^>]*\brel="modulepreload"[^>]*\bhref)="([^"]+\.js)"/g)].map((match) =>
+      match[1] ?? ""
+    )
     expect(scripts.length).toBeGreaterThan(0)
     const gzipped = scripts.reduce((total, script) => total + gzipSync(fs.readFileSync(path.join(built, script))).length, 0)
     expect(gzipped, `${scripts.join(", ")}: ${(gzipped / 1024).toFixed(1)} KB gzipped`).toBeLessThanOrEqual(BUDGET_BYTES)

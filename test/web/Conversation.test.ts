@@ -29,7 +29,15 @@ const line = (value: { readonly type: string } & Record<string, unknown>) => ({ 
 const answerLines = (turn: number) => [
   line({ type: "system", subtype: "init", session_id: "s-1", model: "claude-sonnet-4-5" }),
   line({ type: "assistant", message: { content: [{ type: "text", text: `Answer ${turn}.` }] } }),
-  line({ type: "result", subtype: "success", is_error: false, result: "done", duration_ms: 1_000 + turn, num_turns: 1, total_cost_usd: 0.01 })
+  line({
+    type: "result",
+    subtype: "success",
+    is_error: false,
+    result: "done",
+    duration_ms: 1_000 + turn,
+    num_turns: 1,
+    total_cost_usd: 0.01
+  })
 ]
 const question = (turn: number) => (turn === TURNS ? LONG : `Question ${turn}?`)
 
@@ -40,7 +48,8 @@ const kindOf = (request: Request): string => {
   const url = new URL(request.url())
   if (url.pathname === "/api/mcp") {
     const body: unknown = JSON.parse(request.postData() ?? "{}")
-    const name = typeof body === "object" && body !== null && "params" in body && typeof body.params === "object" && body.params !== null && "name" in body.params
+    const name = typeof body === "object" && body !== null && "params" in body && typeof body.params === "object" && body.params !== null &&
+        "name" in body.params
       ? String(body.params.name)
       : "mcp"
     return `mcp:${name}`
@@ -81,7 +90,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) throw new Error("dist/web/ is not built: run `npm run build` before this test")
+    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
+      throw new Error("dist/web/ is not built: run `npm run build` before this test")
+    }
     if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
     fs.mkdirSync(SHOTS, { recursive: true })
     // The real budget (20/s, burst 100), not the e2e default of none: a page must live within it.
@@ -91,14 +102,25 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
 
     // The thread: 60 turns, each follow-up sent after the last answer completed, as a person does.
     const key = serve.credentials.apiKey
-    const client = bridge = await run(Effect.flatMap(HttpClient.HttpClient, (http) =>
-      HttpApiClient.makeWith(TrellisApi, { httpClient: http.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key))), baseUrl: serve?.baseUrl ?? "" })).pipe(
-      Effect.provide(FetchHttpClient.layer)
-    ))
-    const registered = await run(registerCli(client, Schema.decodeUnknownSync(ProjectId)(serve.credentials.projectId), { name: "conversation-box" }))
+    const client = bridge = await run(
+      Effect.flatMap(HttpClient.HttpClient, (http) =>
+        HttpApiClient.makeWith(TrellisApi, {
+          httpClient: http.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key))),
+          baseUrl: serve?.baseUrl ?? ""
+        })).pipe(
+          Effect.provide(FetchHttpClient.layer)
+        )
+    )
+    const registered = await run(
+      registerCli(client, Schema.decodeUnknownSync(ProjectId)(serve.credentials.projectId), { name: "conversation-box" })
+    )
     const sessionId = registered.sessionId
     const created = await mcp.call(Thread, "create_thread", {
-      title: "Sixty turns", content: question(1), profileId: registered.profile.profileId, pathId: registered.profile.paths[0]?.pathId ?? "", cliType: "claude"
+      title: "Sixty turns",
+      content: question(1),
+      profileId: registered.profile.profileId,
+      pathId: registered.profile.paths[0]?.pathId ?? "",
+      cliType: "claude"
     })
     threadId = created.threadId
     const { thread } = await run(client.agent.claim({ payload: { sessionId, threadId } }))
@@ -109,7 +131,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
       const batch = await run(client.agent.startBatch({ path: { threadId }, payload: { sessionId, epoch } }))
       if (batch.drained) throw new Error(`turn ${turn}: no batch`)
       const chunks = answerLines(turn).map((chunk, seq) => ({ seq, ...chunk }))
-      await run(client.agent.uploadChunks({ path: { threadId }, payload: { sessionId, epoch, messageId: batch.assistantMessageId, chunks } }))
+      await run(
+        client.agent.uploadChunks({ path: { threadId }, payload: { sessionId, epoch, messageId: batch.assistantMessageId, chunks } })
+      )
       await run(client.agent.complete({ path: { threadId }, payload: { sessionId, epoch, messageId: batch.assistantMessageId } }))
     }
     const drained = await run(client.agent.startBatch({ path: { threadId }, payload: { sessionId, epoch } }))
@@ -145,8 +169,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
     await page.evaluate("window.scrollTo(0, 0)")
     for (let step = 0; step < 400; step++) {
       await page.evaluate("new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
-      const seen: unknown = await page.evaluate(`[...document.querySelectorAll("ol.conversation > li")].map((li) => [Number(li.dataset.index), li.innerText])`)
-      for (const [index, text] of Schema.decodeUnknownSync(Schema.Array(Schema.Tuple(Schema.Number, Schema.String)))(seen)) rows.set(index, text)
+      const seen: unknown = await page.evaluate(
+        `[...document.querySelectorAll("ol.conversation > li")].map((li) => [Number(li.dataset.index), li.innerText])`
+      )
+      for (const [index, text] of Schema.decodeUnknownSync(Schema.Array(Schema.Tuple(Schema.Number, Schema.String)))(seen)) {
+        rows.set(index, text)
+      }
       const atEnd = await page.evaluate("window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2")
       if (atEnd === true) break
       await page.evaluate("window.scrollBy(0, window.innerHeight * 0.7)")
@@ -154,98 +182,121 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
     return [...rows].sort(([a], [b]) => a - b).map(([, text]) => text)
   }
 
-  it("every turn of a 60-turn thread shows in order with its own user message and final state; opening costs one page, an idle tab reads only its stream", async () => {
-    const { page, context, errors } = await signedIn(DESKTOP)
-    const requests = countRequests(page)
-    await page.goto(threadUrl())
-    const conversation = page.getByRole("list", { name: "Conversation" })
-    await conversation.getByText(`Answer ${TURNS}.`).waitFor()
-    // The page opens at the newest turn.
-    await eventually("the last answer on screen", async () => {
-      const box = await conversation.getByText(`Answer ${TURNS}.`).boundingBox()
-      return box !== null && box.y < DESKTOP.height && box.y + box.height > 0
-    }, (visible) => visible, 10_000)
-    await settle(page, 3_000)
-    const opening = requests.take()
-    console.log("requests to open the 60-turn thread:", JSON.stringify(opening))
-    expect(opening["messages"]).toBe(1)
-    expect(opening["mcp:list_thread_messages"]).toBeUndefined()
-    expect(opening["events"]).toBe(1)
-    expect(opening["changes"]).toBe(1)
-    await screenshot(page, "conversation-open", { fullPage: false })
+  it(
+    "every turn of a 60-turn thread shows in order with its own user message and final state; opening costs one page, an idle tab reads only its stream",
+    async () => {
+      const { page, context, errors } = await signedIn(DESKTOP)
+      const requests = countRequests(page)
+      await page.goto(threadUrl())
+      const conversation = page.getByRole("list", { name: "Conversation" })
+      await conversation.getByText(`Answer ${TURNS}.`).waitFor()
+      // The page opens at the newest turn.
+      await eventually(
+        "the last answer on screen",
+        async () => {
+          const box = await conversation.getByText(`Answer ${TURNS}.`).boundingBox()
+          return box !== null && box.y < DESKTOP.height && box.y + box.height > 0
+        },
+        (visible) => visible,
+        10_000
+      )
+      await settle(page, 3_000)
+      const opening = requests.take()
+      console.log("requests to open the 60-turn thread:", JSON.stringify(opening))
+      expect(opening["messages"]).toBe(1)
+      expect(opening["mcp:list_thread_messages"]).toBeUndefined()
+      expect(opening["events"]).toBe(1)
+      expect(opening["changes"]).toBe(1)
+      await screenshot(page, "conversation-open", { fullPage: false })
 
-    // Scrolling up reads the earlier pages, until the first message.
-    for (let i = 0; i < 20 && (await page.getByRole("button", { name: /Load earlier/ }).count()) > 0; i++) {
+      // Scrolling up reads the earlier pages, until the first message.
+      for (let i = 0; i < 20 && (await page.getByRole("button", { name: /Load earlier/ }).count()) > 0; i++) {
+        await page.evaluate("window.scrollTo(0, 0)")
+        await page.mouse.wheel(0, -400)
+        await settle(page, 500)
+      }
+      // The reader's place was kept as each page went in above: the first turn is at the very top.
       await page.evaluate("window.scrollTo(0, 0)")
-      await page.mouse.wheel(0, -400)
-      await settle(page, 500)
-    }
-    // The reader's place was kept as each page went in above: the first turn is at the very top.
-    await page.evaluate("window.scrollTo(0, 0)")
-    await conversation.getByText("Question 1?", { exact: true }).waitFor()
-    expect(await page.getByRole("button", { name: /Load earlier/ }).count()).toBe(0)
-    const earlier = requests.take()
-    console.log("requests to scroll back to the first turn:", JSON.stringify(earlier))
-    expect(earlier["messages"]).toBe(2)
-    await screenshot(page, "conversation-top", { fullPage: false })
+      await conversation.getByText("Question 1?", { exact: true }).waitFor()
+      expect(await page.getByRole("button", { name: /Load earlier/ }).count()).toBe(0)
+      const earlier = requests.take()
+      console.log("requests to scroll back to the first turn:", JSON.stringify(earlier))
+      expect(earlier["messages"]).toBe(2)
+      await screenshot(page, "conversation-top", { fullPage: false })
 
-    const rows = await readAllRows(page)
-    const users = rows.filter((text) => /^(Question \d+\?|Line 1: )/.test(text))
-    expect(users).toHaveLength(TURNS)
-    // Each turn: its question, then its agent heading in its final state, then its answer, before the
-    // next question; never one still streaming or waiting.
-    expect(rows.join("\n")).not.toMatch(/Streaming|Running|Working…|Pending|Waiting for the agent/)
-    const isQuestion = (text: string, turn: number) => (turn === TURNS ? text.startsWith("Line 1: the quick") : text.startsWith(`Question ${turn}?`))
-    let at = 0
-    for (let turn = 1; turn <= TURNS; turn++) {
-      const asked = rows.findIndex((text, index) => index >= at && isQuestion(text, turn))
-      expect(asked, `turn ${turn}'s question after turn ${turn - 1}'s answer`).toBeGreaterThanOrEqual(at)
-      expect(rows[asked + 1], `turn ${turn}'s heading`).toMatch(/^Agent\s*(Completed|Finished)/)
-      expect(rows[asked + 2]?.trim(), `turn ${turn}'s answer`).toBe(`Answer ${turn}.`)
-      at = asked + 3
-    }
-    expect(rows.filter((text) => /^Agent\s/.test(text))).toHaveLength(TURNS)
+      const rows = await readAllRows(page)
+      const users = rows.filter((text) => /^(Question \d+\?|Line 1: )/.test(text))
+      expect(users).toHaveLength(TURNS)
+      // Each turn: its question, then its agent heading in its final state, then its answer, before the
+      // next question; never one still streaming or waiting.
+      expect(rows.join("\n")).not.toMatch(/Streaming|Running|Working…|Pending|Waiting for the agent/)
+      const isQuestion = (
+        text: string,
+        turn: number
+      ) => (turn === TURNS ? text.startsWith("Line 1: the quick") : text.startsWith(`Question ${turn}?`))
+      let at = 0
+      for (let turn = 1; turn <= TURNS; turn++) {
+        const asked = rows.findIndex((text, index) => index >= at && isQuestion(text, turn))
+        expect(asked, `turn ${turn}'s question after turn ${turn - 1}'s answer`).toBeGreaterThanOrEqual(at)
+        expect(rows[asked + 1], `turn ${turn}'s heading`).toMatch(/^Agent\s*(Completed|Finished)/)
+        expect(rows[asked + 2]?.trim(), `turn ${turn}'s answer`).toBe(`Answer ${turn}.`)
+        at = asked + 3
+      }
+      expect(rows.filter((text) => /^Agent\s/.test(text))).toHaveLength(TURNS)
 
-    // The 22,000-character message says it is cut, and shows all of it on demand.
-    await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-    const truncated = conversation.locator(".hint.truncated")
-    await truncated.waitFor()
-    expect(await truncated.innerText()).toMatch(/Truncated: the first 4,000 characters/)
-    await truncated.getByRole("button", { name: "Show all" }).click()
-    await conversation.getByText(/Line 380: the quick/).waitFor()
-    expect(await conversation.locator(".hint.truncated").count()).toBe(0)
-    expect(requests.take()["message"]).toBe(1)
-    await screenshot(page, "conversation-show-all", { fullPage: false })
-    expect(await accessibilityProblems(page, "main")).toEqual([])
+      // The 22,000-character message says it is cut, and shows all of it on demand.
+      await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+      const truncated = conversation.locator(".hint.truncated")
+      await truncated.waitFor()
+      expect(await truncated.innerText()).toMatch(/Truncated: the first 4,000 characters/)
+      await truncated.getByRole("button", { name: "Show all" }).click()
+      await conversation.getByText(/Line 380: the quick/).waitFor()
+      expect(await conversation.locator(".hint.truncated").count()).toBe(0)
+      expect(requests.take()["message"]).toBe(1)
+      await screenshot(page, "conversation-show-all", { fullPage: false })
+      expect(await accessibilityProblems(page, "main")).toEqual([])
 
-    // Idle: a minute with the tab open on a thread where nothing happens.
-    requests.take()
-    await settle(page, 60_000)
-    const idle = requests.take()
-    console.log("requests per minute of an idle tab:", JSON.stringify(idle))
-    // Not one: the thread's event stream and the project's changes stream stay open, and nothing is polled.
-    expect(idle).toEqual({})
+      // Idle: a minute with the tab open on a thread where nothing happens.
+      requests.take()
+      await settle(page, 60_000)
+      const idle = requests.take()
+      console.log("requests per minute of an idle tab:", JSON.stringify(idle))
+      // Not one: the thread's event stream and the project's changes stream stay open, and nothing is polled.
+      expect(idle).toEqual({})
 
-    // A change made elsewhere reaches the idle tab through its changes stream, and costs one read of the thread.
-    const done = (value: boolean) => run(Effect.suspend(() => bridge === undefined
-      ? Effect.dieMessage("no bridge client")
-      : bridge.threads.setDone({ path: { threadId }, payload: { done: value } })))
-    await done(true)
-    await page.locator(".thread-head .badge.done").waitFor({ timeout: 5_000 })
-    await settle(page, 1_500)
-    const told = requests.take()
-    console.log("requests after the thread was marked done elsewhere:", JSON.stringify(told))
-    expect(told["mcp:get_thread"]).toBe(1)
-    expect(told["messages"] ?? 0).toBeLessThanOrEqual(1)
-    await done(false)
+      // A change made elsewhere reaches the idle tab through its changes stream, and costs one read of the thread.
+      const done = (value: boolean) =>
+        run(Effect.suspend(() =>
+          bridge === undefined
+            ? Effect.dieMessage("no bridge client")
+            : bridge.threads.setDone({ path: { threadId }, payload: { done: value } })
+        ))
+      await done(true)
+      await page.locator(".thread-head .badge.done").waitFor({ timeout: 5_000 })
+      await settle(page, 1_500)
+      const told = requests.take()
+      console.log("requests after the thread was marked done elsewhere:", JSON.stringify(told))
+      expect(told["mcp:get_thread"]).toBe(1)
+      expect(told["messages"] ?? 0).toBeLessThanOrEqual(1)
+      await done(false)
 
-    // Another client with the same key meanwhile: none of its calls is refused.
-    const refused = await Promise.all(Array.from({ length: 20 }, () =>
-      backend().mcp.call(Thread, "get_thread", { threadId }).then(() => false, (error: unknown) => /429|Too many|rate/i.test(String(error)))))
-    expect(refused.filter(Boolean)).toHaveLength(0)
-    expect(errors).toEqual([])
-    await context.close()
-  }, 240_000)
+      // Another client with the same key meanwhile: none of its calls is refused.
+      const refused = await Promise.all(
+        Array.from(
+          { length: 20 },
+          () =>
+            backend().mcp.call(Thread, "get_thread", { threadId }).then(
+              () => false,
+              (error: unknown) => /429|Too many|rate/i.test(String(error))
+            )
+        )
+      )
+      expect(refused.filter(Boolean)).toHaveLength(0)
+      expect(errors).toEqual([])
+      await context.close()
+    },
+    240_000
+  )
 
   it("a 429 is waited out for its Retry-After, then the conversation loads; on a phone it fits the screen", async () => {
     const { page, context, errors } = await signedIn(PHONE)
@@ -255,7 +306,11 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
       if (refusals < 1) {
         refusals++
         answered.push({ status: 429, at: Date.now() })
-        await route.fulfill({ status: 429, headers: { "retry-after": "2", "content-type": "application/json" }, body: JSON.stringify({ _tag: "TooManyRequests", message: "slow down", retryAfterSeconds: 2 }) })
+        await route.fulfill({
+          status: 429,
+          headers: { "retry-after": "2", "content-type": "application/json" },
+          body: JSON.stringify({ _tag: "TooManyRequests", message: "slow down", retryAfterSeconds: 2 })
+        })
         return
       }
       answered.push({ status: 200, at: Date.now() })

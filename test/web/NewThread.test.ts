@@ -11,7 +11,19 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
-import { type Agent, agentEnv, gitRepo, Mcp, messagesOf, Profiles, replayBin, type Serve, startAgent, startServe, trellisOk } from "../e2e/support/Trellis.js"
+import {
+  type Agent,
+  agentEnv,
+  gitRepo,
+  Mcp,
+  messagesOf,
+  Profiles,
+  replayBin,
+  type Serve,
+  startAgent,
+  startServe,
+  trellisOk
+} from "../e2e/support/Trellis.js"
 import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "recorded", "claude", "claude-raw-resume.jsonl")
@@ -121,8 +133,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the New t
     await trellisOk(["agent", "paths", "add", "--label", "website"], checkout, env)
     agent = await startAgent(checkout, env)
     const client = backend().mcp
-    await eventually("the machine to be online", async () =>
-      (await client.call(Profiles, "list_cli_profiles", { projectId: backend().projectId })).profiles.filter((p) => p.isOnline), (online) => online.length === 1, 30_000)
+    await eventually(
+      "the machine to be online",
+      async () => (await client.call(Profiles, "list_cli_profiles", { projectId: backend().projectId })).profiles.filter((p) => p.isOnline),
+      (online) => online.length === 1,
+      30_000
+    )
 
     const { page } = signedIn()
     await page.goto(pageUrl("machines"))
@@ -156,7 +172,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the New t
     expect(runtimes).toContainEqual(expect.stringMatching(/^claude \d/))
     expect(runtimes.every((runtime) => /^(claude|codex|opencode) /.test(runtime))).toBe(true)
     await page.getByLabel("Runtime").selectOption("claude")
-    expect(await page.getByLabel("Model", { exact: true }).locator("option").allInnerTexts()).toEqual(["The runtime's default", "sonnet", "opus", "haiku"])
+    expect(await page.getByLabel("Model", { exact: true }).locator("option").allInnerTexts()).toEqual([
+      "The runtime's default",
+      "sonnet",
+      "opus",
+      "haiku"
+    ])
 
     await page.getByLabel("First message").fill(PROMPT)
     await page.getByLabel("Title (optional)").fill("Started from the browser")
@@ -202,12 +223,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the New t
     await page.getByRole("button", { name: "Start thread" }).click()
 
     await step(page, "new-thread-refused", async () => {
-      await page.getByText('must not contain ".." (a git refname)').waitFor()
+      await page.getByText("must not contain \"..\" (a git refname)").waitFor()
       expect(await branch.getAttribute("aria-invalid")).toBe("true")
       // The field names its error, and the focus moved to it.
       expect(await page.evaluate("document.activeElement?.id")).toBe(await branch.getAttribute("id"))
       const describedBy = (await branch.getAttribute("aria-describedby")) ?? ""
-      expect(await page.locator(`[id="${describedBy.split(" ")[0]}"]`).innerText()).toBe('must not contain ".." (a git refname)')
+      expect(await page.locator(`[id="${describedBy.split(" ")[0]}"]`).innerText()).toBe("must not contain \"..\" (a git refname)")
     })
     expect(page.url()).toBe(pageUrl("new-thread"))
     expect(await page.getByLabel("First message").inputValue()).toBe(PROMPT)
@@ -270,8 +291,13 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the New t
     expect(members.map((member) => member.threadId).sort()).toEqual([createdId, spawnedId].sort())
     expect(new Set(members.map((member) => member.parentThreadId))).toEqual(new Set([group?.threadId]))
     // The spawned thread runs too, and settles before the next test reads the machine.
-    await eventually("the spawned run to finish", () => messagesOf(backend().mcp, spawnedId), (messages) =>
-      messages.at(-1)?.role === "assistant" && messages.at(-1)?.status === "completed", 60_000, () => agent?.proc.describe() ?? "")
+    await eventually(
+      "the spawned run to finish",
+      () => messagesOf(backend().mcp, spawnedId),
+      (messages) => messages.at(-1)?.role === "assistant" && messages.at(-1)?.status === "completed",
+      60_000,
+      () => agent?.proc.describe() ?? ""
+    )
   }, 120_000)
 
   it("phone 390×844: the form, its worktree fields and the Machines page fit the screen and pass axe", async () => {

@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Browser, type BrowserContext, chromium } from "playwright-core"
-import { type Backend, createThread, type Machine, onlineTarget, realMachine, startBackend, startRealAgent } from "../e2e/support/RealRuntimes.js"
+import {
+  type Backend,
+  createThread,
+  type Machine,
+  onlineTarget,
+  realMachine,
+  startBackend,
+  startRealAgent
+} from "../e2e/support/RealRuntimes.js"
 import { processesWith } from "../e2e/support/StopScenario.js"
 import { eventually, killEverything, removeTempDirs, repoRoot } from "../e2e/support/Processes.js"
 import type { Agent, CliProfile } from "../e2e/support/Trellis.js"
@@ -36,14 +44,19 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("Stop in t
   let signedIn: BrowserContext | undefined
 
   const started = () => {
-    if (mock === undefined || backend === undefined || machine === undefined || agent === undefined || browser === undefined || target === undefined) {
+    if (
+      mock === undefined || backend === undefined || machine === undefined || agent === undefined || browser === undefined ||
+      target === undefined
+    ) {
       throw new Error("the backend, the machine or the browser did not start")
     }
     return { backend, agent, browser, target }
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) throw new Error("dist/web/ is not built: run `npm run build` first")
+    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
+      throw new Error("dist/web/ is not built: run `npm run build` first")
+    }
     fs.mkdirSync(SHOTS, { recursive: true })
     mock = await startMockModel()
     backend = await startBackend()
@@ -87,7 +100,13 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("Stop in t
       const shot = `real-stop-${cliType}-${size}`
       try {
         await page.goto(`${backend.serve.baseUrl}/projects/${backend.serve.credentials.projectId}/threads/${threadId}`)
-        await eventually(`${command} to run`, async () => processesWith(command), (found) => found.length > 0, 90_000, () => agent.proc.describe())
+        await eventually(
+          `${command} to run`,
+          async () => processesWith(command),
+          (found) => found.length > 0,
+          90_000,
+          () => agent.proc.describe()
+        )
         const composer = page.getByRole("form", { name: "Send a message" })
         const stop = composer.getByRole("button", { name: "Stop" })
         await stop.waitFor({ timeout: 30_000 })
@@ -98,7 +117,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("Stop in t
         await conversation.getByText("Stopped by you: the agent takes your next message.").waitFor({ timeout: 20_000 })
         const shown = Date.now() - asked
         await composer.getByText("Stopped. The agent takes your next message.").waitFor({ timeout: 15_000 })
-        console.log(`${runtime} (${size}): Stop clicked → the turn reads Stopped in ${shown} ms, the composer says so in ${Date.now() - asked} ms`)
+        console.log(
+          `${runtime} (${size}): Stop clicked → the turn reads Stopped in ${shown} ms, the composer says so in ${Date.now() - asked} ms`
+        )
         // The call the stop cut short reads Stopped too, never Running.
         expect(await conversation.getByText("Running", { exact: true }).count()).toBe(0)
         await eventually(`${command} to be gone`, async () => processesWith(command), (found) => found.length === 0, 10_000)

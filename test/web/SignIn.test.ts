@@ -40,7 +40,10 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("signing i
   /** A fresh one-time link for the owner, from the running server, as the person would print it. */
   const freshLink = async (next?: string) => {
     const { serve } = backend()
-    const out = await trellisOk(["admin", "signin-link", ...(next === undefined ? [] : ["--next", next])], repoRoot, { ...serve.env, TRELLIS_HOME: serve.home })
+    const out = await trellisOk(["admin", "signin-link", ...(next === undefined ? [] : ["--next", next])], repoRoot, {
+      ...serve.env,
+      TRELLIS_HOME: serve.home
+    })
     const link = /^Sign in: (\S+) \(one use, 10 minutes\)$/m.exec(out)?.[1]
     if (link === undefined) throw new Error(`trellis admin signin-link printed no link:\n${out}`)
     return link
@@ -55,13 +58,25 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("signing i
       Effect.map(HttpClient.HttpClient, (client) => client.pipe(HttpClient.mapRequest(HttpClientRequest.prependUrl(serve.baseUrl))))
     ).pipe(Layer.provide(FetchHttpClient.layer))
     const key = serve.credentials.apiKey
-    const profile = await Effect.runPromise(Effect.provide(Effect.gen(function* () {
-      const client = yield* bridgeClient(key)
-      return (yield* registerCli(client, Schema.decodeSync(ProjectId)(serve.credentials.projectId), { name: "laptop", path: "/home/dev/project" })).profile
-    }), layer))
+    const profile = await Effect.runPromise(Effect.provide(
+      Effect.gen(function*() {
+        const client = yield* bridgeClient(key)
+        return (yield* registerCli(client, Schema.decodeSync(ProjectId)(serve.credentials.projectId), {
+          name: "laptop",
+          path: "/home/dev/project"
+        })).profile
+      }),
+      layer
+    ))
     const pathId = profile.paths[0]?.pathId
     if (pathId === undefined) throw new Error("the fake CLI registered no checkout")
-    threadId = (await mcp.call(Thread, "create_thread", { title: TITLE, content: "Find why it fails one run in ten", profileId: profile.profileId, pathId, cliType: "claude" })).threadId
+    threadId = (await mcp.call(Thread, "create_thread", {
+      title: TITLE,
+      content: "Find why it fails one run in ten",
+      profileId: profile.profileId,
+      pathId,
+      cliType: "claude"
+    })).threadId
     return threadId
   }
 

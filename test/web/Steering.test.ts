@@ -34,12 +34,16 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
   let serve: Serve | undefined
   let mcp: Mcp | undefined
   let browser: Browser | undefined
-  let cli: { readonly client: BridgeClient; readonly sessionId: AgentSessionId; readonly profileId: string; readonly pathId: string } | undefined
+  let cli:
+    | { readonly client: BridgeClient; readonly sessionId: AgentSessionId; readonly profileId: string; readonly pathId: string }
+    | undefined
   let heartbeat: ReturnType<typeof setInterval> | undefined
   let signInLink = ""
 
   const backend = () => {
-    if (serve === undefined || mcp === undefined || browser === undefined || cli === undefined) throw new Error("the backend or the browser did not start")
+    if (serve === undefined || mcp === undefined || browser === undefined || cli === undefined) {
+      throw new Error("the backend or the browser did not start")
+    }
     return { serve, mcp, browser, cli }
   }
 
@@ -67,7 +71,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
     const key = serve.credentials.apiKey
     const projectId = Schema.decodeSync(ProjectId)(serve.credentials.projectId)
-    const registered = await run(Effect.gen(function* () {
+    const registered = await run(Effect.gen(function*() {
       const client = yield* bridgeClient(key)
       const answer = yield* registerCli(client, projectId, { name: "laptop", path: "/home/dev/project" })
       return { client, answer }
@@ -105,14 +109,19 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
   /** Claims the thread and starts its batch, streaming a first line of text, as the CLI does before its runtime asks. */
   const startRun = async (threadId: string): Promise<Running> => {
     const { cli } = backend()
-    return run(Effect.gen(function* () {
+    return run(Effect.gen(function*() {
       const { thread } = yield* cli.client.agent.claim({ payload: { sessionId: cli.sessionId, threadId } })
       if (thread === null) return yield* Effect.dieMessage(`the fake CLI could not claim ${threadId}`)
       const batch = yield* cli.client.agent.startBatch({ path: { threadId }, payload: { sessionId: cli.sessionId, epoch: thread.epoch } })
       if (batch.drained) return yield* Effect.dieMessage(`no batch on ${threadId}`)
       yield* cli.client.agent.uploadChunks({
         path: { threadId },
-        payload: { sessionId: cli.sessionId, epoch: thread.epoch, messageId: batch.assistantMessageId, chunks: numbered([claude.init(), claude.text("Let me look.")]) }
+        payload: {
+          sessionId: cli.sessionId,
+          epoch: thread.epoch,
+          messageId: batch.assistantMessageId,
+          chunks: numbered([claude.init(), claude.text("Let me look.")])
+        }
       })
       return { threadId, epoch: thread.epoch, messageId: batch.assistantMessageId }
     })).then((running) => {
@@ -137,23 +146,37 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
 
   /** The CLI's wait for the answer (the bridge's long poll), until it is settled. */
   const awaitAnswer = (interaction: Interaction) =>
-    eventually(`interaction ${interaction.interactionId} to be settled`, () =>
-      run(backend().cli.client.agent.awaitInteraction({ path: { interactionId: interaction.interactionId }, urlParams: { waitMs: 2_000 } })),
-      (found) => found.status !== "pending", 30_000)
+    eventually(
+      `interaction ${interaction.interactionId} to be settled`,
+      () =>
+        run(
+          backend().cli.client.agent.awaitInteraction({ path: { interactionId: interaction.interactionId }, urlParams: { waitMs: 2_000 } })
+        ),
+      (found) => found.status !== "pending",
+      30_000
+    )
 
   const finishRun = (running: Running, fail?: string) => {
     const { cli } = backend()
     const payload = { sessionId: cli.sessionId, epoch: running.epoch, messageId: running.messageId }
     unfinished.delete(running)
-    return run(fail === undefined
-      ? Effect.gen(function* () {
-        yield* cli.client.agent.complete({ path: { threadId: running.threadId }, payload })
-        yield* cli.client.agent.release({ path: { threadId: running.threadId }, payload: { sessionId: cli.sessionId, epoch: running.epoch } })
-      })
-      : Effect.gen(function* () {
-        yield* cli.client.agent.fail({ path: { threadId: running.threadId }, payload: { ...payload, errorMessage: fail } })
-        yield* cli.client.agent.release({ path: { threadId: running.threadId }, payload: { sessionId: cli.sessionId, epoch: running.epoch } })
-      }))
+    return run(
+      fail === undefined
+        ? Effect.gen(function*() {
+          yield* cli.client.agent.complete({ path: { threadId: running.threadId }, payload })
+          yield* cli.client.agent.release({
+            path: { threadId: running.threadId },
+            payload: { sessionId: cli.sessionId, epoch: running.epoch }
+          })
+        })
+        : Effect.gen(function*() {
+          yield* cli.client.agent.fail({ path: { threadId: running.threadId }, payload: { ...payload, errorMessage: fail } })
+          yield* cli.client.agent.release({
+            path: { threadId: running.threadId },
+            payload: { sessionId: cli.sessionId, epoch: running.epoch }
+          })
+        })
+    )
   }
 
   // ---- the browser --------------------------------------------------------------------------
@@ -196,44 +219,60 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
 
   // ---- the rules ----------------------------------------------------------------------------
 
-  it("a permission shows its full command; Allow reaches the CLI as answered, Deny with a message as denied with that message", async () => {
-    const threadId = await createThread("Run the tests")
-    const running = await startRun(threadId)
-    const bash = await ask(running, "permission", { tool: "Bash", input: { command: "npm test -- --run --reporter=dot", description: "Run the test suite" } })
-    const write = await ask(running, "permission", { tool: "Write", input: { file_path: "/home/dev/project/notes.txt", content: "hello" }, blockedPath: "/home/dev/project/notes.txt" })
-    const { page, errors } = await openPage(threadUrl(threadId))
-    await withShot(page, "steer-permissions", async () => {
-      const allowBash = card(page, "Allow Bash?")
-      await allowBash.getByText("npm test -- --run --reporter=dot").waitFor()
-      await allowBash.getByText("Run the test suite").waitFor()
-      const allowWrite = card(page, "Allow Write?")
-      await allowWrite.getByText("/home/dev/project/notes.txt").first().waitFor()
-      await screenshot(page, "steer-thread-permissions")
-      expect(await accessibilityProblems(page)).toEqual([])
+  it(
+    "a permission shows its full command; Allow reaches the CLI as answered, Deny with a message as denied with that message",
+    async () => {
+      const threadId = await createThread("Run the tests")
+      const running = await startRun(threadId)
+      const bash = await ask(running, "permission", {
+        tool: "Bash",
+        input: { command: "npm test -- --run --reporter=dot", description: "Run the test suite" }
+      })
+      const write = await ask(running, "permission", {
+        tool: "Write",
+        input: { file_path: "/home/dev/project/notes.txt", content: "hello" },
+        blockedPath: "/home/dev/project/notes.txt"
+      })
+      const { page, errors } = await openPage(threadUrl(threadId))
+      await withShot(page, "steer-permissions", async () => {
+        const allowBash = card(page, "Allow Bash?")
+        await allowBash.getByText("npm test -- --run --reporter=dot").waitFor()
+        await allowBash.getByText("Run the test suite").waitFor()
+        const allowWrite = card(page, "Allow Write?")
+        await allowWrite.getByText("/home/dev/project/notes.txt").first().waitFor()
+        await screenshot(page, "steer-thread-permissions")
+        expect(await accessibilityProblems(page)).toEqual([])
 
-      await allowBash.getByRole("button", { name: "Allow", exact: true }).click()
-      await allowBash.getByText("Allowed").waitFor()
-      const allowed = await awaitAnswer(bash)
-      expect(allowed.status).toBe("answered")
+        await allowBash.getByRole("button", { name: "Allow", exact: true }).click()
+        await allowBash.getByText("Allowed").waitFor()
+        const allowed = await awaitAnswer(bash)
+        expect(allowed.status).toBe("answered")
 
-      await allowWrite.getByRole("button", { name: "Deny…" }).click()
-      await allowWrite.getByLabel(/Why/).fill("Write it under docs/ instead")
-      await allowWrite.getByRole("button", { name: "Deny", exact: true }).click()
-      await allowWrite.getByText("Denied").waitFor()
-      const denied = await awaitAnswer(write)
-      expect(denied.status).toBe("denied")
-      expect(denied.answer).toEqual({ message: "Write it under docs/ instead" })
-      await screenshot(page, "steer-thread-answered")
-    })
-    expect(errors).toEqual([])
-    await finishRun(running)
-    await page.close()
-  }, 90_000)
+        await allowWrite.getByRole("button", { name: "Deny…" }).click()
+        await allowWrite.getByLabel(/Why/).fill("Write it under docs/ instead")
+        await allowWrite.getByRole("button", { name: "Deny", exact: true }).click()
+        await allowWrite.getByText("Denied").waitFor()
+        const denied = await awaitAnswer(write)
+        expect(denied.status).toBe("denied")
+        expect(denied.answer).toEqual({ message: "Write it under docs/ instead" })
+        await screenshot(page, "steer-thread-answered")
+      })
+      expect(errors).toEqual([])
+      await finishRun(running)
+      await page.close()
+    },
+    90_000
+  )
 
   it("a question is answered by choosing one of its options, one list of labels per question; a plan shows its text", async () => {
     const threadId = await createThread("Pick a colour")
     const running = await startRun(threadId)
-    const questions = [{ question: "Which colour should the button be?", header: "Colour", multiSelect: false, options: [{ label: "Blue", description: "Calm" }, { label: "Red", description: "Loud" }] }]
+    const questions = [{
+      question: "Which colour should the button be?",
+      header: "Colour",
+      multiSelect: false,
+      options: [{ label: "Blue", description: "Calm" }, { label: "Red", description: "Loud" }]
+    }]
     const question = await ask(running, "question", { tool: "AskUserQuestion", input: { questions }, questions })
     const plan = await ask(running, "permission", { tool: "ExitPlanMode", input: { plan: "1. Paint the button blue\n2. Run the tests" } })
     const { page, errors } = await openPage(threadUrl(threadId))
@@ -394,7 +433,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     await page.getByRole("button", { name: "Share", exact: true }).click()
     await page.getByRole("status").getByText(/Shared/).waitFor()
     // The thread record says so, and a fresh page shows it from there.
-    const flags = await backend().mcp.call(Schema.Struct({ isPinned: Schema.Boolean, isShared: Schema.Boolean }), "get_thread", { threadId })
+    const flags = await backend().mcp.call(Schema.Struct({ isPinned: Schema.Boolean, isShared: Schema.Boolean }), "get_thread", {
+      threadId
+    })
     expect(flags).toEqual({ isPinned: true, isShared: true })
     await page.reload()
     await page.getByRole("button", { name: "Unshare", exact: true }).waitFor()
@@ -406,7 +447,8 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
 
     const member = await createThread("Second look", { sourceThreadId: threadId })
     await finishRun(await startRun(member))
-    const groupId = (await backend().mcp.call(Schema.Struct({ parentThreadId: Schema.NullOr(Schema.String) }), "get_thread", { threadId })).parentThreadId
+    const groupId =
+      (await backend().mcp.call(Schema.Struct({ parentThreadId: Schema.NullOr(Schema.String) }), "get_thread", { threadId })).parentThreadId
     expect(groupId).not.toBeNull()
     await page.goto(`${backend().serve.baseUrl}${threadUrl(groupId ?? "")}`)
     await page.getByRole("list", { name: "Threads of the group" }).waitFor()
@@ -415,86 +457,109 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     await page.close()
   }, 90_000)
 
-  it("a run that finishes or fails while the person is away from the tab is a browser notification (once allowed) and counts in the tab title until they are back", async () => {
-    const doneId = await createThread("Finish me")
-    const done = await startRun(doneId)
-    const failingId = await createThread("Fail me")
-    const failing = await startRun(failingId)
-    const page = await (await context()).newPage()
-    const errors = recordErrors(page)
-    // The browser's side, made observable: notifications allowed and recorded, and whether the tab
-    // is in front switched by the test (a headless tab is always in front).
-    await page.addInitScript(`(() => {
+  it(
+    "a run that finishes or fails while the person is away from the tab is a browser notification (once allowed) and counts in the tab title until they are back",
+    async () => {
+      const doneId = await createThread("Finish me")
+      const done = await startRun(doneId)
+      const failingId = await createThread("Fail me")
+      const failing = await startRun(failingId)
+      const page = await (await context()).newPage()
+      const errors = recordErrors(page)
+      // The browser's side, made observable: notifications allowed and recorded, and whether the tab
+      // is in front switched by the test (a headless tab is always in front).
+      await page.addInitScript(`(() => {
       window.__notes = []
       window.__away = false
       window.Notification = class { static permission = "granted"; constructor(title, options) { window.__notes.push({ title, body: options.body }) } }
       document.hasFocus = () => !window.__away
     })()`)
-    await page.goto(`${backend().serve.baseUrl}/projects/${backend().serve.credentials.projectId}/threads`)
-    await withShot(page, "steer-outcomes", async () => {
-      await page.getByRole("link", { name: "Finish me" }).waitFor()
-      // Let the page read both threads running before they end.
-      await eventually("both threads to show running", () => page.getByText("Running", { exact: true }).count(), (count) => count >= 2, 10_000)
-      await page.evaluate("window.__away = true")
-      await finishRun(done)
-      await finishRun(failing, "the runtime crashed")
-      const notes = await eventually("two notifications", () => page.evaluate("window.__notes"), (found) => Array.isArray(found) && found.length === 2, 15_000)
-      expect(notes).toEqual(expect.arrayContaining([
-        { title: "Finished: Finish me", body: "The agent finished its turn." },
-        { title: "Failed: Fail me", body: "The agent's run failed: open the thread to retry it." }
-      ]))
-      await eventually("the tab title to count both", () => page.title(), (title) => title === "(2) Trellis", 10_000)
-      await page.evaluate("window.__away = false; window.dispatchEvent(new Event('focus'))")
-      await eventually("the tab title to clear", () => page.title(), (title) => title === "Trellis", 10_000)
-    })
-    expect(errors).toEqual([])
-    await page.close()
-  }, 90_000)
+      await page.goto(`${backend().serve.baseUrl}/projects/${backend().serve.credentials.projectId}/threads`)
+      await withShot(page, "steer-outcomes", async () => {
+        await page.getByRole("link", { name: "Finish me" }).waitFor()
+        // Let the page read both threads running before they end.
+        await eventually(
+          "both threads to show running",
+          () => page.getByText("Running", { exact: true }).count(),
+          (count) => count >= 2,
+          10_000
+        )
+        await page.evaluate("window.__away = true")
+        await finishRun(done)
+        await finishRun(failing, "the runtime crashed")
+        const notes = await eventually(
+          "two notifications",
+          () => page.evaluate("window.__notes"),
+          (found) => Array.isArray(found) && found.length === 2,
+          15_000
+        )
+        expect(notes).toEqual(expect.arrayContaining([
+          { title: "Finished: Finish me", body: "The agent finished its turn." },
+          { title: "Failed: Fail me", body: "The agent's run failed: open the thread to retry it." }
+        ]))
+        await eventually("the tab title to count both", () => page.title(), (title) => title === "(2) Trellis", 10_000)
+        await page.evaluate("window.__away = false; window.dispatchEvent(new Event('focus'))")
+        await eventually("the tab title to clear", () => page.title(), (title) => title === "Trellis", 10_000)
+      })
+      expect(errors).toEqual([])
+      await page.close()
+    },
+    90_000
+  )
 
-  it("phone 390×844: Waiting on you lists every pending request, a group member's too, and answers one in place without sideways scrolling", async () => {
-    const soloId = await createThread("Deploy the docs")
-    const solo = await startRun(soloId)
-    const deploy = await ask(solo, "permission", { tool: "Bash", input: { command: "npm run docs:deploy -- --production --confirm" } })
-    const leadId = await createThread("Lead thread")
-    await finishRun(await startRun(leadId))
-    const memberId = await createThread("Member thread", { sourceThreadId: leadId })
-    const member = await startRun(memberId)
-    const colours = [{ question: "Which palette?", header: "Palette", multiSelect: false, options: [{ label: "Warm", description: "Reds and oranges" }, { label: "Cool", description: "Blues and greens" }] }]
-    const palette = await ask(member, "question", { tool: "AskUserQuestion", input: { questions: colours }, questions: colours })
+  it(
+    "phone 390×844: Waiting on you lists every pending request, a group member's too, and answers one in place without sideways scrolling",
+    async () => {
+      const soloId = await createThread("Deploy the docs")
+      const solo = await startRun(soloId)
+      const deploy = await ask(solo, "permission", { tool: "Bash", input: { command: "npm run docs:deploy -- --production --confirm" } })
+      const leadId = await createThread("Lead thread")
+      await finishRun(await startRun(leadId))
+      const memberId = await createThread("Member thread", { sourceThreadId: leadId })
+      const member = await startRun(memberId)
+      const colours = [{
+        question: "Which palette?",
+        header: "Palette",
+        multiSelect: false,
+        options: [{ label: "Warm", description: "Reds and oranges" }, { label: "Cool", description: "Blues and greens" }]
+      }]
+      const palette = await ask(member, "question", { tool: "AskUserQuestion", input: { questions: colours }, questions: colours })
 
-    const { page, errors } = await openPage(waitingUrl(), PHONE)
-    await withShot(page, "steer-waiting", async () => {
-      await page.getByRole("heading", { name: "Waiting on you", level: 1 }).waitFor()
-      const requests = page.getByRole("list", { name: "Requests" })
-      const deployCard = requests.getByRole("region", { name: "Allow Bash?" })
-      await deployCard.getByText("npm run docs:deploy -- --production --confirm").waitFor()
-      await deployCard.getByRole("link", { name: "Deploy the docs" }).waitFor()
-      const paletteCard = requests.getByRole("region", { name: "A question for you" })
-      await paletteCard.getByRole("link", { name: "Member thread" }).waitFor()
-      await eventually("the tab title to count both", () => page.title(), (title) => title === "(2) Trellis", 10_000)
+      const { page, errors } = await openPage(waitingUrl(), PHONE)
+      await withShot(page, "steer-waiting", async () => {
+        await page.getByRole("heading", { name: "Waiting on you", level: 1 }).waitFor()
+        const requests = page.getByRole("list", { name: "Requests" })
+        const deployCard = requests.getByRole("region", { name: "Allow Bash?" })
+        await deployCard.getByText("npm run docs:deploy -- --production --confirm").waitFor()
+        await deployCard.getByRole("link", { name: "Deploy the docs" }).waitFor()
+        const paletteCard = requests.getByRole("region", { name: "A question for you" })
+        await paletteCard.getByRole("link", { name: "Member thread" }).waitFor()
+        await eventually("the tab title to count both", () => page.title(), (title) => title === "(2) Trellis", 10_000)
+        expect(await fitsWidth(page)).toBe(true)
+        await screenshot(page, "phone-waiting")
+        expect(await accessibilityProblems(page)).toEqual([])
+
+        await paletteCard.getByRole("radio", { name: /Cool/ }).check()
+        await paletteCard.getByRole("button", { name: "Send answer" }).click()
+        await paletteCard.getByText("Answered").waitFor()
+        await eventually("the tab title to count one", () => page.title(), (title) => title === "(1) Trellis", 10_000)
+        expect(await fitsWidth(page)).toBe(true)
+        await screenshot(page, "phone-waiting-answered")
+      })
+      const answered = await awaitAnswer(palette)
+      expect(answered.answer).toEqual([["Cool"]])
+      // The other request still waits: it is answered from its thread's card on the phone too.
+      await page.getByRole("link", { name: "Deploy the docs" }).click()
+      await page.waitForURL(new RegExp(`/threads/${soloId}$`))
+      await card(page, "Allow Bash?").getByRole("button", { name: "Allow", exact: true }).click()
+      expect((await awaitAnswer(deploy)).status).toBe("answered")
       expect(await fitsWidth(page)).toBe(true)
-      await screenshot(page, "phone-waiting")
-      expect(await accessibilityProblems(page)).toEqual([])
-
-      await paletteCard.getByRole("radio", { name: /Cool/ }).check()
-      await paletteCard.getByRole("button", { name: "Send answer" }).click()
-      await paletteCard.getByText("Answered").waitFor()
-      await eventually("the tab title to count one", () => page.title(), (title) => title === "(1) Trellis", 10_000)
-      expect(await fitsWidth(page)).toBe(true)
-      await screenshot(page, "phone-waiting-answered")
-    })
-    const answered = await awaitAnswer(palette)
-    expect(answered.answer).toEqual([["Cool"]])
-    // The other request still waits: it is answered from its thread's card on the phone too.
-    await page.getByRole("link", { name: "Deploy the docs" }).click()
-    await page.waitForURL(new RegExp(`/threads/${soloId}$`))
-    await card(page, "Allow Bash?").getByRole("button", { name: "Allow", exact: true }).click()
-    expect((await awaitAnswer(deploy)).status).toBe("answered")
-    expect(await fitsWidth(page)).toBe(true)
-    await screenshot(page, "phone-thread-allowed")
-    expect(errors).toEqual([])
-    await finishRun(solo)
-    await finishRun(member)
-    await page.close()
-  }, 120_000)
+      await screenshot(page, "phone-thread-allowed")
+      expect(errors).toEqual([])
+      await finishRun(solo)
+      await finishRun(member)
+      await page.close()
+    },
+    120_000
+  )
 })

@@ -39,12 +39,16 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("Stop and 
   let mcp: Mcp | undefined
   let browser: Browser | undefined
   let signedIn: BrowserContext | undefined
-  let cli: { readonly client: BridgeClient; readonly sessionId: AgentSessionId; readonly profileId: string; readonly pathId: string } | undefined
+  let cli:
+    | { readonly client: BridgeClient; readonly sessionId: AgentSessionId; readonly profileId: string; readonly pathId: string }
+    | undefined
   let heartbeat: ReturnType<typeof setInterval> | undefined
   let signInLink = ""
 
   const backend = () => {
-    if (serve === undefined || mcp === undefined || browser === undefined || cli === undefined) throw new Error("the backend or the browser did not start")
+    if (serve === undefined || mcp === undefined || browser === undefined || cli === undefined) {
+      throw new Error("the backend or the browser did not start")
+    }
     return { serve, mcp, browser, cli }
   }
 
@@ -59,7 +63,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("Stop and 
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) throw new Error("dist/web/ is not built: run `npm run build` first")
+    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
+      throw new Error("dist/web/ is not built: run `npm run build` first")
+    }
     fs.mkdirSync(SHOTS, { recursive: true })
     serve = await startServe(tempDir("trellis-stop-web-"))
     const printed = /Sign in: +(\S+) \(one use, 10 minutes\)\n/.exec(serve.proc.stdout)?.[1]
@@ -69,7 +75,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("Stop and 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
     const key = serve.credentials.apiKey
     const projectId = Schema.decodeSync(ProjectId)(serve.credentials.projectId)
-    const registered = await run(Effect.gen(function* () {
+    const registered = await run(Effect.gen(function*() {
       const client = yield* bridgeClient(key)
       return { client, answer: yield* registerCli(client, projectId, { name: "laptop", path: "/home/dev/project" }) }
     }))
@@ -91,15 +97,26 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("Stop and 
 
   const startRun = async (title: string): Promise<Running> => {
     const { cli, mcp } = backend()
-    const { threadId } = await mcp.call(Thread, "create_thread", { title, content: `Work on: ${title}`, profileId: cli.profileId, pathId: cli.pathId, cliType: "claude" })
-    return run(Effect.gen(function* () {
+    const { threadId } = await mcp.call(Thread, "create_thread", {
+      title,
+      content: `Work on: ${title}`,
+      profileId: cli.profileId,
+      pathId: cli.pathId,
+      cliType: "claude"
+    })
+    return run(Effect.gen(function*() {
       const { thread } = yield* cli.client.agent.claim({ payload: { sessionId: cli.sessionId, threadId } })
       if (thread === null) return yield* Effect.dieMessage(`the fake CLI could not claim ${threadId}`)
       const batch = yield* cli.client.agent.startBatch({ path: { threadId }, payload: { sessionId: cli.sessionId, epoch: thread.epoch } })
       if (batch.drained) return yield* Effect.dieMessage(`no batch on ${threadId}`)
       yield* cli.client.agent.uploadChunks({
         path: { threadId },
-        payload: { sessionId: cli.sessionId, epoch: thread.epoch, messageId: batch.assistantMessageId, chunks: numbered([claude.init(), claude.text("Running the whole test suite, this takes a while.")]) }
+        payload: {
+          sessionId: cli.sessionId,
+          epoch: thread.epoch,
+          messageId: batch.assistantMessageId,
+          chunks: numbered([claude.init(), claude.text("Running the whole test suite, this takes a while.")])
+        }
       })
       return { threadId, epoch: thread.epoch, messageId: batch.assistantMessageId }
     }))
@@ -108,9 +125,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("Stop and 
   /** What the CLI does once told to stop: the runtime's turn ends, the stopped line follows, the message completes. */
   const stopWhenAsked = (running: Running) => {
     const { cli } = backend()
-    return run(Effect.gen(function* () {
+    return run(Effect.gen(function*() {
       for (;;) {
-        const { stopRequested } = yield* cli.client.agent.awaitStop({ path: { threadId: running.threadId }, urlParams: { messageId: running.messageId, waitMs: 20_000 } })
+        const { stopRequested } = yield* cli.client.agent.awaitStop({
+          path: { threadId: running.threadId },
+          urlParams: { messageId: running.messageId, waitMs: 20_000 }
+        })
         if (stopRequested) break
       }
       const payload = { sessionId: cli.sessionId, epoch: running.epoch, messageId: running.messageId }
@@ -149,76 +169,111 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("Stop and 
   }
 
   for (const [size, viewport] of SIZES) {
-    it(`Stop (${size}): the button beside Send stops the running turn, which reads Stopped, and the composer says the agent takes the next message`, async () => {
-      const running = await startRun(`Stop the suite on the ${size}`)
-      const stopped = stopWhenAsked(running)
-      const { page, errors } = await openPage(running.threadId, viewport)
-      await withShot(page, `stop-${size}`, async () => {
-        const composer = page.getByRole("form", { name: "Send a message" })
-        const stop = composer.getByRole("button", { name: "Stop" })
-        await stop.waitFor()
-        await screenshot(page, `stop-running-${size}`)
-        expect(await accessibilityProblems(page)).toEqual([])
-        const asked = Date.now()
-        await stop.click()
-        await stopped
-        await composer.getByText("Stopped. The agent takes your next message.").waitFor({ timeout: 15_000 })
-        console.log(`${size}: Stop clicked → composer says Stopped in ${Date.now() - asked} ms`)
-        const conversation = page.getByRole("list", { name: "Conversation" })
-        await conversation.getByText("Stopped", { exact: true }).waitFor()
-        await conversation.getByText("Stopped by you: the agent takes your next message.").waitFor()
-        expect(await composer.getByRole("button", { name: "Stop" }).count()).toBe(0)
-        await screenshot(page, `stop-stopped-${size}`)
-        expect(await accessibilityProblems(page)).toEqual([])
-        expect(await fitsWidth(page)).toBe(true)
-      })
-      expect(errors).toEqual([])
-      await page.close()
-    }, 90_000)
+    it(
+      `Stop (${size}): the button beside Send stops the running turn, which reads Stopped, and the composer says the agent takes the next message`,
+      async () => {
+        const running = await startRun(`Stop the suite on the ${size}`)
+        const stopped = stopWhenAsked(running)
+        const { page, errors } = await openPage(running.threadId, viewport)
+        await withShot(page, `stop-${size}`, async () => {
+          const composer = page.getByRole("form", { name: "Send a message" })
+          const stop = composer.getByRole("button", { name: "Stop" })
+          await stop.waitFor()
+          await screenshot(page, `stop-running-${size}`)
+          expect(await accessibilityProblems(page)).toEqual([])
+          const asked = Date.now()
+          await stop.click()
+          await stopped
+          await composer.getByText("Stopped. The agent takes your next message.").waitFor({ timeout: 15_000 })
+          console.log(`${size}: Stop clicked → composer says Stopped in ${Date.now() - asked} ms`)
+          const conversation = page.getByRole("list", { name: "Conversation" })
+          await conversation.getByText("Stopped", { exact: true }).waitFor()
+          await conversation.getByText("Stopped by you: the agent takes your next message.").waitFor()
+          expect(await composer.getByRole("button", { name: "Stop" }).count()).toBe(0)
+          await screenshot(page, `stop-stopped-${size}`)
+          expect(await accessibilityProblems(page)).toEqual([])
+          expect(await fitsWidth(page)).toBe(true)
+        })
+        expect(errors).toEqual([])
+        await page.close()
+      },
+      90_000
+    )
   }
 
   /** Codex's approval as the fixture recorded it, filed as the CLI files it (its standing rule in words). */
-  const codexParams = { threadId: "t", turnId: "u", itemId: "call_1", command: "touch made-by-codex.txt", cwd: "/home/dev/project", proposedExecpolicyAmendment: ["touch", "made-by-codex.txt"] }
+  const codexParams = {
+    threadId: "t",
+    turnId: "u",
+    itemId: "call_1",
+    command: "touch made-by-codex.txt",
+    cwd: "/home/dev/project",
+    proposedExecpolicyAmendment: ["touch", "made-by-codex.txt"]
+  }
   const claudeRequest = {
-    subtype: "can_use_tool", tool_name: "Bash", input: { command: "npm test -- --run", description: "Run the tests" },
-    permission_suggestions: [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test:*" }], behavior: "allow", destination: "localSettings" }]
+    subtype: "can_use_tool",
+    tool_name: "Bash",
+    input: { command: "npm test -- --run", description: "Run the tests" },
+    permission_suggestions: [{
+      type: "addRules",
+      rules: [{ toolName: "Bash", ruleContent: "npm test:*" }],
+      behavior: "allow",
+      destination: "localSettings"
+    }]
   }
 
   for (const [size, viewport] of SIZES) {
-    it(`Allow always (${size}): a card whose runtime offers a standing rule offers it as a second choice and says exactly what it allows`, async () => {
-      const running = await startRun(`Allow always on the ${size}`)
-      const { cli } = backend()
-      const file = (request: unknown) => run(cli.client.agent.requestInteraction({
-        path: { threadId: running.threadId },
-        payload: { sessionId: cli.sessionId, epoch: running.epoch, kind: "permission", request }
-      }))
-      const codexWords = codexStandingRule(codexParams)?.words ?? ""
-      const codex = await file({ tool: "command", ...codexParams, standingRule: codexWords })
-      const claudeAsk = await file(interactionOf(claudeRequest).request)
-      const { page, errors } = await openPage(running.threadId, viewport)
-      await withShot(page, `allow-always-${size}`, async () => {
-        const codexCard = page.getByRole("region", { name: "Run a command?" })
-        await codexCard.getByText(codexWords).waitFor()
-        const claudeCard = page.getByRole("region", { name: "Allow Bash?" })
-        await claudeCard.getByText("Claude Code will allow Bash(npm test:*): saved in this checkout's .claude/settings.local.json, for every later run here.").waitFor()
-        await screenshot(page, `allow-always-offered-${size}`)
-        expect(await accessibilityProblems(page)).toEqual([])
-        expect(await fitsWidth(page)).toBe(true)
+    it(
+      `Allow always (${size}): a card whose runtime offers a standing rule offers it as a second choice and says exactly what it allows`,
+      async () => {
+        const running = await startRun(`Allow always on the ${size}`)
+        const { cli } = backend()
+        const file = (request: unknown) =>
+          run(cli.client.agent.requestInteraction({
+            path: { threadId: running.threadId },
+            payload: { sessionId: cli.sessionId, epoch: running.epoch, kind: "permission", request }
+          }))
+        const codexWords = codexStandingRule(codexParams)?.words ?? ""
+        const codex = await file({ tool: "command", ...codexParams, standingRule: codexWords })
+        const claudeAsk = await file(interactionOf(claudeRequest).request)
+        const { page, errors } = await openPage(running.threadId, viewport)
+        await withShot(page, `allow-always-${size}`, async () => {
+          const codexCard = page.getByRole("region", { name: "Run a command?" })
+          await codexCard.getByText(codexWords).waitFor()
+          const claudeCard = page.getByRole("region", { name: "Allow Bash?" })
+          await claudeCard.getByText(
+            "Claude Code will allow Bash(npm test:*): saved in this checkout's .claude/settings.local.json, for every later run here."
+          ).waitFor()
+          await screenshot(page, `allow-always-offered-${size}`)
+          expect(await accessibilityProblems(page)).toEqual([])
+          expect(await fitsWidth(page)).toBe(true)
 
-        await codexCard.getByRole("button", { name: "Allow always" }).click()
-        await codexCard.getByText("Allowed always").waitFor()
-        await claudeCard.getByRole("button", { name: "Allow", exact: true }).click()
-        await claudeCard.getByText("Allowed", { exact: true }).waitFor()
-        const settled = async (asked: Interaction) => eventually(`${asked.interactionId} settled`, () =>
-          run(cli.client.agent.awaitInteraction({ path: { interactionId: asked.interactionId }, urlParams: { waitMs: 2_000 } })), (found) => found.status !== "pending", 30_000)
-        expect(await settled(codex)).toMatchObject({ status: "answered", answer: { always: true } })
-        expect((await settled(claudeAsk)).answer).toBeNull()
-        await screenshot(page, `allow-always-answered-${size}`)
-        expect(await accessibilityProblems(page)).toEqual([])
-      })
-      expect(errors).toEqual([])
-      await run(cli.client.agent.complete({ path: { threadId: running.threadId }, payload: { sessionId: cli.sessionId, epoch: running.epoch, messageId: running.messageId } }))
-      await page.close()
-    }, 90_000)
+          await codexCard.getByRole("button", { name: "Allow always" }).click()
+          await codexCard.getByText("Allowed always").waitFor()
+          await claudeCard.getByRole("button", { name: "Allow", exact: true }).click()
+          await claudeCard.getByText("Allowed", { exact: true }).waitFor()
+          const settled = async (asked: Interaction) =>
+            eventually(
+              `${asked.interactionId} settled`,
+              () => run(cli.client.agent.awaitInteraction({ path: { interactionId: asked.interactionId }, urlParams: { waitMs: 2_000 } })),
+              (found) => found.status !== "pending",
+              30_000
+            )
+          expect(await settled(codex)).toMatchObject({ status: "answered", answer: { always: true } })
+          expect((await settled(claudeAsk)).answer).toBeNull()
+          await screenshot(page, `allow-always-answered-${size}`)
+          expect(await accessibilityProblems(page)).toEqual([])
+        })
+        expect(errors).toEqual([])
+        await run(
+          cli.client.agent.complete({
+            path: { threadId: running.threadId },
+            payload: { sessionId: cli.sessionId, epoch: running.epoch, messageId: running.messageId }
+          })
+        )
+        await page.close()
+      },
+      90_000
+    )
   }
 })

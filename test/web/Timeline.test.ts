@@ -23,7 +23,10 @@ const PHONE = { width: 390, height: 844 }
 
 // ---- Claude Code stream-json lines, as the CLI uploads them -------------------------------------
 
-interface Line { readonly type: string; readonly data: string }
+interface Line {
+  readonly type: string
+  readonly data: string
+}
 const line = (value: { readonly type: string } & Record<string, unknown>): Line => ({ type: value.type, data: JSON.stringify(value) })
 /** Text with no uuid or message id: each is a part of its own, so a repeated event would show twice. */
 const text = (value: string) => line({ type: "assistant", message: { content: [{ type: "text", text: value }] } })
@@ -32,19 +35,28 @@ const toolUse = (id: string, command: string) =>
 const toolResult = (id: string, output: string) =>
   line({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: output }] } })
 const init = line({ type: "system", subtype: "init", session_id: "s-1", model: "claude-sonnet-4-5" })
-const apiRetry = line({ type: "system", subtype: "api_retry", error: "overloaded_error", error_status: 529, attempt: 2, max_retries: 10, retry_delay_ms: 1200 })
-const compaction = line({ type: "system", subtype: "compact_boundary", compact_metadata: { trigger: "auto", pre_tokens: 154_000 } })
-const result = (isError: boolean) => line({
-  type: "result",
-  subtype: "success",
-  is_error: isError,
-  result: isError ? "The model refused the request" : "done",
-  duration_ms: 83_400,
-  num_turns: 3,
-  total_cost_usd: 0.4231,
-  usage: { input_tokens: 1_200, output_tokens: 800, cache_read_input_tokens: 40_000, cache_creation_input_tokens: 2_000 },
-  modelUsage: { "claude-sonnet-4-5": { contextWindow: 200_000 } }
+const apiRetry = line({
+  type: "system",
+  subtype: "api_retry",
+  error: "overloaded_error",
+  error_status: 529,
+  attempt: 2,
+  max_retries: 10,
+  retry_delay_ms: 1200
 })
+const compaction = line({ type: "system", subtype: "compact_boundary", compact_metadata: { trigger: "auto", pre_tokens: 154_000 } })
+const result = (isError: boolean) =>
+  line({
+    type: "result",
+    subtype: "success",
+    is_error: isError,
+    result: isError ? "The model refused the request" : "done",
+    duration_ms: 83_400,
+    num_turns: 3,
+    total_cost_usd: 0.4231,
+    usage: { input_tokens: 1_200, output_tokens: 800, cache_read_input_tokens: 40_000, cache_creation_input_tokens: 2_000 },
+    modelUsage: { "claude-sonnet-4-5": { contextWindow: 200_000 } }
+  })
 
 /** `count` steps of a long run: a sentence, a shell call, its output. */
 const steps = (from: number, count: number): ReadonlyArray<Line> =>
@@ -57,9 +69,12 @@ const steps = (from: number, count: number): ReadonlyArray<Line> =>
 // ---- a fake CLI over the bridge API of the real server -------------------------------------------
 
 const bridge = (baseUrl: string, key: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const http = yield* HttpClient.HttpClient
-    return yield* HttpApiClient.makeWith(TrellisApi, { httpClient: http.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key))), baseUrl })
+    return yield* HttpApiClient.makeWith(TrellisApi, {
+      httpClient: http.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key))),
+      baseUrl
+    })
     // Node's fetch: a client that outlives the effect that built it (a scoped agent would not).
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
@@ -77,12 +92,22 @@ const fakeMachine = async (serve: Serve, mcp: Mcp) => {
   // Sessions and claims lapse after a minute of silence: heartbeat and renew as the CLI does.
   const keepAlive = setInterval(() => {
     void run(client.agent.heartbeat({ payload: { sessionId } })).catch(() => undefined)
-    for (const claim of claims) void run(client.agent.renew({ path: { threadId: claim.threadId }, payload: { sessionId, epoch: claim.epoch } })).catch(() => undefined)
+    for (const claim of claims) {
+      void run(client.agent.renew({ path: { threadId: claim.threadId }, payload: { sessionId, epoch: claim.epoch } })).catch(() =>
+        undefined
+      )
+    }
   }, 15_000)
 
   /** A new thread, claimed, its first turn streaming. */
   const startTurn = async (title: string) => {
-    const { threadId } = await mcp.call(Thread, "create_thread", { title, content: title, profileId: registered.profile.profileId, pathId, cliType: "claude" })
+    const { threadId } = await mcp.call(Thread, "create_thread", {
+      title,
+      content: title,
+      profileId: registered.profile.profileId,
+      pathId,
+      cliType: "claude"
+    })
       .catch((error: unknown) => Promise.reject(new Error(`create_thread failed: ${String(error)}\n${serve.proc.describe()}`)))
     const { thread } = await run(client.agent.claim({ payload: { sessionId, threadId } }))
     if (thread === null) throw new Error(`could not claim ${threadId}`)
@@ -97,10 +122,13 @@ const fakeMachine = async (serve: Serve, mcp: Mcp) => {
       upload: async (lines: ReadonlyArray<Line>) => {
         for (let start = 0; start < lines.length; start += 500) {
           const chunks = lines.slice(start, start + 500).map((l) => ({ seq: seq++, ...l }))
-          await run(client.agent.uploadChunks({ path: { threadId }, payload: { sessionId, epoch: turn.epoch, messageId: turn.messageId, chunks } }))
+          await run(
+            client.agent.uploadChunks({ path: { threadId }, payload: { sessionId, epoch: turn.epoch, messageId: turn.messageId, chunks } })
+          )
         }
       },
-      complete: () => run(client.agent.complete({ path: { threadId }, payload: { sessionId, epoch: turn.epoch, messageId: turn.messageId } })),
+      complete: () =>
+        run(client.agent.complete({ path: { threadId }, payload: { sessionId, epoch: turn.epoch, messageId: turn.messageId } })),
       fail: (errorMessage: string) =>
         run(client.agent.fail({ path: { threadId }, payload: { sessionId, epoch: turn.epoch, messageId: turn.messageId, errorMessage } }))
     }
@@ -179,7 +207,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) throw new Error("dist/web/ is not built: run `npm run build` before this test")
+    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
+      throw new Error("dist/web/ is not built: run `npm run build` before this test")
+    }
     if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
     fs.mkdirSync(SHOTS, { recursive: true })
     serve = await startServe(tempDir("trellis-timeline-home-"))
@@ -228,7 +258,16 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
   it("each assistant message shows its state, and its end shows the duration, cost and context window from the metadata", async () => {
     const { machine } = backend()
     const done = await machine.startTurn("A finished run")
-    await done.upload([init, text("Looking around."), apiRetry, toolUse("c-1", "ls"), toolResult("c-1", "README.md"), compaction, text("All done."), result(false)])
+    await done.upload([
+      init,
+      text("Looking around."),
+      apiRetry,
+      toolUse("c-1", "ls"),
+      toolResult("c-1", "README.md"),
+      compaction,
+      text("All done."),
+      result(false)
+    ])
     await done.complete()
     const failed = await machine.startTurn("A failed run")
     await failed.upload([init, text("Trying."), result(true)])
@@ -247,7 +286,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     expect(await meter.getAttribute("value")).toBe("44000")
     expect(await meter.getAttribute("max")).toBe("200000")
     // The API retry, and the compaction as a marker between the parts before and after it.
-    expect(await conversation.locator(".runtime-notice").innerText()).toMatch(/API overloaded_error \(529\), retry 2 of 10\s*· next try in 1\.2 s/)
+    expect(await conversation.locator(".runtime-notice").innerText()).toMatch(
+      /API overloaded_error \(529\), retry 2 of 10\s*· next try in 1\.2 s/
+    )
     expect(await conversation.locator(".compaction").innerText()).toBe("Context compacted (auto) · 154k tokens before")
     await screenshot(page, "timeline-completed", { fullPage: false })
     expect(await accessibilityProblems(page, "ol.conversation")).toEqual([])
@@ -266,7 +307,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     await streaming.upload([text("Now it is done."), result(false)])
     await streaming.complete()
     // The turn's state comes from the message list, which the page reads again while a turn streams.
-    await eventually("the turn to show as completed", () => streamingView.locator(".turn-head").innerText(), (head) => head.includes("Finished"), 20_000)
+    await eventually(
+      "the turn to show as completed",
+      () => streamingView.locator(".turn-head").innerText(),
+      (head) => head.includes("Finished"),
+      20_000
+    )
     expect(errors).toEqual([])
     await context.close()
   }, 120_000)
@@ -274,7 +320,13 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
   it("an agent's text is Markdown, and HTML or a script link in it stays inert", async () => {
     const { machine } = backend()
     const turn = await machine.startTurn("A formatted answer")
-    await turn.upload([init, text("**Done**: see [the docs](https://example.com/docs) and `npm test`.\n\n<img src=x onerror=\"window.pwned=1\"> [bad](javascript:window.pwned=2)"), result(false)])
+    await turn.upload([
+      init,
+      text(
+        "**Done**: see [the docs](https://example.com/docs) and `npm test`.\n\n<img src=x onerror=\"window.pwned=1\"> [bad](javascript:window.pwned=2)"
+      ),
+      result(false)
+    ])
     await turn.complete()
     const { page, context, errors } = await signedIn(DESKTOP)
     const conversation = await openThread(page, turn.threadId)
@@ -284,7 +336,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     expect(await link.getAttribute("rel")).toBe("noopener noreferrer")
     expect(await conversation.locator("code", { hasText: "npm test" }).count()).toBe(1)
     // Raw HTML is shown as text, and a javascript: target is not made a link.
-    await conversation.getByText('<img src=x onerror="window.pwned=1">').waitFor()
+    await conversation.getByText("<img src=x onerror=\"window.pwned=1\">").waitFor()
     expect(await conversation.locator("img").count()).toBe(0)
     expect(await conversation.getByRole("link", { name: "bad" }).count()).toBe(0)
     expect(await page.evaluate("window.pwned === undefined")).toBe(true)
@@ -316,12 +368,17 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     await page.mouse.wheel(0, -3_000)
     // The wheel scrolls smoothly: wait until the page has come to rest.
     let previous = Number.NaN
-    const readingAt = await eventually("the page to come to rest after scrolling up", async () => {
-      const before = previous
-      previous = await scrollY(page)
-      await page.evaluate("new Promise((resolve) => setTimeout(resolve, 100))")
-      return { before, now: previous }
-    }, ({ before, now }) => now === before && now < bottom, 10_000).then(({ now }) => now)
+    const readingAt = await eventually(
+      "the page to come to rest after scrolling up",
+      async () => {
+        const before = previous
+        previous = await scrollY(page)
+        await page.evaluate("new Promise((resolve) => setTimeout(resolve, 100))")
+        return { before, now: previous }
+      },
+      ({ before, now }) => now === before && now < bottom,
+      10_000
+    ).then(({ now }) => now)
     await long.upload(steps(1_004, 3))
     await conversation.locator("li").first().evaluate(() => new Promise((resolve) => setTimeout(resolve, 1_000)))
     expect(await scrollY(page)).toBe(readingAt)
@@ -383,7 +440,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
 
     const expected = Array.from({ length: 160 }, (_, i) => `Line ${i + 1}`).join("\n\n")
     // Consecutive text parts are one run, joined with a blank line: a gap or a repeat changes it.
-    const shown = await eventually("every line", () => conversation.locator(".row-agent > .text").last().innerText(), (t) => t.endsWith("Line 160"), 30_000)
+    const shown = await eventually(
+      "every line",
+      () => conversation.locator(".row-agent > .text").last().innerText(),
+      (t) => t.endsWith("Line 160"),
+      30_000
+    )
     expect(shown).toBe(expected)
     // The first request read from the start; the one that resumed (the browser's `Last-Event-ID`, or
     // the `?after=` of a stream the page opened again after an HTTP error) named the last event it had.

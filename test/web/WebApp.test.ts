@@ -65,7 +65,18 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     const checkout = await gitRepo(path.join(tempDir("trellis-web-machine-"), "checkout"))
     const env = agentEnv(configDir, replayBin(), { REPLAY_FIXTURE: FIXTURE })
     await trellisOk(
-      ["agent", "login", "--server", serve.baseUrl, "--project", serve.credentials.projectRef, "--name", "e2e", "--machine-name", "web-e2e"],
+      [
+        "agent",
+        "login",
+        "--server",
+        serve.baseUrl,
+        "--project",
+        serve.credentials.projectRef,
+        "--name",
+        "e2e",
+        "--machine-name",
+        "web-e2e"
+      ],
       repoRoot,
       { ...env, TRELLIS_API_KEY: serve.credentials.apiKey }
     )
@@ -75,17 +86,30 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web a
     mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
     const client = mcp
     const projectId = serve.credentials.projectId
-    const [profile] = await eventually("the machine to be online", async () =>
-      (await client.call(Profiles, "list_cli_profiles", { projectId })).profiles.filter((p) => p.isOnline), (online) => online.length === 1, 30_000, () => agent.proc.describe())
+    const [profile] = await eventually(
+      "the machine to be online",
+      async () => (await client.call(Profiles, "list_cli_profiles", { projectId })).profiles.filter((p) => p.isOnline),
+      (online) => online.length === 1,
+      30_000,
+      () => agent.proc.describe()
+    )
     const pathId = profile?.paths.find((p) => p.kind === "checkout" && p.path === checkout)?.pathId
     if (profile === undefined || pathId === undefined) throw new Error("the machine's checkout is not registered")
-    threadId = (await mcp.call(Thread, "create_thread", { title: TITLE, content: PROMPT, profileId: profile.profileId, pathId, cliType: "claude" })).threadId
+    threadId =
+      (await mcp.call(Thread, "create_thread", { title: TITLE, content: PROMPT, profileId: profile.profileId, pathId, cliType: "claude" }))
+        .threadId
     const finished = (id: string) =>
-      eventually(`the run of ${id} to finish`, () => messagesOf(client, id), (messages) =>
-        messages.at(-1)?.role === "assistant" && messages.at(-1)?.status === "completed", 60_000, () => agent.proc.describe())
+      eventually(
+        `the run of ${id} to finish`,
+        () => messagesOf(client, id),
+        (messages) => messages.at(-1)?.role === "assistant" && messages.at(-1)?.status === "completed",
+        60_000,
+        () => agent.proc.describe()
+      )
     await finished(threadId)
     // A thread spawned beside it: the two are one group, listed as one row.
-    const sibling = (await mcp.call(Thread, "create_thread", { title: "A second opinion", content: PROMPT, sourceThreadId: threadId })).threadId
+    const sibling =
+      (await mcp.call(Thread, "create_thread", { title: "A second opinion", content: PROMPT, sourceThreadId: threadId })).threadId
     await finished(sibling)
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })

@@ -73,16 +73,28 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
             ))}
           </select>
         </label>
-        {current !== undefined ? (
-          <nav className="sections" aria-label="Sections">
-            <a href={threadsPath(current)} onClick={followLink} aria-current={route.page === "threads" || route.page === "thread" ? "page" : undefined}>Threads</a>
-            <a href={waitingPath(current)} onClick={followLink} aria-current={route.page === "waiting" ? "page" : undefined}>
-              Waiting on you{waiting > 0 ? <span className="count" aria-label={`${waiting} waiting`}>{waiting}</span> : null}
-            </a>
-            <a href={machinesPath(current)} onClick={followLink} aria-current={route.page === "machines" ? "page" : undefined}>Machines</a>
-            <a href={newThreadPath(current)} onClick={followLink} aria-current={route.page === "newThread" ? "page" : undefined}>New thread</a>
-          </nav>
-        ) : null}
+        {current !== undefined ?
+          (
+            <nav className="sections" aria-label="Sections">
+              <a
+                href={threadsPath(current)}
+                onClick={followLink}
+                aria-current={route.page === "threads" || route.page === "thread" ? "page" : undefined}
+              >
+                Threads
+              </a>
+              <a href={waitingPath(current)} onClick={followLink} aria-current={route.page === "waiting" ? "page" : undefined}>
+                Waiting on you{waiting > 0 ? <span className="count" aria-label={`${waiting} waiting`}>{waiting}</span> : null}
+              </a>
+              <a href={machinesPath(current)} onClick={followLink} aria-current={route.page === "machines" ? "page" : undefined}>
+                Machines
+              </a>
+              <a href={newThreadPath(current)} onClick={followLink} aria-current={route.page === "newThread" ? "page" : undefined}>
+                New thread
+              </a>
+            </nav>
+          ) :
+          null}
         <button
           type="button"
           className="quiet"
@@ -100,7 +112,13 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
         {route.page === "newThread" ? <NewThreadPage key={route.projectId} projectId={route.projectId} /> : null}
         {route.page === "waiting" ? <WaitingPage key={route.projectId} projectId={route.projectId} /> : null}
         {route.page === "machines" ? <MachinesPage key={route.projectId} projectId={route.projectId} /> : null}
-        {route.page === "unknown" ? <p className="page-status">There is no page here. <a href="/">Go to your threads</a>.</p> : null}
+        {route.page === "unknown"
+          ? (
+            <p className="page-status">
+              There is no page here. <a href="/">Go to your threads</a>.
+            </p>
+          )
+          : null}
       </main>
     </div>
   )

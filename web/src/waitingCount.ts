@@ -22,7 +22,9 @@ const WATCHED: Watched = { threads: "any" }
  * were away from the tab.
  */
 export const useWaitingCount = (projectId: string | undefined): number => {
-  const [state, setState] = useState<{ readonly projectId: string | undefined; readonly alerts: ReadonlyArray<{ id: string; title: string; body: string }> } | undefined>(undefined)
+  const [state, setState] = useState<
+    { readonly projectId: string | undefined; readonly alerts: ReadonlyArray<{ id: string; title: string; body: string }> } | undefined
+  >(undefined)
   const [ended, setEnded] = useState(0)
   const statuses = useRef<Statuses>(new Map())
   const [generation, setGeneration] = useState(0)

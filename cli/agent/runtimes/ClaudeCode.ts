@@ -21,10 +21,13 @@ export type ClaudeSession = { readonly _tag: "New"; readonly id: string } | { re
 
 export const claudeArguments = (input: BatchInput, session: ClaudeSession): ReadonlyArray<string> => [
   "-p",
-  "--input-format", "stream-json",
-  "--output-format", "stream-json",
+  "--input-format",
+  "stream-json",
+  "--output-format",
+  "stream-json",
   "--verbose",
-  "--permission-prompt-tool", "stdio",
+  "--permission-prompt-tool",
+  "stdio",
   ...(session._tag === "New" ? ["--session-id", session.id] : ["--resume", session.id]),
   ...(input.model === null ? [] : ["--model", input.model]),
   ...(input.effort === null ? [] : ["--effort", input.effort]),
@@ -70,7 +73,16 @@ const userTurn = (texts: ReadonlyArray<string>): string =>
 
 /** Tools that only read: what `--approve read-only` may allow without asking. */
 const READ_ONLY_TOOLS = new Set([
-  "Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoWrite", "ListMcpResourcesTool", "ReadMcpResourceTool"
+  "Read",
+  "Glob",
+  "Grep",
+  "LS",
+  "NotebookRead",
+  "WebFetch",
+  "WebSearch",
+  "TodoWrite",
+  "ListMcpResourcesTool",
+  "ReadMcpResourceTool"
 ])
 
 type Json = Record<string, unknown>
@@ -86,7 +98,9 @@ export const interactionOf = (request: Json): InteractionRequest => {
     ...(typeof request["description"] === "string" ? { description: request["description"] } : {}),
     ...(typeof request["blocked_path"] === "string" ? { blockedPath: request["blocked_path"] } : {})
   }
-  if (tool === "AskUserQuestion") return { kind: "question", request: { ...shown, questions: record(request["input"])["questions"] ?? [] }, approval: "ask" }
+  if (tool === "AskUserQuestion") {
+    return { kind: "question", request: { ...shown, questions: record(request["input"])["questions"] ?? [] }, approval: "ask" }
+  }
   if (tool === "ExitPlanMode" || tool === "EnterPlanMode") return { kind: "permission", request: shown, approval: "ask" }
   const offered = standing === undefined ? shown : { ...shown, [STANDING_RULE_FIELD]: standing.words }
   return { kind: "permission", request: offered, approval: READ_ONLY_TOOLS.has(tool) ? "read-only" : "write" }
@@ -104,7 +118,9 @@ const questionAnswers = (input: Json, answer: unknown): Record<string, string> =
   const questions = Array.isArray(input["questions"]) ? input["questions"].map((q) => String(record(q)["question"] ?? "")) : []
   const given = record(answer)["answers"]
   if (typeof given === "object" && given !== null && !Array.isArray(given)) {
-    return Object.fromEntries(Object.entries(given).map(([question, value]) => [question, Array.isArray(value) ? value.join(", ") : String(value)]))
+    return Object.fromEntries(
+      Object.entries(given).map(([question, value]) => [question, Array.isArray(value) ? value.join(", ") : String(value)])
+    )
   }
   const perQuestion: ReadonlyArray<unknown> = Array.isArray(given) ? given : Array.isArray(answer) ? answer : [answer]
   return Object.fromEntries(questions.flatMap((question, i) => {
@@ -129,12 +145,17 @@ export const permissionReply = (request: Json, outcome: InteractionOutcome): Jso
     case "Denied":
       return {
         behavior: "deny",
-        message: denialMessage(outcome.answer, tool === "AskUserQuestion" ? "The user declined to answer." : "The user denied this request.")
+        message: denialMessage(
+          outcome.answer,
+          tool === "AskUserQuestion" ? "The user declined to answer." : "The user denied this request."
+        )
       }
     case "Answered": {
       const updatedInput = tool === "AskUserQuestion" ? { ...input, answers: questionAnswers(input, outcome.answer) } : input
       const standing = wantsAlways(outcome) ? claudeStandingRule(request) : undefined
-      return standing === undefined ? { behavior: "allow", updatedInput } : { behavior: "allow", updatedInput, updatedPermissions: standing.updatedPermissions }
+      return standing === undefined
+        ? { behavior: "allow", updatedInput }
+        : { behavior: "allow", updatedInput, updatedPermissions: standing.updatedPermissions }
     }
   }
 }
@@ -173,7 +194,9 @@ const parseLine = (line: string): ParsedLine => {
     value: json,
     type: typeof type === "string" ? type : "unparsed",
     sessionId: typeof sessionId === "string" ? sessionId : undefined,
-    failure: isResult && json["is_error"] === true ? (typeof result === "string" && result !== "" ? result : "Claude reported an error") : undefined,
+    failure: isResult && json["is_error"] === true
+      ? (typeof result === "string" && result !== "" ? result : "Claude reported an error")
+      : undefined,
     isResult
   }
 }
@@ -185,9 +208,13 @@ const isInit = (parsed: ParsedLine): boolean => parsed.type === "system" && pars
 
 /** One claude process for the batch's turns. */
 const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArray<ReadonlyArray<string>>) =>
-  Stream.unwrapScoped(Effect.gen(function* () {
+  Stream.unwrapScoped(Effect.gen(function*() {
     const scope = yield* Scope.Scope
-    const { process, stderr } = yield* startRuntime("claude", Command.make("claude", ...claudeArguments(input, session)).pipe(Command.stdin("pipe")), input)
+    const { process, stderr } = yield* startRuntime(
+      "claude",
+      Command.make("claude", ...claudeArguments(input, session)).pipe(Command.stdin("pipe")),
+      input
+    )
     // stdin stays open until the last result, so control responses can still be written.
     const stdin = yield* Queue.unbounded<string>()
     yield* Queue.offerAll(stdin, turns.map(userTurn))
@@ -221,7 +248,7 @@ const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArr
 
     const outputs = outputLines(process.stdout).pipe(
       Stream.mapConcatEffect((data) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const parsed = parseLine(data)
           if (parsed.failure !== undefined) yield* Ref.set(failure, parsed.failure)
           if (parsed.type === "control_request") yield* answerControl(parsed.value)
@@ -241,7 +268,7 @@ const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArr
       Stream.mapError((error) => new RuntimeFailed({ message: `Reading claude's output failed: ${String(error)}`, stderr: "" }))
     )
 
-    const ending = Effect.gen(function* () {
+    const ending = Effect.gen(function*() {
       yield* Queue.shutdown(stdin)
       const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
       const errors = yield* Fiber.join(stderr)
@@ -253,7 +280,10 @@ const runClaude = (input: BatchInput, session: ClaudeSession, turns: ReadonlyArr
           : reported !== undefined
           ? Stream.concat(Stream.fromIterable(holding ?? []), Stream.fail(new RuntimeFailed({ message: reported, stderr: errors })))
           : exitCode !== 0
-          ? Stream.concat(Stream.fromIterable(holding ?? []), Stream.fail(new RuntimeFailed({ message: `claude exited with code ${exitCode}`, stderr: errors })))
+          ? Stream.concat(
+            Stream.fromIterable(holding ?? []),
+            Stream.fail(new RuntimeFailed({ message: `claude exited with code ${exitCode}`, stderr: errors }))
+          )
           : Stream.fromIterable(holding ?? [])
       return outcome
     })

@@ -9,7 +9,16 @@ import type { ToolRequestUserInputParams } from "./generated/codex-protocol/v2/T
 import type { ToolRequestUserInputResponse } from "./generated/codex-protocol/v2/ToolRequestUserInputResponse.js"
 import type { CommandExecutionApprovalDecision } from "./generated/codex-protocol/v2/CommandExecutionApprovalDecision.js"
 import type { BatchInput, InteractionOutcome, Runtime, RuntimeOutput } from "./Runtime.js"
-import { MCP_TOKEN_VARIABLE, outputLines, readInBackground, resumeOrStartFresh, RuntimeFailed, SessionGone, startRuntime, stopRuntime } from "./Runtime.js"
+import {
+  MCP_TOKEN_VARIABLE,
+  outputLines,
+  readInBackground,
+  resumeOrStartFresh,
+  RuntimeFailed,
+  SessionGone,
+  startRuntime,
+  stopRuntime
+} from "./Runtime.js"
 import { userTurns } from "./ClaudeCode.js"
 import { STANDING_RULE_FIELD } from "../../../catalog/domain/Interaction.js"
 import { codexStandingRule, wantsAlways } from "./StandingRules.js"
@@ -43,9 +52,14 @@ export const approvalReply = (outcome: InteractionOutcome, params: Json = {}): {
  * What Codex is told of a refusal's message. Its approval decision has no room for one, so the
  * message is steered into the waiting turn (`turn/steer`) as the user's words, before the decline.
  */
-export const refusalSteer = (outcome: InteractionOutcome, turn: { readonly threadId: unknown; readonly turnId: unknown }): TurnSteerParams | undefined => {
+export const refusalSteer = (
+  outcome: InteractionOutcome,
+  turn: { readonly threadId: unknown; readonly turnId: unknown }
+): TurnSteerParams | undefined => {
   const message = outcome._tag === "Denied" ? record(outcome.answer)["message"] : undefined
-  if (typeof message !== "string" || message.trim() === "" || typeof turn.threadId !== "string" || typeof turn.turnId !== "string") return undefined
+  if (typeof message !== "string" || message.trim() === "" || typeof turn.threadId !== "string" || typeof turn.turnId !== "string") {
+    return undefined
+  }
   const text = `I refused that request. My reason: ${message}`
   return { threadId: turn.threadId, expectedTurnId: turn.turnId, input: [{ type: "text", text, text_elements: [] }] }
 }
@@ -61,7 +75,11 @@ export const userInputAnswers = (
   if (outcome._tag !== "Answered") return { answers: {} }
   const given = record(outcome.answer)["answers"]
   const byId = record(given)
-  const perQuestion: ReadonlyArray<unknown> = Array.isArray(given) ? given : Array.isArray(outcome.answer) ? outcome.answer : [outcome.answer]
+  const perQuestion: ReadonlyArray<unknown> = Array.isArray(given)
+    ? given
+    : Array.isArray(outcome.answer)
+    ? outcome.answer
+    : [outcome.answer]
   return {
     answers: Object.fromEntries(questions.flatMap((question, i) => {
       const value = byId[question.id] ?? perQuestion[i]
@@ -86,9 +104,13 @@ export const codexThreadConfig = (input: BatchInput): ThreadStartParams => ({
 })
 
 const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: ReadonlyArray<string>; readonly command: boolean }>) =>
-  Stream.unwrapScoped(Effect.gen(function* () {
+  Stream.unwrapScoped(Effect.gen(function*() {
     const scope = yield* Scope.Scope
-    const { process, stderr } = yield* startRuntime("codex app-server", Command.make("codex", "app-server").pipe(Command.stdin("pipe")), input)
+    const { process, stderr } = yield* startRuntime(
+      "codex app-server",
+      Command.make("codex", "app-server").pipe(Command.stdin("pipe")),
+      input
+    )
     const stdin = yield* Queue.unbounded<string>()
     yield* Stream.fromQueue(stdin).pipe(Stream.encodeText, Stream.run(process.stdin), Effect.ignore, Effect.forkScoped)
     const out = yield* Queue.unbounded<Take.Take<RuntimeOutput, RuntimeFailed | SessionGone>>()
@@ -103,7 +125,7 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
     const stopping = yield* Ref.make(false)
 
     const request = (method: string, params: unknown) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const id = yield* Ref.getAndUpdate(nextId, (n) => n + 1)
         const reply = yield* Deferred.make<Json, RpcFailed>()
         pending.set(id, { method, reply })
@@ -143,7 +165,7 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
 
     const reader = outputLines(process.stdout).pipe(
       Stream.runForEach((data) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           let parsed: unknown
           try {
             parsed = JSON.parse(data)
@@ -161,10 +183,15 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
             const error = message["error"]
             return yield* error === undefined
               ? Deferred.succeed(waiting.reply, record(message["result"]))
-              : Deferred.fail(waiting.reply, new RpcFailed({ method: waiting.method, message: String(record(error)["message"] ?? JSON.stringify(error)) }))
+              : Deferred.fail(
+                waiting.reply,
+                new RpcFailed({ method: waiting.method, message: String(record(error)["message"] ?? JSON.stringify(error)) })
+              )
           }
           yield* emit(method, data)
-          if (message["id"] !== undefined) return yield* Effect.forkIn(serverRequest(message["id"], method, record(message["params"])), scope)
+          if (message["id"] !== undefined) {
+            return yield* Effect.forkIn(serverRequest(message["id"], method, record(message["params"])), scope)
+          }
           if (method === "turn/completed") {
             const waiting = yield* Ref.get(turnEnd)
             if (waiting !== undefined) yield* Deferred.succeed(waiting, record(record(message["params"])["turn"]))
@@ -173,7 +200,7 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
       )
     )
 
-    const exited = Effect.gen(function* () {
+    const exited = Effect.gen(function*() {
       const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
       return new RuntimeFailed({ message: `codex app-server exited with code ${exitCode}`, stderr: yield* Fiber.join(stderr) })
     })
@@ -187,7 +214,7 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
 
     /** Runs one turn (or a compaction) to its turn/completed. */
     const runTurn = (threadId: string, model: string | null, turn: { readonly texts: ReadonlyArray<string>; readonly command: boolean }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const end = yield* Deferred.make<Json, RpcFailed>()
         yield* Ref.set(turnEnd, end)
         if (isCompact(turn.texts, turn.command)) {
@@ -218,8 +245,11 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
         }
       })
 
-    const driver = Effect.gen(function* () {
-      yield* request("initialize", { clientInfo: { name: "trellis", title: "Trellis", version: "1" }, capabilities: { experimentalApi: true } })
+    const driver = Effect.gen(function*() {
+      yield* request("initialize", {
+        clientInfo: { name: "trellis", title: "Trellis", version: "1" },
+        capabilities: { experimentalApi: true }
+      })
       yield* send({ method: "initialized" })
       const config = codexThreadConfig(input)
       const sessionId = input.runtimeSessionId
@@ -255,14 +285,15 @@ const runAppServer = (input: BatchInput, turns: ReadonlyArray<{ readonly texts: 
     yield* Deferred.await(ended).pipe(
       Effect.matchEffect({
         // stdin closed, the app-server exits on its own.
-        onSuccess: () => Queue.shutdown(stdin).pipe(Effect.zipRight(stopRuntime(process, "none")), Effect.zipRight(Queue.offer(out, Take.end))),
-        onFailure: (error) => Queue.shutdown(stdin).pipe(Effect.zipRight(stopRuntime(process)), Effect.zipRight(Queue.offer(out, Take.fail(error))))
+        onSuccess: () =>
+          Queue.shutdown(stdin).pipe(Effect.zipRight(stopRuntime(process, "none")), Effect.zipRight(Queue.offer(out, Take.end))),
+        onFailure: (error) =>
+          Queue.shutdown(stdin).pipe(Effect.zipRight(stopRuntime(process)), Effect.zipRight(Queue.offer(out, Take.fail(error))))
       }),
       Effect.forkIn(scope)
     )
     return Stream.flattenTake(Stream.fromQueue(out))
   }))
-
 
 const turnsOf = (input: BatchInput) => {
   let i = 0

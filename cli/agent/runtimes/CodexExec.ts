@@ -13,9 +13,12 @@ import { MCP_TOKEN_VARIABLE, outputLines, resumeOrStartFresh, type Runtime, Runt
 
 /** `-c key=value` overrides; values are TOML (a JSON string is a TOML basic string). */
 const config = (input: BatchInput): ReadonlyArray<string> => [
-  "-c", `sandbox_mode=${JSON.stringify("workspace-write")}`,
-  "-c", `mcp_servers.trellis.url=${JSON.stringify(input.mcp.url)}`,
-  "-c", `mcp_servers.trellis.bearer_token_env_var=${JSON.stringify(MCP_TOKEN_VARIABLE)}`,
+  "-c",
+  `sandbox_mode=${JSON.stringify("workspace-write")}`,
+  "-c",
+  `mcp_servers.trellis.url=${JSON.stringify(input.mcp.url)}`,
+  "-c",
+  `mcp_servers.trellis.bearer_token_env_var=${JSON.stringify(MCP_TOKEN_VARIABLE)}`,
   ...(input.effort === null ? [] : ["-c", `model_reasoning_effort=${JSON.stringify(input.effort)}`]),
   ...(input.agentPrompt === null || input.agentPrompt === "" ? [] : ["-c", `developer_instructions=${JSON.stringify(input.agentPrompt)}`])
 ]
@@ -34,18 +37,24 @@ export const codexExecArguments = (input: BatchInput, prompt: string): ReadonlyA
 /** How `codex exec resume` says it no longer has the session ("thread/resume failed: no rollout found…"). */
 const SESSION_GONE = /no rollout found|thread\/resume failed/i
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
+const record = (
+  value: unknown
+): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
 
 /** One `codex exec` process for the batch. */
 const runExec = (input: BatchInput) =>
-  Stream.unwrapScoped(Effect.gen(function* () {
+  Stream.unwrapScoped(Effect.gen(function*() {
     const prompt = input.messages.map((message) => message.content).join("\n\n")
     // An empty stdin: a piped one that stays open would be read as more prompt.
-    const { process, stderr } = yield* startRuntime("codex exec", Command.make("codex", ...codexExecArguments(input, prompt)).pipe(Command.feed("")), input)
+    const { process, stderr } = yield* startRuntime(
+      "codex exec",
+      Command.make("codex", ...codexExecArguments(input, prompt)).pipe(Command.feed("")),
+      input
+    )
     const failure = yield* Ref.make<string | undefined>(undefined)
     const outputs = outputLines(process.stdout).pipe(
       Stream.mapConcatEffect((data) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           let parsed: unknown
           try {
             parsed = JSON.parse(data)
@@ -62,7 +71,7 @@ const runExec = (input: BatchInput) =>
       ),
       Stream.mapError((error) => new RuntimeFailed({ message: `Reading codex's output failed: ${String(error)}`, stderr: "" }))
     )
-    const ending = Effect.gen(function* () {
+    const ending = Effect.gen(function*() {
       const exitCode = yield* process.exitCode.pipe(Effect.orElseSucceed(() => -1))
       const errors = yield* Fiber.join(stderr)
       const reported = yield* Ref.get(failure)
@@ -79,6 +88,5 @@ const runExec = (input: BatchInput) =>
 export const CodexExec: Runtime = {
   cliType: "codex",
   transport: "exec",
-  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> =>
-    resumeOrStartFresh("codex", input, runExec)
+  run: (input): Stream.Stream<RuntimeOutput, RuntimeFailed, CommandExecutor.CommandExecutor> => resumeOrStartFresh("codex", input, runExec)
 }

@@ -78,34 +78,54 @@ const failed = (what: string) => (error: unknown) => new RuntimeFailed({ message
  */
 const call = <A>(what: string, promise: () => Promise<{ readonly data?: A; readonly error?: unknown }>) =>
   Effect.interruptible(Effect.tryPromise({ try: promise, catch: failed(what) })).pipe(
-    Effect.flatMap((result) => (result.error === undefined ? Effect.succeed(result.data) : Effect.fail(failed(what)(JSON.stringify(result.error)))))
+    Effect.flatMap((
+      result
+    ) => (result.error === undefined ? Effect.succeed(result.data) : Effect.fail(failed(what)(JSON.stringify(result.error)))))
   )
 
 /** One batch on the shared server, in the thread's session (created for a new one). */
 const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
-  Stream.unwrapScoped(Effect.gen(function* () {
+  Stream.unwrapScoped(Effect.gen(function*() {
     const scope = yield* Scope.Scope
     const server = yield* servers.acquire(input.mcp)
-    const client: OpencodeClient = createOpencodeClient({ baseUrl: server.baseUrl, directory: input.cwd, headers: { authorization: server.authorization } })
+    const client: OpencodeClient = createOpencodeClient({
+      baseUrl: server.baseUrl,
+      directory: input.cwd,
+      headers: { authorization: server.authorization }
+    })
     const model = modelRef(input.model)
 
     const resumed = input.runtimeSessionId
     if (resumed !== null) {
-      const found = yield* Effect.interruptible(Effect.tryPromise({ try: () => client.session.get({ sessionID: resumed }), catch: failed("session.get") })).pipe(
-        Effect.timeoutFail({ duration: CONNECT_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode serve did not answer session.get", stderr: "" }) })
+      const found = yield* Effect.interruptible(
+        Effect.tryPromise({ try: () => client.session.get({ sessionID: resumed }), catch: failed("session.get") })
+      ).pipe(
+        Effect.timeoutFail({
+          duration: CONNECT_TIMEOUT,
+          onTimeout: () => new RuntimeFailed({ message: "opencode serve did not answer session.get", stderr: "" })
+        })
       )
       if (found.response.status === 404) return yield* new SessionGone({ sessionId: resumed })
     }
     const session = resumed ?? (yield* call("session.create", () => client.session.create({ title: `Trellis ${input.threadId}` })).pipe(
       Effect.map((created) => String(record(created)["id"] ?? "")),
-      Effect.timeoutFail({ duration: CONNECT_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode serve did not create the session", stderr: "" }) })
+      Effect.timeoutFail({
+        duration: CONNECT_TIMEOUT,
+        onTimeout: () => new RuntimeFailed({ message: "opencode serve did not create the session", stderr: "" })
+      })
     ))
-    const compactionModel: Effect.Effect<ModelRef, RuntimeFailed> = model !== undefined ? Effect.succeed(model) : Effect.gen(function* () {
+    const compactionModel: Effect.Effect<ModelRef, RuntimeFailed> = model !== undefined ? Effect.succeed(model) : Effect.gen(function*() {
       const ran = lastModelOf(yield* call("session.messages", () => client.session.messages({ sessionID: session })))
       if (ran !== undefined) return ran
-      const configured = configuredModel(yield* call("config.get", () => client.config.get()), yield* call("config.providers", () => client.config.providers()))
+      const configured = configuredModel(
+        yield* call("config.get", () => client.config.get()),
+        yield* call("config.providers", () => client.config.providers())
+      )
       if (configured !== undefined) return configured
-      return yield* new RuntimeFailed({ message: "/compact needs a model: the thread has no cliModel and OpenCode has none configured (set `model` in opencode.json)", stderr: "" })
+      return yield* new RuntimeFailed({
+        message: "/compact needs a model: the thread has no cliModel and OpenCode has none configured (set `model` in opencode.json)",
+        stderr: ""
+      })
     })
     const out = yield* Queue.unbounded<Take.Take<RuntimeOutput, RuntimeFailed>>()
     yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "SessionId", id: session }))
@@ -120,7 +140,12 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
       const id = String(props["id"] ?? "")
       if (type === "permission.asked") {
         const standing = openCodeStandingRule(props)
-        const request = { tool: props["permission"], patterns: props["patterns"], metadata: props["metadata"], ...(standing === undefined ? {} : { [STANDING_RULE_FIELD]: standing.words }) }
+        const request = {
+          tool: props["permission"],
+          patterns: props["patterns"],
+          metadata: props["metadata"],
+          ...(standing === undefined ? {} : { [STANDING_RULE_FIELD]: standing.words })
+        }
         return input.ask({ kind: "permission", request, approval: "write" }).pipe(
           Effect.flatMap((outcome: InteractionOutcome) =>
             call("permission.reply", () => client.permission.reply({ requestID: id, ...permissionReply(outcome) }))
@@ -146,42 +171,58 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
     const abort = new AbortController()
     yield* Effect.addFinalizer(() => Effect.sync(() => abort.abort()))
     const connected = yield* Deferred.make<void>()
-    const events = yield* Effect.tryPromise({ try: () => client.event.subscribe(undefined, { signal: abort.signal, sseDefaultRetryDelay: 200, sseMaxRetryDelay: 1000 }), catch: failed("event.subscribe") })
-    yield* readInBackground(Stream.fromAsyncIterable(events.stream, failed("events")).pipe(
-      Stream.runForEach((event) =>
-        Effect.gen(function* () {
-          yield* Deferred.succeed(connected, undefined)
-          const type = String(record(event)["type"] ?? "")
-          const props = record(record(event)["properties"])
-          const about = props["sessionID"] ?? record(props["info"])["sessionID"] ?? record(props["part"])["sessionID"] ?? record(props["info"])["id"]
-          const parent = record(props["info"])["parentID"]
-          if (type.startsWith("session.") && typeof parent === "string" && (yield* Ref.get(subagents)).has(parent)) {
-            yield* Ref.update(subagents, (known) => new Set([...known, String(about)]))
-          }
-          if (about !== session) {
-            // A subagent's session (the task tool) asks under the same approval rules as its
-            // parent; its output stays in its own session.
-            if ((type === "permission.asked" || type === "question.asked") && (yield* Ref.get(subagents)).has(String(about))) {
+    const events = yield* Effect.tryPromise({
+      try: () => client.event.subscribe(undefined, { signal: abort.signal, sseDefaultRetryDelay: 200, sseMaxRetryDelay: 1000 }),
+      catch: failed("event.subscribe")
+    })
+    yield* readInBackground(
+      Stream.fromAsyncIterable(events.stream, failed("events")).pipe(
+        Stream.runForEach((event) =>
+          Effect.gen(function*() {
+            yield* Deferred.succeed(connected, undefined)
+            const type = String(record(event)["type"] ?? "")
+            const props = record(record(event)["properties"])
+            const about = props["sessionID"] ?? record(props["info"])["sessionID"] ?? record(props["part"])["sessionID"] ??
+              record(props["info"])["id"]
+            const parent = record(props["info"])["parentID"]
+            if (type.startsWith("session.") && typeof parent === "string" && (yield* Ref.get(subagents)).has(parent)) {
+              yield* Ref.update(subagents, (known) => new Set([...known, String(about)]))
+            }
+            if (about !== session) {
+              // A subagent's session (the task tool) asks under the same approval rules as its
+              // parent; its output stays in its own session.
+              if ((type === "permission.asked" || type === "question.asked") && (yield* Ref.get(subagents)).has(String(about))) {
+                yield* Effect.forkIn(Effect.interruptible(settle(type, props)), scope)
+              }
+              return
+            }
+            yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "Line", line: { type, data: JSON.stringify(event) } }))
+            if (type === "permission.asked" || type === "question.asked") {
               yield* Effect.forkIn(Effect.interruptible(settle(type, props)), scope)
             }
-            return
-          }
-          yield* Queue.offer(out, Take.of<RuntimeOutput>({ _tag: "Line", line: { type, data: JSON.stringify(event) } }))
-          if (type === "permission.asked" || type === "question.asked") yield* Effect.forkIn(Effect.interruptible(settle(type, props)), scope)
-          if (type === "session.error") yield* Ref.set(sessionError, errorMessage(props["error"]))
-          if (type === "permission.asked" || type === "question.asked" || (type === "session.status" && record(props["status"])["type"] !== "idle")) {
-            yield* Ref.set(working, true)
-          }
-          if (type === "session.idle") {
-            const waiting = yield* Ref.get(idle)
-            if (waiting !== undefined) yield* Deferred.succeed(waiting, undefined)
-          }
-        })
+            if (type === "session.error") {
+              yield* Ref.set(sessionError, errorMessage(props["error"]))
+            }
+            if (
+              type === "permission.asked" || type === "question.asked" ||
+              (type === "session.status" && record(props["status"])["type"] !== "idle")
+            ) {
+              yield* Ref.set(working, true)
+            }
+            if (type === "session.idle") {
+              const waiting = yield* Ref.get(idle)
+              if (waiting !== undefined) yield* Deferred.succeed(waiting, undefined)
+            }
+          })
+        )
       )
-    ))
+    )
     // The stream connects lazily: a prompt sent before it has would lose the run's first events.
     yield* Deferred.await(connected).pipe(
-      Effect.timeoutFail({ duration: CONNECT_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode's event stream did not connect", stderr: "" }) })
+      Effect.timeoutFail({
+        duration: CONNECT_TIMEOUT,
+        onTimeout: () => new RuntimeFailed({ message: "opencode's event stream did not connect", stderr: "" })
+      })
     )
 
     // The batch ends with its last message, or fails when the server dies under it.
@@ -195,9 +236,9 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
     // idle again, the run is over, and its last message says whether it failed. A server that
     // stops answering the poll is as good as dead: it is stopped and the run fails, retryable.
     const watchStatus = (done: Deferred.Deferred<void>) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const unanswered = yield* Ref.make(0)
-        const poll = Effect.gen(function* () {
+        const poll = Effect.gen(function*() {
           const statuses = yield* call("session.status", () => client.session.status())
           yield* Ref.set(unanswered, 0)
           const status = record(record(statuses)[session])["type"] ?? "idle"
@@ -211,10 +252,13 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
         const over = Effect.zipWith(Deferred.isDone(done), Deferred.isDone(ended), (a, b) => a || b)
         yield* poll.pipe(
           Effect.catchAll(() =>
-            Effect.gen(function* () {
+            Effect.gen(function*() {
               if ((yield* Ref.updateAndGet(unanswered, (n) => n + 1)) < UNANSWERED_POLLS) return
               yield* servers.discard(server)
-              yield* Deferred.fail(ended, new RuntimeFailed({ message: "opencode serve stopped answering mid-run; the run can be retried", stderr: "" }))
+              yield* Deferred.fail(
+                ended,
+                new RuntimeFailed({ message: "opencode serve stopped answering mid-run; the run can be retried", stderr: "" })
+              )
             })
           ),
           Effect.zipRight(over),
@@ -224,7 +268,7 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
       })
 
     const runMessage = (message: BatchInput["messages"][number]) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const done = yield* Deferred.make<void>()
         yield* Ref.set(idle, done)
         yield* Ref.set(working, false)
@@ -235,7 +279,10 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
         const text = message.content.trim()
         const [name = "", ...rest] = text.slice(1).split(/\s+/)
         const sent: Effect.Effect<unknown, RuntimeFailed> = message.runtimeCommand && text === "/compact"
-          ? Effect.flatMap(compactionModel, (named) => call("session.summarize", () => client.session.summarize({ sessionID: session, ...named })))
+          ? Effect.flatMap(
+            compactionModel,
+            (named) => call("session.summarize", () => client.session.summarize({ sessionID: session, ...named }))
+          )
           : message.runtimeCommand
           ? call("session.command", () => client.session.command({ sessionID: session, command: name, arguments: rest.join(" ") }))
           : call("session.promptAsync", () =>
@@ -251,7 +298,10 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
         // pinned server sometimes never answers `summarize` although the compaction it started
         // has ended, so no call is waited for. A call that fails ends the message with its error.
         yield* Effect.forkIn(
-          sent.pipe(Effect.interruptible, Effect.catchAll((error) => Ref.set(sessionError, error.message).pipe(Effect.zipRight(Deferred.succeed(done, undefined))))),
+          sent.pipe(
+            Effect.interruptible,
+            Effect.catchAll((error) => Ref.set(sessionError, error.message).pipe(Effect.zipRight(Deferred.succeed(done, undefined))))
+          ),
           scope
         )
         yield* Deferred.await(done)
@@ -262,8 +312,9 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
     // A batch that does not end normally (interrupted, failed) aborts its session on the shared server.
     yield* Effect.addFinalizer((exit) =>
       Effect.flatMap(Deferred.isDone(ended), (done) =>
-        done && Exit.isSuccess(exit) ? Effect.void : call("session.abort", () => client.session.abort({ sessionID: session })).pipe(Effect.timeout(ABORT_TIMEOUT), Effect.ignore)
-      )
+        done && Exit.isSuccess(exit)
+          ? Effect.void
+          : call("session.abort", () => client.session.abort({ sessionID: session })).pipe(Effect.timeout(ABORT_TIMEOUT), Effect.ignore))
     )
     yield* server.died.pipe(Effect.catchAll((died) => Deferred.fail(ended, died)), Effect.interruptible, Effect.forkIn(scope))
     // OpenCode's own stop is the session's abort: the run goes idle (its error, the abort, is the
@@ -271,15 +322,24 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
     const stopping = yield* Ref.make(false)
     yield* input.stopRequested.pipe(
       Effect.zipRight(Ref.set(stopping, true)),
-      Effect.zipRight(call("session.abort", () => client.session.abort({ sessionID: session })).pipe(Effect.timeout(ABORT_TIMEOUT), Effect.ignore)),
+      Effect.zipRight(
+        call("session.abort", () => client.session.abort({ sessionID: session })).pipe(Effect.timeout(ABORT_TIMEOUT), Effect.ignore)
+      ),
       Effect.interruptible,
       Effect.forkIn(scope)
     )
-    const unlessStopped = (message: BatchInput["messages"][number]) => Effect.flatMap(Ref.get(stopping), (stopped) => (stopped ? Effect.void : runMessage(message)))
-    yield* Effect.forEach(input.messages, unlessStopped, { discard: true }).pipe(Effect.exit, Effect.flatMap((exit) => Deferred.done(ended, exit)), Effect.interruptible, Effect.forkIn(scope))
+    const unlessStopped = (message: BatchInput["messages"][number]) =>
+      Effect.flatMap(Ref.get(stopping), (stopped) => (stopped ? Effect.void : runMessage(message)))
+    yield* Effect.forEach(input.messages, unlessStopped, { discard: true }).pipe(
+      Effect.exit,
+      Effect.flatMap((exit) => Deferred.done(ended, exit)),
+      Effect.interruptible,
+      Effect.forkIn(scope)
+    )
     yield* Deferred.await(ended).pipe(
       Effect.matchEffect({ onSuccess: () => Queue.offer(out, Take.end), onFailure: (error) => Queue.offer(out, Take.fail(error)) }),
-      Effect.interruptible, Effect.forkIn(scope)
+      Effect.interruptible,
+      Effect.forkIn(scope)
     )
     return Stream.flattenTake(Stream.fromQueue(out))
   }))

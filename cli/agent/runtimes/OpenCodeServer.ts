@@ -56,7 +56,10 @@ const serverConfig = (mcp: { readonly url: string; readonly apiKey: string }) =>
  */
 const freePort = Effect.async<number, RuntimeFailed>((resume) => {
   const probe = net.createServer()
-  probe.once("error", (error) => resume(Effect.fail(new RuntimeFailed({ message: `No free port for opencode serve: ${error.message}`, stderr: "" }))))
+  probe.once(
+    "error",
+    (error) => resume(Effect.fail(new RuntimeFailed({ message: `No free port for opencode serve: ${error.message}`, stderr: "" })))
+  )
   probe.listen(0, "127.0.0.1", () => {
     const address = probe.address()
     const port = typeof address === "object" && address !== null ? address.port : 0
@@ -65,14 +68,19 @@ const freePort = Effect.async<number, RuntimeFailed>((resume) => {
 })
 
 const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, mcp: { readonly url: string; readonly apiKey: string }) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const scope = yield* Scope.fork(parent, ExecutionStrategy.sequential)
     const password = randomBytes(24).toString("base64url")
-    const started = Effect.gen(function* () {
+    const started = Effect.gen(function*() {
       const port = yield* freePort
       const process = yield* Command.start(
         Command.make("opencode", "serve", "--hostname", "127.0.0.1", "--port", String(port)).pipe(
-          Command.env({ OPENCODE_SERVER_PASSWORD: password, OPENCODE_SERVER_USERNAME: USERNAME, OPENCODE_ENABLE_QUESTION_TOOL: "1", OPENCODE_CONFIG_CONTENT: serverConfig(mcp) })
+          Command.env({
+            OPENCODE_SERVER_PASSWORD: password,
+            OPENCODE_SERVER_USERNAME: USERNAME,
+            OPENCODE_ENABLE_QUESTION_TOOL: "1",
+            OPENCODE_CONFIG_CONTENT: serverConfig(mcp)
+          })
         )
       ).pipe(
         Effect.mapError((error) => new RuntimeFailed({ message: `Cannot start opencode serve: ${error.message}`, stderr: "" })),
@@ -95,9 +103,11 @@ const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, m
       let stderr = ""
       yield* process.stderr.pipe(
         Stream.decodeText(),
-        Stream.runForEach((piece) => Effect.sync(() => {
-          stderr = (stderr + piece).slice(-STDERR_KEPT)
-        })),
+        Stream.runForEach((piece) =>
+          Effect.sync(() => {
+            stderr = (stderr + piece).slice(-STDERR_KEPT)
+          })
+        ),
         Effect.ignore,
         Effect.forkDaemon
       )
@@ -105,14 +115,20 @@ const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, m
       yield* process.exitCode.pipe(
         Effect.orElseSucceed(() => -1),
         Effect.flatMap((code) =>
-          Deferred.fail(exited, new RuntimeFailed({ message: `opencode serve exited with code ${code} mid-run; the run can be retried`, stderr }))
+          Deferred.fail(
+            exited,
+            new RuntimeFailed({ message: `opencode serve exited with code ${code} mid-run; the run can be retried`, stderr })
+          )
         ),
         Effect.forkDaemon
       )
       const baseUrl = yield* Deferred.await(listening).pipe(
         Effect.raceFirst(Deferred.await(exited)),
         Effect.interruptible,
-        Effect.timeoutFail({ duration: START_TIMEOUT, onTimeout: () => new RuntimeFailed({ message: "opencode serve did not start", stderr }) })
+        Effect.timeoutFail({
+          duration: START_TIMEOUT,
+          onTimeout: () => new RuntimeFailed({ message: "opencode serve did not start", stderr })
+        })
       )
       const authorization = `Basic ${Buffer.from(`${USERNAME}:${password}`).toString("base64")}`
       const server: RunningServer = {
@@ -122,7 +138,10 @@ const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, m
         died: Deferred.await(exited),
         // Its exit not reported yet is not enough: a SIGKILLed server's exit can come late (see
         // `retire`), and a batch handed a dead server would fail although a new one could run it.
-        isAlive: Effect.flatMap(Deferred.isDone(exited), (done) => (done ? Effect.succeed(false) : Effect.map(refuses(baseUrl, authorization), (gone) => !gone)))
+        isAlive: Effect.flatMap(
+          Deferred.isDone(exited),
+          (done) => (done ? Effect.succeed(false) : Effect.map(refuses(baseUrl, authorization), (gone) => !gone))
+        )
       }
       return { server, scope }
     }).pipe(Scope.extend(scope))
@@ -147,14 +166,16 @@ const refuses = (baseUrl: string, authorization: string) =>
 const retire = (scope: Scope.CloseableScope) => Effect.asVoid(Effect.forkDaemon(Scope.close(scope, Exit.void)))
 
 /** The CLI process's OpenCode server, stopped when the scope (the `start` command) ends. */
-export const makeOpenCodeServers = Effect.gen(function* () {
+export const makeOpenCodeServers = Effect.gen(function*() {
   const parent = yield* Scope.Scope
   const executor = yield* CommandExecutor.CommandExecutor
-  const current = yield* SynchronizedRef.make<Option.Option<{ readonly server: RunningServer; readonly scope: Scope.CloseableScope }>>(Option.none())
+  const current = yield* SynchronizedRef.make<Option.Option<{ readonly server: RunningServer; readonly scope: Scope.CloseableScope }>>(
+    Option.none()
+  )
   const servers: OpenCodeServers = {
     acquire: (mcp) =>
       SynchronizedRef.modifyEffect(current, (running) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           if (Option.isSome(running)) {
             if (yield* running.value.server.isAlive) return [running.value.server, running] as const
             yield* retire(running.value.scope)
@@ -162,14 +183,12 @@ export const makeOpenCodeServers = Effect.gen(function* () {
           const next = yield* start(parent, executor, mcp)
           yield* Effect.logInfo(`opencode serve started on ${next.server.baseUrl} (pid ${next.server.pid})`)
           return [next.server, Option.some(next)] as const
-        })
-      ),
+        })),
     discard: (server) =>
       SynchronizedRef.updateEffect(current, (running) =>
         Option.isSome(running) && running.value.server === server
           ? Effect.as(retire(running.value.scope), Option.none())
-          : Effect.succeed(running)
-      )
+          : Effect.succeed(running))
   }
   return servers
 })

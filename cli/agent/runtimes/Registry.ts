@@ -22,7 +22,9 @@ export interface RuntimeChoices {
 }
 
 export const runtimeFor = (cliType: string, choices: RuntimeChoices): Runtime | undefined =>
-  [...adapters, choices.openCode].find((runtime) => runtime.cliType === cliType && (runtime.cliType !== "codex" || (runtime.transport === "exec") === choices.codexExec))
+  [...adapters, choices.openCode].find((runtime) =>
+    runtime.cliType === cliType && (runtime.cliType !== "codex" || (runtime.transport === "exec") === choices.codexExec)
+  )
 
 /** Each runtime's binary and how it prints its version. */
 const binaries: ReadonlyArray<{ readonly type: CliType; readonly command: string }> = [
@@ -33,7 +35,7 @@ const binaries: ReadonlyArray<{ readonly type: CliType; readonly command: string
 ]
 
 const versionOf = (command: string) =>
-  Effect.scoped(Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function*() {
     const process = yield* Command.start(Command.make(command, "--version"))
     const [output, exitCode] = yield* Effect.all([process.stdout.pipe(Stream.decodeText(), Stream.mkString), process.exitCode], {
       concurrency: 2
@@ -43,8 +45,11 @@ const versionOf = (command: string) =>
   })).pipe(Effect.timeout(Duration.seconds(10)), Effect.orElseSucceed(() => Option.none<string>()))
 
 /** Runs each runtime's version command; those that answer are available. */
-export const detectRuntimes = Effect.gen(function* () {
-  const found = yield* Effect.forEach(binaries, (binary) =>
-    Effect.map(versionOf(binary.command), Option.map((version): AvailableCli => ({ type: binary.type, version }))), { concurrency: "unbounded" })
+export const detectRuntimes = Effect.gen(function*() {
+  const found = yield* Effect.forEach(
+    binaries,
+    (binary) => Effect.map(versionOf(binary.command), Option.map((version): AvailableCli => ({ type: binary.type, version }))),
+    { concurrency: "unbounded" }
+  )
   return found.flatMap((cli) => (Option.isSome(cli) ? [cli.value] : []))
 })

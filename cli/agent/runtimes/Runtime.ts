@@ -108,9 +108,14 @@ export const resumeOrStartFresh = <R>(
       history.length === 0
         ? run({ ...input, runtimeSessionId: null })
         : Stream.concat(
-          Stream.succeed(warning(`${why}; started a fresh ${name} session with the thread's ${history.length} earlier messages summarised`)),
+          Stream.succeed(
+            warning(`${why}; started a fresh ${name} session with the thread's ${history.length} earlier messages summarised`)
+          ),
           run({ ...input, runtimeSessionId: null, messages: withHistory(input.messages, history) })
-        ))).pipe(Stream.catchTag("SessionGone", (gone) => Stream.fail(new RuntimeFailed({ message: `${name} lost the new session ${gone.sessionId}`, stderr: "" }))))
+        ))).pipe(
+        Stream.catchTag("SessionGone", (gone) =>
+          Stream.fail(new RuntimeFailed({ message: `${name} lost the new session ${gone.sessionId}`, stderr: "" })))
+      )
   const sessionId = input.runtimeSessionId
   if (sessionId === null) return fresh("This thread has no runtime session to resume")
   return run(input).pipe(Stream.catchTag("SessionGone", () => fresh(`${name} no longer has session ${sessionId}`)))
@@ -148,7 +153,7 @@ export const MCP_TOKEN_VARIABLE = "TRELLIS_MCP_TOKEN"
  * environment, and keeps the tail of its stderr (a fiber) for the failure report.
  */
 export const startRuntime = (name: string, command: Command.Command, input: BatchInput) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const process = yield* Command.start(
       command.pipe(
         Command.workingDirectory(input.cwd),
@@ -182,7 +187,7 @@ const EXIT_GRACE = Duration.seconds(4)
  * bounded — interruptibly, for the bound to hold in a finalizer too (OpenCodeServer's).
  */
 export const stopRuntime = (process: CommandExecutor.Process, signal: "SIGTERM" | "none" = "SIGTERM") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const ended = signal === "SIGTERM" ? process.kill("SIGTERM") : Effect.asVoid(process.exitCode)
     const exited = yield* ended.pipe(Effect.interruptible, Effect.timeout(EXIT_GRACE), Effect.option)
     if (exited._tag === "None") yield* process.kill("SIGKILL").pipe(Effect.interruptible, Effect.timeout(EXIT_GRACE), Effect.ignore)
@@ -195,7 +200,7 @@ export const stopRuntime = (process: CommandExecutor.Process, signal: "SIGTERM" 
  * completes when the output has ended.
  */
 export const readInBackground = <E, R>(reader: Effect.Effect<void, E, R>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const fiber = yield* Effect.forkDaemon(Effect.ignore(reader))
     yield* Effect.addFinalizer(() => Fiber.interruptFork(fiber))
     return Effect.asVoid(Fiber.await(fiber))

@@ -8,10 +8,13 @@ import type { InteractionOutcome } from "./Runtime.js"
 
 type Json = Record<string, unknown>
 const record = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
-const strings = (value: unknown): ReadonlyArray<string> => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [])
+const strings = (
+  value: unknown
+): ReadonlyArray<string> => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [])
 
 /** The person chose "Allow always". */
-export const wantsAlways = (outcome: InteractionOutcome): boolean => outcome._tag === "Answered" && record(outcome.answer)["always"] === true
+export const wantsAlways = (outcome: InteractionOutcome): boolean =>
+  outcome._tag === "Answered" && record(outcome.answer)["always"] === true
 
 /** Where Claude Code keeps a rule, as its `destination` names it. */
 const CLAUDE_DESTINATIONS: Readonly<Record<string, string>> = {
@@ -26,7 +29,9 @@ const CLAUDE_DESTINATIONS: Readonly<Record<string, string>> = {
  * offered, and the `updatedPermissions` that add it. Other suggestions (directories, modes) are
  * not offered: "allow always" means this kind of call, nothing wider.
  */
-export const claudeStandingRule = (request: Json): { readonly words: string; readonly updatedPermissions: ReadonlyArray<Json> } | undefined => {
+export const claudeStandingRule = (
+  request: Json
+): { readonly words: string; readonly updatedPermissions: ReadonlyArray<Json> } | undefined => {
   const suggestions = (Array.isArray(request["permission_suggestions"]) ? request["permission_suggestions"] : [])
     .map(record)
     .filter((s) => s["type"] === "addRules" && s["behavior"] === "allow" && Array.isArray(s["rules"]) && s["rules"].length > 0)
@@ -34,7 +39,9 @@ export const claudeStandingRule = (request: Json): { readonly words: string; rea
   const words = suggestions.map((s) => {
     const rules = (Array.isArray(s["rules"]) ? s["rules"] : []).map(record).map((rule) => {
       const tool = String(rule["toolName"] ?? "")
-      return typeof rule["ruleContent"] === "string" && rule["ruleContent"] !== "" ? `${tool}(${rule["ruleContent"]})` : `every ${tool} call`
+      return typeof rule["ruleContent"] === "string" && rule["ruleContent"] !== ""
+        ? `${tool}(${rule["ruleContent"]})`
+        : `every ${tool} call`
     })
     const where = CLAUDE_DESTINATIONS[String(s["destination"] ?? "")] ?? `kept in Claude Code's ${String(s["destination"] ?? "settings")}`
     return `${rules.join(", ")}: ${where}`
@@ -50,7 +57,9 @@ export const codexStandingRule = (params: Json): { readonly words: string; reado
   const amendment = strings(params["proposedExecpolicyAmendment"])
   if (amendment.length === 0) return undefined
   return {
-    words: `Codex will run commands that start with “${amendment.join(" ")}” without asking: the rule is added to its exec policy on this machine, for every thread.`,
+    words: `Codex will run commands that start with “${
+      amendment.join(" ")
+    }” without asking: the rule is added to its exec policy on this machine, for every thread.`,
     amendment
   }
 }
@@ -64,6 +73,8 @@ export const openCodeStandingRule = (props: Json): { readonly words: string } | 
   if (patterns.length === 0) return undefined
   const permission = String(props["permission"] ?? "this tool")
   return {
-    words: `OpenCode will allow ${permission} for ${patterns.map((p) => `“${p}”`).join(", ")} without asking, in this checkout, until trellis agent restarts its server.`
+    words: `OpenCode will allow ${permission} for ${
+      patterns.map((p) => `“${p}”`).join(", ")
+    } without asking, in this checkout, until trellis agent restarts its server.`
   }
 }

@@ -41,11 +41,13 @@ export const principalColumns = (sql: SqlClient.SqlClient) =>
 
 /** The principals of key rows read with {@link principalColumns}. */
 export const decodePrincipals = (rows: ReadonlyArray<unknown>) =>
-  Effect.map(decodeAuthenticated(rows), (keys) =>
-    keys.map((row): Principal => ({ apiKeyId: row.id, userId: row.userId, projectIds: row.projectIds, readOnly: row.readOnly })))
+  Effect.map(
+    decodeAuthenticated(rows),
+    (keys) => keys.map((row): Principal => ({ apiKeyId: row.id, userId: row.userId, projectIds: row.projectIds, readOnly: row.readOnly }))
+  )
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const narrowedTo = narrowedProjects(sql)
@@ -82,7 +84,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
       )
 
     /** Creates a key; the secret is returned once and only its SHA-256 is stored. */
-    const create = Effect.fn("ApiKeys.create")(function* (input: {
+    const create = Effect.fn("ApiKeys.create")(function*(input: {
       readonly userId: UserId
       readonly name: string
       readonly projectIds: ReadonlyArray<ProjectId> | null
@@ -91,7 +93,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
       const secret = KEY_PREFIX + randomBytes(32).toString("base64url")
       const id = ApiKeyId.generate()
       const narrowed = input.projectIds !== null
-      yield* sql.withTransaction(Effect.gen(function* () {
+      yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`INSERT INTO api_keys (id, user_id, name, lookup_prefix, secret_sha256, narrowed, read_only)
           VALUES (${id}, ${input.userId}, ${input.name}, ${secret.slice(0, KEY_PREFIX.length + 6)}, ${sha256(secret)}, ${narrowed},
             ${input.readOnly ?? false})`
@@ -104,7 +106,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("trellis/ApiKeys", {
       return { record, secret }
     })
 
-    const revoke = Effect.fn("ApiKeys.revoke")(function* (id: ApiKeyId) {
+    const revoke = Effect.fn("ApiKeys.revoke")(function*(id: ApiKeyId) {
       const rows = yield* sql`
         UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id}
         RETURNING secret_sha256 AS "secretSha256"`.pipe(Effect.flatMap(decodeRevoked), Effect.orDie)

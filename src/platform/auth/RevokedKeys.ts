@@ -15,13 +15,13 @@ const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: ApiKeyId
  * timer of its own: a thousand open streams were two hundred reads a second of the same row.
  */
 export class RevokedKeys extends Effect.Service<RevokedKeys>()("trellis/RevokedKeys", {
-  scoped: Effect.gen(function* () {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const live = yield* LiveEvents
     const watched = new Map<ApiKeyId, Deferred.Deferred<void>>()
 
     const watch = (id: ApiKeyId): Effect.Effect<Deferred.Deferred<void>, never, Scope.Scope> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const revoked = yield* Deferred.make<void>()
         const signals = yield* live.keyRevokedSignals(id)
         yield* signals.pipe(Stream.take(1), Stream.runDrain, Effect.zipRight(Deferred.succeed(revoked, undefined)), Effect.forkScoped)

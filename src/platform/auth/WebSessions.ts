@@ -19,7 +19,9 @@ const newToken = () => randomBytes(32).toString("base64url")
 
 const decodeExpiry = Schema.decodeUnknown(Schema.Array(Schema.Struct({ expiresAt: Schema.DateFromSelf })))
 const decodeKeyIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ apiKeyId: ApiKeyId })))
-const decodeLinkStates = Schema.decodeUnknown(Schema.Array(Schema.Struct({ used: Schema.Boolean, expired: Schema.Boolean, revoked: Schema.Boolean })))
+const decodeLinkStates = Schema.decodeUnknown(
+  Schema.Array(Schema.Struct({ used: Schema.Boolean, expired: Schema.Boolean, revoked: Schema.Boolean }))
+)
 
 /** A one-time sign-in link that opened nothing, and why: the browser is sent to the app's sign-in page with the reason. */
 export class SignInLinkRefused extends Schema.TaggedError<SignInLinkRefused>()("SignInLinkRefused", {
@@ -55,7 +57,7 @@ export const sessionToken = (cookieHeader: string | undefined): string | undefin
  * expires, when the person signs out, or when that key is revoked. Only SHA-256 digests are stored.
  */
 export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessions", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const apiKeys = yield* ApiKeys
 
@@ -63,7 +65,7 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
     const interval = (ttl: Duration.Duration) => `${Duration.toMillis(ttl)} milliseconds`
 
     const open = (apiKeyId: ApiKeyId) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const token = newToken()
         const rows = yield* sql`INSERT INTO web_sessions (token_sha256, api_key_id, expires_at)
           VALUES (${sha256(token)}, ${apiKeyId}, now() + ${interval(SESSION_TTL)}::interval)
@@ -72,14 +74,14 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
       })
 
     /** Opens a session for an API key; the key itself is not kept. */
-    const signIn = Effect.fn("WebSessions.signIn")(function* (apiKey: Redacted.Redacted<string>) {
+    const signIn = Effect.fn("WebSessions.signIn")(function*(apiKey: Redacted.Redacted<string>) {
       const principal = yield* apiKeys.authenticate(Redacted.value(apiKey))
       return { ...(yield* open(principal.apiKeyId)), principal }
     })
 
     /** The principal of a live session: its key's, while neither the session nor the key has ended. */
     const authenticate = (token: string): Effect.Effect<Principal, Unauthorized> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const digest = sha256(token)
         const rows = yield* sql`
           SELECT ${principalColumns(sql)}
@@ -93,12 +95,12 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
       })
 
     /** Ends a session; ending one that has already ended changes nothing. */
-    const signOut = Effect.fn("WebSessions.signOut")(function* (token: string) {
+    const signOut = Effect.fn("WebSessions.signOut")(function*(token: string) {
       yield* sql`UPDATE web_sessions SET ended_at = now() WHERE token_sha256 = ${sha256(token)} AND ended_at IS NULL`.pipe(Effect.orDie)
     })
 
     /** A one-time sign-in link's token for a key: it opens one session, once, within LINK_TTL (`trellis serve`'s banner, `trellis admin signin-link`). */
-    const issueLink = Effect.fn("WebSessions.issueLink")(function* (apiKeyId: ApiKeyId) {
+    const issueLink = Effect.fn("WebSessions.issueLink")(function*(apiKeyId: ApiKeyId) {
       const token = newToken()
       yield* sql`INSERT INTO sign_in_links (token_sha256, api_key_id, expires_at)
         VALUES (${sha256(token)}, ${apiKeyId}, now() + ${interval(LINK_TTL)}::interval)`.pipe(Effect.orDie)
@@ -109,7 +111,7 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
      * Uses a sign-in link: the one UPDATE that marks it used is what makes a second use fail. A used
      * link's digest stays, so a second use is told apart from an expired or unknown link.
      */
-    const redeemLink = Effect.fn("WebSessions.redeemLink")(function* (token: string) {
+    const redeemLink = Effect.fn("WebSessions.redeemLink")(function*(token: string) {
       const digest = sha256(token)
       const rows = yield* sql`
         UPDATE sign_in_links l SET used_at = now()
@@ -123,7 +125,15 @@ export class WebSessions extends Effect.Service<WebSessions>()("trellis/WebSessi
           SELECT l.used_at IS NOT NULL AS used, l.expires_at <= now() AS expired, k.revoked_at IS NOT NULL AS revoked
           FROM sign_in_links l JOIN api_keys k ON k.id = l.api_key_id
           WHERE l.token_sha256 = ${digest}`.pipe(Effect.flatMap(decodeLinkStates), Effect.orDie)
-        const reason: SignInLinkReason = state === undefined ? "unknown" : state.used ? "used" : state.expired ? "expired" : state.revoked ? "revoked" : "unknown"
+        const reason: SignInLinkReason = state === undefined
+          ? "unknown"
+          : state.used
+          ? "used"
+          : state.expired
+          ? "expired"
+          : state.revoked
+          ? "revoked"
+          : "unknown"
         return yield* new SignInLinkRefused({ reason, message: refusalMessage[reason] })
       }
       return yield* open(row.apiKeyId)

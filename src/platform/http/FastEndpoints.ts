@@ -27,7 +27,6 @@ interface GroupContract extends HttpApiGroup.HttpApiGroup.Any {
   readonly endpoints: { readonly [name: string]: EndpointContract }
 }
 
-
 /**
  * A handler that needs only the decoded path and payload (no raw request), typed by its endpoint's
  * contract; `HttpApiBuilder.group(...).handle` takes the same function.
@@ -67,8 +66,7 @@ export const fastRoute = <Group extends GroupContract, Name extends HttpApiGroup
   return { group, endpoint, handler }
 }
 
-const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> =>
-  SchemaAST.isUnion(ast) ? ast.types.flatMap(members) : [ast]
+const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> => SchemaAST.isUnion(ast) ? ast.types.flatMap(members) : [ast]
 
 const json = (status: number, value: unknown): Reply =>
   value === undefined
@@ -79,10 +77,12 @@ const json = (status: number, value: unknown): Reply =>
 const matcherOf = (path: string) => {
   const names: Array<string> = []
   const pattern = new RegExp(
-    `^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:(\w+)/g, (_, name: string) => {
-      names.push(name)
-      return "([^/?#]+)"
-    })}$`
+    `^${
+      path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:(\w+)/g, (_, name: string) => {
+        names.push(name)
+        return "([^/?#]+)"
+      })
+    }$`
   )
   return (url: string): Record<string, string> | undefined => {
     const match = pattern.exec(url)
@@ -92,8 +92,10 @@ const matcherOf = (path: string) => {
 }
 
 const decodeFailure = (error: ParseResult.ParseError): Effect.Effect<Reply> =>
-  Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(error), (decodeError) =>
-    Effect.map(Schema.encode(HttpApiError.HttpApiDecodeError)(decodeError).pipe(Effect.orDie), (body) => json(400, body)))
+  Effect.flatMap(
+    HttpApiError.HttpApiDecodeError.fromParseError(error),
+    (decodeError) => Effect.map(Schema.encode(HttpApiError.HttpApiDecodeError)(decodeError).pipe(Effect.orDie), (body) => json(400, body))
+  )
 
 const compile = ({ endpoint, group, handler }: FastRoute) => {
   const match = matcherOf(endpoint.path)
@@ -120,7 +122,7 @@ const compile = ({ endpoint, group, handler }: FastRoute) => {
       : Effect.map(declared.encode(error).pipe(Effect.orDie), (body) => json(declared.status, body))
   }
   const run = (params: Record<string, string>, body: string) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const path = yield* decodePath(params)
       const payload = yield* decodePayload(body)
       return { path, payload }

@@ -13,16 +13,19 @@ export const toResponse = (reply: Reply) =>
  * request's body is read up to the size limit.
  */
 export const GuardMiddleware = HttpLayerRouter.middleware(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const guard = yield* RequestGuard
     return (app) =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        guard.check({ method: request.method, url: request.url, header: (name) => request.headers[name] }).pipe(
-          Effect.flatMap(Either.match({
-            onLeft: (refusal) => Effect.succeed(toResponse(refusal)),
-            onRight: () => app.pipe(HttpServerRequest.withMaxBodySize(Option.some(guard.maxBodyBytes)))
-          }))
-        ))
+      Effect.flatMap(
+        HttpServerRequest.HttpServerRequest,
+        (request) =>
+          guard.check({ method: request.method, url: request.url, header: (name) => request.headers[name] }).pipe(
+            Effect.flatMap(Either.match({
+              onLeft: (refusal) => Effect.succeed(toResponse(refusal)),
+              onRight: () => app.pipe(HttpServerRequest.withMaxBodySize(Option.some(guard.maxBodyBytes)))
+            }))
+          )
+      )
   }),
   { global: true }
 )

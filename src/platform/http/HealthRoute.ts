@@ -4,7 +4,7 @@ import { Effect } from "effect"
 
 /** `GET /health`: 200 when the database answers within two seconds, else 503. */
 export const HealthRoute = HttpLayerRouter.use((router) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const check = sql`SELECT 1`.pipe(
       Effect.timeout("2 seconds"),

@@ -27,8 +27,11 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("trellis/RateLimi
       for (const [key, bucket] of buckets) if (bucket.fullAt <= now) buckets.delete(key)
     }
 
-    const bucketOf = (tokens: number, now: number, { burst, perSecond }: RateLimit): Bucket =>
-      ({ tokens, updatedAt: now, fullAt: now + ((burst - tokens) / perSecond) * 1000 })
+    const bucketOf = (tokens: number, now: number, { burst, perSecond }: RateLimit): Bucket => ({
+      tokens,
+      updatedAt: now,
+      fullAt: now + ((burst - tokens) / perSecond) * 1000
+    })
 
     /** Takes one token for `key` under `budget`; when none is left, returns how many seconds to wait. */
     const take = (key: string, budget: RateLimit): Effect.Effect<Option.Option<number>> =>

@@ -99,7 +99,7 @@ const rpcPrefixOf: Record<Refusal, string> = {
  * middleware in src/platform/http/GuardMiddleware.ts for embedders).
  */
 export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/RequestGuard", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const config = yield* TrellisConfig
     const apiKeys = yield* ApiKeys
     const webSessions = yield* WebSessions
@@ -154,13 +154,14 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
         Effect.mapError((error) =>
           refuse(family, "unauthorized", error.message, {
             headers: { "www-authenticate": `Bearer realm="trellis", error="invalid_token"` }
-          })),
+          })
+        ),
         Effect.either
       )
     }
 
     const check = (request: GuardRequest): Effect.Effect<Either.Either<Admission, Reply>> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const family = familyOf(pathOf(request.url))
         const refused = OriginGuard.refusal(request.header, config)
         if (refused !== undefined) return Either.left(refuse(family, "forbidden", refused))
@@ -182,9 +183,12 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
         if (principal.right !== undefined && Option.isSome(budget)) {
           const wait = yield* limiter.take(`${family}:${budgetOwner(principal.right)}`, budget.value)
           if (Option.isSome(wait)) {
-            return Either.left(refuse(family, "rateLimited",
-              `too many requests for this API key; retry in ${wait.value} s`,
-              { headers: { "retry-after": String(wait.value) }, retryAfterSeconds: wait.value }))
+            return Either.left(
+              refuse(family, "rateLimited", `too many requests for this API key; retry in ${wait.value} s`, {
+                headers: { "retry-after": String(wait.value) },
+                retryAfterSeconds: wait.value
+              })
+            )
           }
         }
         return Either.right({ family, principal: Option.fromNullable(principal.right) })

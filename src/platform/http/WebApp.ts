@@ -28,8 +28,7 @@ const contentTypes: Record<string, string> = {
  * The shell runs only the bundles it names: no inline script, nothing from another origin. React's
  * `style` attributes need inline styles.
  */
-const SHELL_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+const SHELL_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"
 
 interface File {
@@ -128,10 +127,10 @@ const file = (found: File, cacheControl: string, acceptEncoding: string | undefi
  */
 export const makeWebAppRoutes = (dir: string) =>
   HttpLayerRouter.use((router) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const app = yield* loadBuiltApp(dir)
 
-      const answer = Effect.gen(function* () {
+      const answer = Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const requested = pathOf(request.url)
         if (requested.startsWith("/api/") || requested === "/api") return notFound(requested)

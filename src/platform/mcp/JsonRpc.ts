@@ -33,14 +33,16 @@ export interface Rejection {
   readonly message: string
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
-const isId = (value: unknown): value is JsonRpcId =>
-  typeof value === "string" || (typeof value === "number" && Number.isFinite(value))
+const isId = (value: unknown): value is JsonRpcId => typeof value === "string" || (typeof value === "number" && Number.isFinite(value))
 
-const invalid = (id: JsonRpcId | null, message: string): Rejection =>
-  ({ httpStatus: 400, id, code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` })
+const invalid = (id: JsonRpcId | null, message: string): Rejection => ({
+  httpStatus: 400,
+  id,
+  code: ErrorCode.InvalidRequest,
+  message: `Invalid Request: ${message}`
+})
 
 const parseJson = Schema.decodeEither(Schema.parseJson())
 
@@ -78,7 +80,7 @@ export const parse = (body: string): Either.Either<Incoming, Rejection> => {
   }
   if (!isObject(message)) return Either.left(invalid(null, "the body must be a JSON-RPC 2.0 object"))
   const id = isId(message["id"]) ? message["id"] : null
-  if (message["jsonrpc"] !== "2.0") return Either.left(invalid(id, 'jsonrpc must be "2.0"'))
+  if (message["jsonrpc"] !== "2.0") return Either.left(invalid(id, "jsonrpc must be \"2.0\""))
   if ("method" in message) {
     const method = message["method"]
     if (typeof method !== "string") return Either.left(invalid(id, "method must be a string"))

@@ -65,18 +65,22 @@ const decoder = <T extends Tool.Any>(tool: T) => {
     const given = Object.keys(args ?? {})
     const removed = Object.keys(tool.removedArguments).filter((path) => isPresent(args, path.split(".")))
     if (removed.length > 0) {
-      return Either.left(new InvalidArgument({
-        message: `Invalid arguments: ${removed.map((key) => `${key}: ${tool.removedArguments[key]}`).join("; ")}`
-      }))
+      return Either.left(
+        new InvalidArgument({
+          message: `Invalid arguments: ${removed.map((key) => `${key}: ${tool.removedArguments[key]}`).join("; ")}`
+        })
+      )
     }
     const unstorable = unstorableText(args)
     if (unstorable !== undefined) return Either.left(new InvalidArgument({ message: `Invalid arguments: ${unstorable}` }))
     // Checked here because Schema lets any object through an empty Struct (`{}` accepts everything).
     const unexpected = given.filter((key) => !known.includes(key))
     if (unexpected.length > 0) {
-      return Either.left(new InvalidArgument({
-        message: `Invalid arguments: ${unexpected.map((key) => `${key}: is unexpected`).join("; ")} (${takes})`
-      }))
+      return Either.left(
+        new InvalidArgument({
+          message: `Invalid arguments: ${unexpected.map((key) => `${key}: is unexpected`).join("; ")} (${takes})`
+        })
+      )
     }
     return Either.mapLeft(decode(args ?? {}), (error) => new InvalidArgument({ message: `Invalid arguments: ${formatIssues(error)}` }))
   }
@@ -109,7 +113,7 @@ const projectIdFromUrl = Schema.decodeUnknownEither(ProjectId)
 
 /** The project of a `P?` call: `projectId` if given, else the connection's `?project=`, access-checked. */
 export const resolveProject = (explicit: ProjectId | undefined) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const projects = yield* ProjectGate
     if (explicit !== undefined) return yield* projects.access(principal, explicit)
@@ -140,7 +144,7 @@ export const scoped = <T extends ScopedTool>(
     _tag: "Scoped",
     tool,
     run: (args) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const input = yield* decode(args)
         const project = yield* resolveProject(input.projectId)
         const output = yield* Effect.provideService(handler(input), CurrentProject, project)

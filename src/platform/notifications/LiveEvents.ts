@@ -56,7 +56,7 @@ export type ProjectChange = typeof ProjectChange.Type
 const decodeProjectChange = Schema.decodeUnknownOption(Schema.parseJson(ProjectChange))
 
 export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents", {
-  scoped: Effect.gen(function* () {
+  scoped: Effect.gen(function*() {
     const pg = yield* PgClient.PgClient
     const threads = makeSignalHub()
     const profiles = makeSignalHub()
@@ -92,9 +92,9 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
       return (profileId === null
         ? pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId}), ${project}`
         : pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId}), ${project}, pg_notify(${PROFILE_CHANNEL}, ${profileId})`).pipe(
-        Effect.asVoid,
-        Effect.catchAllCause((cause) => Effect.logWarning("NOTIFY failed", cause))
-      )
+          Effect.asVoid,
+          Effect.catchAllCause((cause) => Effect.logWarning("NOTIFY failed", cause))
+        )
     }
 
     /** The machines of these CLI sessions went online or offline: their projects are told. */
@@ -114,8 +114,11 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
      * subscriber one read, not one per change.
      */
     const signals = (hub: SignalHub, key: string) =>
-      Effect.map(hub.subscribe(key), (queue) =>
-        Stream.fromQueue(queue).pipe(Stream.mapChunks((chunk) => Chunk.isEmpty(chunk) ? Chunk.empty<void>() : Chunk.of(undefined))))
+      Effect.map(
+        hub.subscribe(key),
+        (queue) =>
+          Stream.fromQueue(queue).pipe(Stream.mapChunks((chunk) => Chunk.isEmpty(chunk) ? Chunk.empty<void>() : Chunk.of(undefined)))
+      )
 
     return {
       threadChanged,

@@ -16,7 +16,7 @@ export const makeKeyedHub = <A>(): KeyedHub<A> => {
   const publish = (key: string, value: A) =>
     Effect.sync(() => {
       const queues = subscribers.get(key)
-      if (queues !== undefined) for (const queue of queues) queue.unsafeOffer(value)
+      if (queues !== undefined) { for (const queue of queues) queue.unsafeOffer(value) }
     })
   const subscribe = (key: string) =>
     Effect.acquireRelease(

@@ -54,7 +54,8 @@ export const acquire = (lockPath: string, dataDir: string, command: string) =>
         const holder = readHolder(lockPath)
         if (holder !== undefined && holder.hostname === me.hostname && isAlive(holder.pid) && holder.pid !== me.pid) {
           return new DatabaseLocked({
-            message: `The embedded database at ${dataDir} is in use by process ${holder.pid} (\`${holder.command}\`, started ${holder.startedAt}). ` +
+            message:
+              `The embedded database at ${dataDir} is in use by process ${holder.pid} (\`${holder.command}\`, started ${holder.startedAt}). ` +
               `Stop that process first, or run both against PostgreSQL by setting DATABASE_URL.`
           })
         }

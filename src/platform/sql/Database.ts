@@ -21,7 +21,7 @@ export interface DatabaseOptions {
  * single session for about a second, so it runs seldom: shortly after start, then every 15 minutes.
  */
 const PlannerStatistics = Layer.scopedDiscard(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const analyze = sql`ANALYZE`.pipe(Effect.catchAllCause((cause) => Effect.logWarning("ANALYZE failed", cause)))
     yield* Effect.forkScoped(Effect.repeat(Effect.delay(analyze, "20 seconds"), Schedule.spaced("15 minutes")))
@@ -35,7 +35,7 @@ export const layer = (options: DatabaseOptions) =>
     onNone: () => {
       const dataDir = path.join(options.home, "data")
       return Layer.unwrapScoped(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           yield* Effect.sync(() => fs.mkdirSync(options.home, { recursive: true, mode: 0o700 }))
           yield* DataDirLock.acquire(path.join(options.home, "data.lock"), dataDir, options.command)
           return Layer.provideMerge(PlannerStatistics, PgliteClient.layer({ dataDir }))

@@ -24,7 +24,7 @@ export const make = <A, B, E>(options: {
   readonly maxSize: number
   readonly workers: number
 }) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const queue = yield* Effect.acquireRelease(Queue.unbounded<Pending<A, B, E>>(), Queue.shutdown)
 
     const runGroup = (group: Arr.NonEmptyReadonlyArray<Pending<A, B, E>>) =>
@@ -39,10 +39,11 @@ export const make = <A, B, E>(options: {
                   onNone: () => Effect.dieMessage(`group commit: no result for item ${i} of ${group.length}`),
                   onSome: Effect.succeed
                 }))
-            ), { discard: true }))
+            ), { discard: true })
+        )
       )
 
-    const worker = Effect.gen(function* () {
+    const worker = Effect.gen(function*() {
       const first = yield* Queue.take(queue)
       const rest = yield* Queue.takeUpTo(queue, options.maxSize - 1)
       yield* runGroup(Arr.prepend(Arr.fromIterable(rest), first))
@@ -51,8 +52,7 @@ export const make = <A, B, E>(options: {
     yield* Effect.forkScoped(Effect.all(Arr.replicate(worker, options.workers), { concurrency: "unbounded", discard: true }))
 
     const submit = (item: A): Effect.Effect<B, E> =>
-      Effect.flatMap(Deferred.make<B, E>(), (result) =>
-        Effect.zipRight(Queue.offer(queue, { item, result }), Deferred.await(result)))
+      Effect.flatMap(Deferred.make<B, E>(), (result) => Effect.zipRight(Queue.offer(queue, { item, result }), Deferred.await(result)))
 
     return { submit } satisfies GroupCommit<A, B, E>
   })

@@ -166,8 +166,7 @@ export const make = (
             (rs) => rs.flatMap((r) => r.rows.map((row) => Array.isArray(row) ? row : Object.values(row)))
           ),
         // PGlite has no cursors: load all rows, then emit them.
-        executeStream: (sql, params, transformRows) =>
-          Stream.unwrap(Effect.map(execute(sql, params, transformRows), Stream.fromIterable))
+        executeStream: (sql, params, transformRows) => Stream.unwrap(Effect.map(execute(sql, params, transformRows), Stream.fromIterable))
       }
     }
     // Used inside a transaction, which already holds the permit for its scope.
@@ -184,7 +183,8 @@ export const make = (
     const client = yield* SqlClient.make({
       acquirer: Effect.succeed(connection),
       transactionAcquirer: Effect.as(
-        Effect.acquireRelease(semaphore.take(1), () => semaphore.release(1)),
+        Effect.acquireRelease(semaphore.take(1), () =>
+          semaphore.release(1)),
         transactionConnection
       ),
       compiler: PgClient.makeCompiler(config.transformQueryNames),
@@ -228,8 +228,7 @@ export const make = (
         ),
       // Runs on the current connection: inside a transaction it is delivered
       // at COMMIT (PGlite has no second session to notify from).
-      notify: (channel: string, payload: string) =>
-        Effect.asVoid(client`SELECT pg_notify(${channel}, ${payload})`)
+      notify: (channel: string, payload: string) => Effect.asVoid(client`SELECT pg_notify(${channel}, ${payload})`)
     })
   })
 

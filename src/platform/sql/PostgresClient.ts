@@ -50,7 +50,8 @@ const openPool = (options: PostgresOptions) =>
       }).pipe(Effect.timeoutFail({
         duration: CONNECT_TIMEOUT,
         onTimeout: () => new SqlError({ cause: new Error("connection timed out"), message: "PostgreSQL: connection timed out" })
-      })))
+      }))
+    )
   )
 
 /** The SQL layer over a PostgreSQL server (`SqlClient` and `PgClient`). */

@@ -80,7 +80,10 @@ const system = (line: Json): ReadonlyArray<Json> | "ignored" => {
       if (compactResult === "failed") {
         // The run still ends in a successful `result`: the failure is the turn's, said here.
         const error = str(line["compact_error"]) ?? "Compaction failed"
-        return [{ kind: "runtime-notice", message: `Compaction failed${error === "Compaction failed" ? "" : `: ${error}`}` }, { kind: "metadata", otherJson: stringify({ turnStatus: "failed", error }) }]
+        return [{ kind: "runtime-notice", message: `Compaction failed${error === "Compaction failed" ? "" : `: ${error}`}` }, {
+          kind: "metadata",
+          otherJson: stringify({ turnStatus: "failed", error })
+        }]
       }
       if (compactResult !== undefined) return [{ kind: "runtime-notice", message: `Compaction ${compactResult}` }]
       // `requesting` precedes every API request (partial-message mode): no information for a reader.
@@ -100,8 +103,7 @@ const assistant = (line: Json): ReadonlyArray<Json> => {
   const content = Array.isArray(msg["content"]) ? msg["content"] : [misread]
   // One block per line in practice; the line's uuid (else the message id) names the item.
   const base = str(line["uuid"]) ?? str(msg["id"])
-  const itemId = (i: number): string | undefined =>
-    base === undefined ? undefined : content.length === 1 ? base : `${base}:${i}`
+  const itemId = (i: number): string | undefined => base === undefined ? undefined : content.length === 1 ? base : `${base}:${i}`
   return content.flatMap((block, i): ReadonlyArray<Json> => {
     if (!isObject(block)) return [misread]
     switch (block["type"]) {
@@ -243,7 +245,9 @@ const streamEvent = (line: Json): ReadonlyArray<Json> | "ignored" => {
  * questions, the plan, or the tool's whole input.
  */
 const permissionAsked = (tool: string, input: Json): string => {
-  const questions = Array.isArray(input["questions"]) ? input["questions"].flatMap((q) => str(isObject(q) ? q["question"] : undefined) ?? []) : []
+  const questions = Array.isArray(input["questions"])
+    ? input["questions"].flatMap((q) => str(isObject(q) ? q["question"] : undefined) ?? [])
+    : []
   if (tool === "AskUserQuestion" && questions.length > 0) return `Question: ${questions.join(" / ")}`
   const shown = str(input["command"]) ?? str(input["plan"]) ?? (Object.keys(input).length === 0 ? undefined : stringify(input))
   return shown === undefined ? `Permission requested: ${tool}` : `Permission requested: ${tool}: ${shown}`
@@ -269,5 +273,8 @@ const controlResponse = (line: Json): ReadonlyArray<Json> => {
   const subtype = str(response["subtype"])
   const error = str(response["error"])
   if (subtype === undefined) return [misread]
-  return [{ kind: "runtime-notice", message: error === undefined ? `Control response: ${subtype}` : `Control response: ${subtype}: ${error}` }]
+  return [{
+    kind: "runtime-notice",
+    message: error === undefined ? `Control response: ${subtype}` : `Control response: ${subtype}: ${error}`
+  }]
 }

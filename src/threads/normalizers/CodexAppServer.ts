@@ -155,9 +155,18 @@ const itemCompleted = (item: Json): LineResult => {
       const exitCode = num(item["exitCode"])
       if (refused(item) || (exitCode !== undefined && exitCode !== 0)) {
         const status = str(item["status"]) ?? "failed"
-        return [{ kind: "tool-error", toolCallId: id, message: output || `Command ${status}${exitCode === undefined ? "" : ` with exit code ${exitCode}`}`, ...denial(item) }]
+        return [{
+          kind: "tool-error",
+          toolCallId: id,
+          message: output || `Command ${status}${exitCode === undefined ? "" : ` with exit code ${exitCode}`}`,
+          ...denial(item)
+        }]
       }
-      return [{ kind: "tool-output", toolCallId: id, outputJson: stringify(defined({ output: output ?? "", exitCode, durationMs: num(item["durationMs"]) })) }]
+      return [{
+        kind: "tool-output",
+        toolCallId: id,
+        outputJson: stringify(defined({ output: output ?? "", exitCode, durationMs: num(item["durationMs"]) }))
+      }]
     }
     case "fileChange":
       return refused(item)

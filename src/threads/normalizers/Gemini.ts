@@ -1,14 +1,4 @@
-import {
-  type ChunkNormalizer,
-  defined,
-  type Json,
-  type LineResult,
-  lineNormalizer,
-  num,
-  obj,
-  str,
-  stringify
-} from "./LineNormalizer.js"
+import { type ChunkNormalizer, defined, type Json, type LineResult, lineNormalizer, num, obj, str, stringify } from "./LineNormalizer.js"
 
 /**
  * Runtime D: Gemini CLI `--output-format stream-json`. Registered but not executable yet; this
@@ -25,9 +15,16 @@ const mapLine = (type: string, line: Json): LineResult => {
     case "message":
       if (line["role"] !== "assistant") return "ignored"
       // Streamed pieces carry no id: each `delta` extends the text the composer is building.
-      return [line["delta"] === true ? { kind: "text", text: str(line["content"]), delta: true } : { kind: "text", text: str(line["content"]) }]
+      return [
+        line["delta"] === true ? { kind: "text", text: str(line["content"]), delta: true } : { kind: "text", text: str(line["content"]) }
+      ]
     case "tool_use":
-      return [{ kind: "tool-input", toolCallId: str(line["tool_id"]), toolName: str(line["tool_name"]), inputJson: stringify(line["parameters"] ?? {}) }]
+      return [{
+        kind: "tool-input",
+        toolCallId: str(line["tool_id"]),
+        toolName: str(line["tool_name"]),
+        inputJson: stringify(line["parameters"] ?? {})
+      }]
     case "tool_result": {
       const toolCallId = str(line["tool_id"])
       if (line["status"] === "error") {

@@ -18,16 +18,14 @@ export type LineMapper = (type: string, line: Json) => LineResult
 /** Pure and total: exactly one event per chunk, never a throw. */
 export type ChunkNormalizer = (type: string, data: string) => NormalizedEvent
 
-export const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The object at `value`, or an empty one, so lookups on a missing level read as absent. */
 export const obj = (value: unknown): Json => (isObject(value) ? value : {})
 
 export const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 
-export const num = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isFinite(value) ? value : undefined
+export const num = (value: unknown): number | undefined => typeof value === "number" && Number.isFinite(value) ? value : undefined
 
 /** Copies only the defined entries, so optional fields stay absent (exactOptionalPropertyTypes). */
 export const defined = (fields: Json): Json => {
@@ -64,20 +62,18 @@ export const misread: Json = { kind: "misread" }
 
 const unknown = (reason: string, type: string, data: string): NormalizedEvent => ({ kind: "unknown", reason, rawType: type, rawData: data })
 
-export const lineNormalizer =
-  (mapLine: LineMapper): ChunkNormalizer =>
-  (type, data) => {
-    const parsed = parseJson(data)
-    if (parsed === notJson) return unknown("json-parse-error", type, data)
-    if (!isObject(parsed)) return unknown("unexpected-shape", type, data)
-    const lines = mapLine(type, parsed)
-    if (lines === "ignored" || lines === "unrecognized-type") return unknown(lines, type, data)
-    if (lines.length === 0) return unknown("unexpected-shape", type, data)
-    const events: Array<NormalizedEvent> = []
-    for (const line of lines) {
-      const event = checkEvent(line)
-      if (event === undefined) return unknown("unexpected-shape", type, data)
-      events.push(event)
-    }
-    return bundle(events)
+export const lineNormalizer = (mapLine: LineMapper): ChunkNormalizer => (type, data) => {
+  const parsed = parseJson(data)
+  if (parsed === notJson) return unknown("json-parse-error", type, data)
+  if (!isObject(parsed)) return unknown("unexpected-shape", type, data)
+  const lines = mapLine(type, parsed)
+  if (lines === "ignored" || lines === "unrecognized-type") return unknown(lines, type, data)
+  if (lines.length === 0) return unknown("unexpected-shape", type, data)
+  const events: Array<NormalizedEvent> = []
+  for (const line of lines) {
+    const event = checkEvent(line)
+    if (event === undefined) return unknown("unexpected-shape", type, data)
+    events.push(event)
   }
+  return bundle(events)
+}

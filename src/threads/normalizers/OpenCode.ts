@@ -19,9 +19,7 @@ import {
  * Both carry the same message parts (RUNTIMES §4).
  */
 
-export const normalizeOpenCodeServerChunk: ChunkNormalizer = lineNormalizer((type, event) =>
-  serverEvent(type, obj(event["properties"]))
-)
+export const normalizeOpenCodeServerChunk: ChunkNormalizer = lineNormalizer((type, event) => serverEvent(type, obj(event["properties"])))
 
 export const normalizeOpenCodeRunChunk: ChunkNormalizer = lineNormalizer((type, line) => runLine(type, line))
 

@@ -32,8 +32,10 @@ export const normalizerFor = (source: ChunkSource): ChunkNormalizer => {
   }
 }
 
-
-const normalizeCliWarning = lineNormalizer((_, line) => (typeof line["message"] === "string" ? [{ kind: "warning", message: line["message"] }] : [misread]))
+const normalizeCliWarning = lineNormalizer((
+  _,
+  line
+) => (typeof line["message"] === "string" ? [{ kind: "warning", message: line["message"] }] : [misread]))
 
 /** The turn's owner stopped it: the turn's status, as a runtime that reports one gives it. */
 const normalizeCliStopped = lineNormalizer((_, line) => [{

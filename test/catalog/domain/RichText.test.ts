@@ -30,11 +30,28 @@ describe("rich text", () => {
     Effect.sync(() => {
       const doc = RichText.fromMarkdown(markdown)
       const text = JSON.stringify(doc)
-      for (const name of ["heading", "paragraph", "bulletList", "orderedList", "listItem", "blockquote", "codeBlock", "horizontalRule", "hardBreak", "bold", "italic", "strike", "code", "link"]) {
+      for (
+        const name of [
+          "heading",
+          "paragraph",
+          "bulletList",
+          "orderedList",
+          "listItem",
+          "blockquote",
+          "codeBlock",
+          "horizontalRule",
+          "hardBreak",
+          "bold",
+          "italic",
+          "strike",
+          "code",
+          "link"
+        ]
+      ) {
         expect(text).toContain(`"type":"${name}"`)
       }
-      expect(text).toContain('"start":3')
-      expect(text).toContain('"language":"ts"')
+      expect(text).toContain("\"start\":3")
+      expect(text).toContain("\"language\":\"ts\"")
     }))
 
   it.effect("Markdown survives the round trip through the stored form", () =>

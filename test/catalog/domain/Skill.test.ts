@@ -36,7 +36,9 @@ describe("Skill files", () => {
       const write = { op: "write", path: "x.md", content: "x" } as const
       expect(applySkillEdits(stored, undefined, [write, { op: "replace", path: "docs/a.md", oldString: "two", newString: "2" }]))
         .toMatchObject({ left: { ok: false, index: 1, code: "multiple_matches", occurrences: 2 } })
-      expect(applySkillEdits(stored, undefined, [{ op: "replace", path: "docs/a.md", oldString: "three", newString: "3", replaceAll: true }]))
+      expect(
+        applySkillEdits(stored, undefined, [{ op: "replace", path: "docs/a.md", oldString: "three", newString: "3", replaceAll: true }])
+      )
         .toMatchObject({ left: { ok: false, index: 0, code: "old_string_not_found", occurrences: 0 } })
     }))
 

@@ -27,8 +27,7 @@ const eventsOf = (name: string): ReadonlyArray<Event> => {
 
 const composeFixture = (name: string): ComposedMessage => composeEvents(eventsOf(name))
 
-const applyAll = (events: ReadonlyArray<Event>, state: Composition = emptyComposition): Composition =>
-  events.reduce(applyEvent, state)
+const applyAll = (events: ReadonlyArray<Event>, state: Composition = emptyComposition): Composition => events.reduce(applyEvent, state)
 
 const compose = (...events: ReadonlyArray<Event>): ComposedMessage => composeEvents(events)
 
@@ -45,7 +44,9 @@ const ClaudeAssistantLine = Schema.parseJson(
   Schema.Struct({
     type: Schema.Literal("assistant"),
     message: Schema.Struct({
-      content: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String), thinking: Schema.optional(Schema.String) }))
+      content: Schema.Array(
+        Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String), thinking: Schema.optional(Schema.String) })
+      )
     })
   })
 )
@@ -396,7 +397,13 @@ describe("compose: rules", () => {
         { kind: "tool-input", toolCallId: "c1", toolName: "bash", inputJson: "{}" },
         { kind: "tool-input", toolCallId: "c1", toolName: "bash", inputJson: "{\"command\":\"ls\"}" }
       )
-      expect(running.parts).toEqual([{ type: "tool", toolCallId: "c1", toolName: "bash", inputJson: "{\"command\":\"ls\"}", state: "running" }])
+      expect(running.parts).toEqual([{
+        type: "tool",
+        toolCallId: "c1",
+        toolName: "bash",
+        inputJson: "{\"command\":\"ls\"}",
+        state: "running"
+      }])
       const completed = compose(
         { kind: "tool-input", toolCallId: "c1", toolName: "bash", inputJson: "{}" },
         { kind: "tool-input", toolCallId: "c2", toolName: "read", inputJson: "{}" },
@@ -472,10 +479,12 @@ describe("compose: rules", () => {
     Effect.sync(() => {
       expect(compose({ kind: "metadata", otherJson: "{\"turnStatus\":\"failed\"}" }).session).toEqual({ turnFailed: {} })
       expect(compose({ kind: "metadata", otherJson: "{\"turnStatus\":\"failed\",\"error\":null}" }).session).toEqual({ turnFailed: {} })
-      expect(compose(
-        { kind: "metadata", sessionId: "s1" },
-        { kind: "metadata", otherJson: "{\"turnStatus\":\"failed\",\"error\":\"Compaction failed: not enough messages\"}" }
-      ).session).toEqual({ sessionId: "s1", turnFailed: { error: "Compaction failed: not enough messages" } })
+      expect(
+        compose(
+          { kind: "metadata", sessionId: "s1" },
+          { kind: "metadata", otherJson: "{\"turnStatus\":\"failed\",\"error\":\"Compaction failed: not enough messages\"}" }
+        ).session
+      ).toEqual({ sessionId: "s1", turnFailed: { error: "Compaction failed: not enough messages" } })
       expect(compose({ kind: "metadata", otherJson: "not json" }).session).toEqual({})
     }))
 
@@ -485,7 +494,15 @@ describe("compose: rules", () => {
         { kind: "tool-input", toolCallId: "c1", toolName: "commandExecution", inputJson: "{}" },
         { kind: "tool-error", toolCallId: "c1", message: "Command declined", denied: true }
       )
-      expect(codex.parts).toEqual([{ type: "tool", toolCallId: "c1", toolName: "commandExecution", inputJson: "{}", state: "error", errorMessage: "Command declined", denied: true }])
+      expect(codex.parts).toEqual([{
+        type: "tool",
+        toolCallId: "c1",
+        toolName: "commandExecution",
+        inputJson: "{}",
+        state: "error",
+        errorMessage: "Command declined",
+        denied: true
+      }])
       // Claude: the refusal's message is the tool result; its closing result names the refused calls.
       const claude = compose(
         { kind: "tool-input", toolCallId: "t1", toolName: "Bash", inputJson: "{}" },
@@ -493,18 +510,30 @@ describe("compose: rules", () => {
         { kind: "text", text: "Understood." },
         { kind: "tool-error", toolCallId: "t1", message: "Denied", denied: true }
       )
-      expect(claude.parts[0]).toEqual({ type: "tool", toolCallId: "t1", toolName: "Bash", inputJson: "{}", state: "error", errorMessage: "Write it under docs/ instead", denied: true })
+      expect(claude.parts[0]).toEqual({
+        type: "tool",
+        toolCallId: "t1",
+        toolName: "Bash",
+        inputJson: "{}",
+        state: "error",
+        errorMessage: "Write it under docs/ instead",
+        denied: true
+      })
       // A plain error is not a denial.
-      expect(compose(
-        { kind: "tool-input", toolCallId: "t2", toolName: "Bash", inputJson: "{}" },
-        { kind: "tool-error", toolCallId: "t2", message: "Exit code 2" }
-      ).parts[0]).not.toHaveProperty("denied")
+      expect(
+        compose(
+          { kind: "tool-input", toolCallId: "t2", toolName: "Bash", inputJson: "{}" },
+          { kind: "tool-error", toolCallId: "t2", message: "Exit code 2" }
+        ).parts[0]
+      ).not.toHaveProperty("denied")
     }))
 
   it.effect("rule 3: the recorded denials compose to denied calls: Claude's stdio Deny and OpenCode's rejected permission", () =>
     Effect.sync(() => {
       const claude = composeFixture("claude-raw-stdio-deny").parts.filter((part) => part.type === "tool")
-      expect(claude).toEqual([expect.objectContaining({ toolName: "Bash", state: "error", errorMessage: "User denied via bridge", denied: true })])
+      expect(claude).toEqual([
+        expect.objectContaining({ toolName: "Bash", state: "error", errorMessage: "User denied via bridge", denied: true })
+      ])
       const opencode = composeFixture("opencode-serve-raw-deny-resume").parts.filter((part) => part.type === "tool")
       expect(opencode).toContainEqual(expect.objectContaining({ state: "error", denied: true }))
       expect(composeFixture("claude-raw-tool-allowed").parts.filter((part) => part.type === "tool" && part.denied === true)).toEqual([])
@@ -584,7 +613,12 @@ describe("compose: messageText", () => {
   it.effect("messageText: capped at MessageTextLimit with truncated: true", () =>
     Effect.sync(() => {
       expect(MessageTextLimit).toBe(4000)
-      const long = messageText([{ kind: "text", text: "a".repeat(3000) }, { kind: "tool-input", toolCallId: "c", toolName: "t", inputJson: "{}" }, { kind: "text", text: "b".repeat(3000) }])
+      const long = messageText([{ kind: "text", text: "a".repeat(3000) }, {
+        kind: "tool-input",
+        toolCallId: "c",
+        toolName: "t",
+        inputJson: "{}"
+      }, { kind: "text", text: "b".repeat(3000) }])
       expect(long.truncated).toBe(true)
       expect(long.text).toHaveLength(MessageTextLimit)
       expect(long.text).toBe(`${"a".repeat(3000)}\n\n${"b".repeat(998)}`)

@@ -30,7 +30,7 @@ describe("the agent's log and live view", () => {
   })
 
   it.effect("on a terminal, a log line is written above the live block, which is erased and drawn again", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out: Array<string> = []
       const log = makeAgentLog("pretty", { live: true, write: (text) => out.push(text), now: () => now })
       yield* log.status(status())
@@ -38,13 +38,15 @@ describe("the agent's log and live view", () => {
       yield* log.status(status({ threads: [{ threadId: "thread_a", startedAt: now.toISOString(), events: 0 }] }))
       expect(out).toEqual([
         "── laptop · online · session session_1 · last heartbeat 12s ago\n   waiting for threads\n",
-        `${ERASE(2)}10:00:00 claimed thread thread_a\n── laptop · online · session session_1 · last heartbeat 12s ago\n   waiting for threads\n`,
+        `${
+          ERASE(2)
+        }10:00:00 claimed thread thread_a\n── laptop · online · session session_1 · last heartbeat 12s ago\n   waiting for threads\n`,
         `${ERASE(2)}── laptop · online · session session_1 · last heartbeat 12s ago\n   ▶ thread_a  0s  0 events\n`
       ])
     }))
 
   it.effect("off a terminal, each event is one JSON line and no live block is drawn", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const out: Array<string> = []
       const log = makeAgentLog("json", { live: true, write: (text) => out.push(text), now: () => now })
       yield* log.status(status())

@@ -30,26 +30,28 @@ const installReplay = () => {
 class ServerUrl extends Effect.Tag("test/ServerUrl")<ServerUrl, string>() {}
 const Backend = Layer.scoped(
   ServerUrl,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
     return `http://127.0.0.1:${address.port}`
   })
 ).pipe(Layer.provideMerge(Trellis.services({ rateLimit: Option.none() })), Layer.provideMerge(TestDatabase))
 
 const mcp = (server: string, key: string, name: string, args: unknown) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const http = yield* HttpClient.HttpClient
-    const response = yield* http.execute(HttpClientRequest.post(`${server}/api/mcp`).pipe(
-      HttpClientRequest.bearerToken(key),
-      HttpClientRequest.setHeader("accept", "application/json, text/event-stream"),
-      HttpClientRequest.bodyUnsafeJson({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } })
-    ))
+    const response = yield* http.execute(
+      HttpClientRequest.post(`${server}/api/mcp`).pipe(
+        HttpClientRequest.bearerToken(key),
+        HttpClientRequest.setHeader("accept", "application/json, text/event-stream"),
+        HttpClientRequest.bodyUnsafeJson({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } })
+      )
+    )
     const body: unknown = yield* response.json
     return Object(Reflect.get(Object(Reflect.get(Object(body), "result")), "structuredContent"))
   }).pipe(Effect.scoped)
 
 const eventually = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>, done: (a: A) => boolean, timeoutMs = 20_000) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     while (true) {
       const value = yield* effect
@@ -92,20 +94,30 @@ const startAgent = (
 
 /** The CLI's registered profile and its one path, once it has registered. */
 const registered = (server: string, owner: Owner) =>
-  Effect.gen(function* () {
-    const profiles = yield* eventually("the CLI to register", mcp(server, owner.key, "list_cli_profiles", { projectId: owner.project.id }),
-      (result) => Array.isArray(result["profiles"]) && result["profiles"].length === 1)
+  Effect.gen(function*() {
+    const profiles = yield* eventually(
+      "the CLI to register",
+      mcp(server, owner.key, "list_cli_profiles", { projectId: owner.project.id }),
+      (result) => Array.isArray(result["profiles"]) && result["profiles"].length === 1
+    )
     const profile = Object(Reflect.get(profiles["profiles"], 0))
     return { profileId: profile["profileId"], pathId: Reflect.get(Object(Reflect.get(profile["paths"], 0)), "pathId") }
   })
 
 const answeredIn = (server: string, key: string, threadId: string) =>
-  eventually("the answer", mcp(server, key, "list_thread_messages", { threadId }),
-    (result) => Array.isArray(result["messages"]) && result["messages"].some((m: unknown) => Reflect.get(Object(m), "status") === "completed" && Reflect.get(Object(m), "role") === "assistant"))
+  eventually(
+    "the answer",
+    mcp(server, key, "list_thread_messages", { threadId }),
+    (result) =>
+      Array.isArray(result["messages"]) &&
+      result["messages"].some((m: unknown) =>
+        Reflect.get(Object(m), "status") === "completed" && Reflect.get(Object(m), "role") === "assistant"
+      )
+  )
 
 /** The backend's URL, a fresh owner, and a machine's home with its checkout; the replay runtime on PATH. */
 const machineOf = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     installReplay()
     const server = yield* ServerUrl
     const owner = yield* seedOwner(slug)
@@ -118,7 +130,7 @@ const machineOf = (slug: string) =>
 describe("trellis agent: the claim loop", () => {
   layer(Layer.mergeAll(Backend, NodeContext.layer, NodeHttpClient.layerUndici), { excludeTestServices: true, timeout: 60_000 })((it) => {
     it.effect("a thread created over MCP is claimed, run by the runtime and answered; the loop disconnects when stopped", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { checkout, home, owner, server } = yield* machineOf("agent-loop")
         const lines: Array<string> = []
         const agent = yield* Effect.fork(startAgent(server, owner, checkout, home, { log: lines, runtime: ClaudeCode, maxConcurrent: 2 }))
@@ -133,10 +145,19 @@ describe("trellis agent: the claim loop", () => {
 
         // A second message is the next batch: the runtime resumes the session it was given.
         yield* mcp(server, owner.key, "send_thread_message", { threadId, content: "and again" })
-        const second = yield* eventually("the second answer", mcp(server, owner.key, "list_thread_messages", { threadId }),
-          (result) => Array.isArray(result["messages"]) && result["messages"].length === 4 && Reflect.get(Object(Reflect.get(result["messages"], 3)), "status") === "completed")
+        const second = yield* eventually(
+          "the second answer",
+          mcp(server, owner.key, "list_thread_messages", { threadId }),
+          (result) =>
+            Array.isArray(result["messages"]) && result["messages"].length === 4 &&
+            Reflect.get(Object(Reflect.get(result["messages"], 3)), "status") === "completed"
+        )
         expect(Reflect.get(Object(Reflect.get(second["messages"], 3)), "text")).toBe("Echo: and again")
-        const idle = yield* eventually("the thread to go idle", mcp(server, owner.key, "get_thread", { threadId }), (t) => t["status"] === "idle")
+        const idle = yield* eventually(
+          "the thread to go idle",
+          mcp(server, owner.key, "get_thread", { threadId }),
+          (t) => t["status"] === "idle"
+        )
         expect(idle["targetOnline"]).toBe(true)
 
         yield* Fiber.interrupt(agent)
@@ -147,7 +168,7 @@ describe("trellis agent: the claim loop", () => {
       }))
 
     it.effect("a thread claimed when another is released is answered: its batch ends with its runtime, the turn's stop watch interrupted", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { checkout, home, owner, server } = yield* machineOf("agent-loop-redispatch")
         // The first batch waits until the second thread is queued: with room for one thread, the
         // second is then claimed by the dispatch that follows the first one's release.

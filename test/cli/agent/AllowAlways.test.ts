@@ -14,11 +14,21 @@ import { claudeStandingRule, codexStandingRule, openCodeStandingRule } from "../
 type Json = Record<string, unknown>
 const record = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
 const fixture = (dir: string, file: string): ReadonlyArray<Json> =>
-  fs.readFileSync(path.join(import.meta.dirname, "../../fixtures", dir, file), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => record(JSON.parse(l)))
+  fs.readFileSync(path.join(import.meta.dirname, "../../fixtures", dir, file), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) =>
+    record(JSON.parse(l))
+  )
 
-const claudeRequest = record(fixture("claude", "claude-raw-stdio-permission.jsonl").find((l) => l["type"] === "control_request")?.["request"])
-const codexParams = record(fixture("codex", "codex-appserver-raw-approval.jsonl").map((l) => record(l["msg"])).find((m) => m["method"] === "item/commandExecution/requestApproval")?.["params"])
-const openCodeProps = record(fixture("opencode", "opencode-serve-raw-permission.jsonl").find((l) => l["type"] === "permission.asked")?.["properties"])
+const claudeRequest = record(
+  fixture("claude", "claude-raw-stdio-permission.jsonl").find((l) => l["type"] === "control_request")?.["request"]
+)
+const codexParams = record(
+  fixture("codex", "codex-appserver-raw-approval.jsonl").map((l) => record(l["msg"])).find((m) =>
+    m["method"] === "item/commandExecution/requestApproval"
+  )?.["params"]
+)
+const openCodeProps = record(
+  fixture("opencode", "opencode-serve-raw-permission.jsonl").find((l) => l["type"] === "permission.asked")?.["properties"]
+)
 
 const always = { _tag: "Answered", answer: { always: true } } as const
 const once = { _tag: "Answered", answer: {} } as const
@@ -32,13 +42,19 @@ describe("allow always: each runtime's standing rule, offered in words and answe
     expect(claudeReply(claudeRequest, always)).toEqual({
       behavior: "allow",
       updatedInput: claudeRequest["input"],
-      updatedPermissions: [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "touch made-by-claude2.txt" }], behavior: "allow", destination: "localSettings" }]
+      updatedPermissions: [{
+        type: "addRules",
+        rules: [{ toolName: "Bash", ruleContent: "touch made-by-claude2.txt" }],
+        behavior: "allow",
+        destination: "localSettings"
+      }]
     })
     expect(claudeReply(claudeRequest, once)).toEqual({ behavior: "allow", updatedInput: claudeRequest["input"] })
   })
 
   it("Claude Code: suggestions that widen more than the call (directories, modes) are not offered", () => {
-    expect(claudeStandingRule({ permission_suggestions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }] })).toBeUndefined()
+    expect(claudeStandingRule({ permission_suggestions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }] }))
+      .toBeUndefined()
     expect(record(interactionOf({ tool_name: "Bash", input: { command: "ls" } }).request)[STANDING_RULE_FIELD]).toBeUndefined()
   })
 
@@ -46,7 +62,9 @@ describe("allow always: each runtime's standing rule, offered in words and answe
     expect(codexStandingRule(codexParams)?.words).toBe(
       "Codex will run commands that start with “touch made-by-codex.txt” without asking: the rule is added to its exec policy on this machine, for every thread."
     )
-    expect(approvalReply(always, codexParams)).toEqual({ decision: { acceptWithExecpolicyAmendment: { execpolicy_amendment: ["touch", "made-by-codex.txt"] } } })
+    expect(approvalReply(always, codexParams)).toEqual({
+      decision: { acceptWithExecpolicyAmendment: { execpolicy_amendment: ["touch", "made-by-codex.txt"] } }
+    })
     expect(approvalReply(once, codexParams)).toEqual({ decision: "accept" })
     expect(approvalReply(always, {})).toEqual({ decision: "accept" })
   })

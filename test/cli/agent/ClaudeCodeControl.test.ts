@@ -24,7 +24,11 @@ describe("runtime A: can_use_tool through the interaction bridge", () => {
 
   it("AskUserQuestion is a question with its questions; ExitPlanMode is a permission only a person gives", () => {
     expect(interactionOf(question)).toMatchObject({ kind: "question", approval: "ask", request: { questions: question.input.questions } })
-    expect(interactionOf(plan)).toMatchObject({ kind: "permission", approval: "ask", request: { tool: "ExitPlanMode", input: { plan: "1. do it" } } })
+    expect(interactionOf(plan)).toMatchObject({
+      kind: "permission",
+      approval: "ask",
+      request: { tool: "ExitPlanMode", input: { plan: "1. do it" } }
+    })
   })
 
   it("an answered permission allows the tool with its input; a denied one denies with the person's message", () => {

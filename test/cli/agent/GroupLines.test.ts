@@ -21,12 +21,12 @@ const counted = (make: (i: number) => RawLine, total: number) => {
 const grouped = (source: Stream.Stream<RawLine>): Effect.Effect<Pull, never, Scope.Scope> => Stream.toPull(groupLines(source, GROUP_LIMITS))
 
 /** Everything runnable runs; what is still blocked stays blocked. */
-const settle = Effect.gen(function* () {
+const settle = Effect.gen(function*() {
   for (let i = 0; i < 200; i++) yield* Effect.yieldNow()
 })
 
 const waitUntil = (condition: Effect.Effect<boolean>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     while (!(yield* condition)) yield* Effect.yieldNow()
   })
 
@@ -34,7 +34,7 @@ const sleeping = TestClock.sleeps().pipe(Effect.map(Chunk.isNonEmpty))
 
 /** The next group (none once the source ended), moving the TestClock on whenever the grouping waits out its window. */
 const nextGroup = (pull: Pull) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const fiber = yield* Effect.fork(pull.pipe(
       Effect.map((groups) => Option.some(Chunk.toReadonlyArray(groups).flat())),
       Effect.catchAll(() => Effect.succeed(Option.none<ReadonlyArray<RawLine>>()))
@@ -48,7 +48,7 @@ const nextGroup = (pull: Pull) =>
   })
 
 const allGroups = (pull: Pull) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const groups: Array<ReadonlyArray<RawLine>> = []
     while (true) {
       const group = yield* nextGroup(pull)
@@ -59,17 +59,19 @@ const allGroups = (pull: Pull) =>
 
 /** The upload body the CLI sends for a group, as bytes on the wire. */
 const bodyBytes = (group: ReadonlyArray<RawLine>) =>
-  Buffer.byteLength(JSON.stringify(Schema.encodeSync(ChunkUpload)({
-    sessionId: Schema.decodeSync(ChunkUpload.fields.sessionId)(`session_${"f".repeat(32)}`),
-    epoch: 999_999,
-    messageId: `msg_${"f".repeat(32)}`,
-    chunks: group.map((l, i) => ({ seq: 1_000_000_000 + i, type: l.type, data: l.data })),
-    runtimeSessionId: "f".repeat(200)
-  })))
+  Buffer.byteLength(JSON.stringify(
+    Schema.encodeSync(ChunkUpload)({
+      sessionId: Schema.decodeSync(ChunkUpload.fields.sessionId)(`session_${"f".repeat(32)}`),
+      epoch: 999_999,
+      messageId: `msg_${"f".repeat(32)}`,
+      chunks: group.map((l, i) => ({ seq: 1_000_000_000 + i, type: l.type, data: l.data })),
+      runtimeSessionId: "f".repeat(200)
+    })
+  ))
 
 describe("a runtime's lines are grouped into uploads", () => {
   it.effect("a group closes at 1,000 lines, the backend's maximum per upload", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { source } = counted((i) => line(i), 2_500)
       const groups = yield* allGroups(yield* grouped(source))
       expect(groups.map((g) => g.length)).toEqual([1_000, 1_000, 500])
@@ -77,7 +79,7 @@ describe("a runtime's lines are grouped into uploads", () => {
     }).pipe(Effect.scoped))
 
   it.effect("a group closes at about 1 MB: 100 KiB lines go ten to a group", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { source } = counted((i) => kib(i, 100), 25)
       const groups = yield* allGroups(yield* grouped(source))
       expect(groups.map((g) => g.length)).toEqual([10, 10, 5])
@@ -85,7 +87,7 @@ describe("a runtime's lines are grouped into uploads", () => {
     }).pipe(Effect.scoped))
 
   it.effect("a group holds what arrives within 50 ms of its first line; a later line opens the next group", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const input = yield* Queue.unbounded<RawLine>()
       const pull = yield* grouped(Stream.fromQueue(input))
       yield* Queue.offerAll(input, [line(0), line(1), line(2)])
@@ -107,7 +109,7 @@ describe("a runtime's lines are grouped into uploads", () => {
     }).pipe(Effect.scoped))
 
   it.effect("while an upload is held, the runtime's lines are not read past two groups of 1,000 lines", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { pulled, source } = counted((i) => line(i), 10_000)
       const pull = yield* grouped(source)
       const held = yield* nextGroup(pull)
@@ -122,7 +124,7 @@ describe("a runtime's lines are grouped into uploads", () => {
     }).pipe(Effect.scoped))
 
   it.effect("while an upload is held, the runtime's lines are not read past about 2 MB", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { pulled, source } = counted((i) => kib(i, 100), 200)
       const pull = yield* grouped(source)
       const held = yield* nextGroup(pull)
@@ -136,7 +138,7 @@ describe("a runtime's lines are grouped into uploads", () => {
     }).pipe(Effect.scoped))
 
   it.effect("a full group of quote-, backslash- and control-character-heavy lines stays under the 4 MiB body cap once JSON-escaped", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const quoted = (i: number) => line(i, JSON.stringify({ text: `${i}${"\"\\".repeat(1_000)}` }))
       const control = (i: number) => line(i, `${i}${"\u0001".repeat(2_000)}`)
       const longest = { type: "assistant", data: "\u0001".repeat(MAX_CHUNK_BYTES) }

@@ -2,7 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import { configuredModel, lastModelOf, modelRef } from "../../../cli/agent/runtimes/OpenCodeModel.js"
 
-const recorded: unknown = JSON.parse(fs.readFileSync(new URL("../../fixtures/recorded/opencode/opencode-serve-raw-compact.messages.json", import.meta.url), "utf8"))
+const recorded: unknown = JSON.parse(
+  fs.readFileSync(new URL("../../fixtures/recorded/opencode/opencode-serve-raw-compact.messages.json", import.meta.url), "utf8")
+)
 
 describe("the model an OpenCode call names", () => {
   it("a thread's cliModel is provider/model; anything without a provider names none", () => {

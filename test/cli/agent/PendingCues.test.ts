@@ -8,27 +8,26 @@ const encoder = new TextEncoder()
 const cuesIn = (...pieces: ReadonlyArray<string>) =>
   Effect.map(Stream.runCollect(pendingCues(Stream.fromIterable(pieces.map((piece) => encoder.encode(piece))))), Chunk.size)
 
-const frame = (ids: ReadonlyArray<string>, end = "\n") =>
-  `event: pending${end}data: ${JSON.stringify({ threadIds: ids })}${end}${end}`
+const frame = (ids: ReadonlyArray<string>, end = "\n") => `event: pending${end}data: ${JSON.stringify({ threadIds: ids })}${end}${end}`
 
 describe("the pending-thread stream as the CLI reads it", () => {
   it.effect("each pending event is one cue; comments and other events are none", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* cuesIn(": connected\n\n", frame([]), ": keep-alive\n\n", "event: other\ndata: {}\n\n", frame(["thread_1"]))).toBe(2)
     }))
 
   it.effect("frames with \\r\\n line ends are read like \\n ones", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* cuesIn(": connected\r\n\r\n", frame(["thread_1"], "\r\n"), frame(["thread_2"], "\r\n"))).toBe(2)
     }))
 
   it.effect("a frame whose data spans several lines is one cue", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* cuesIn("event: pending\ndata: {\"threadIds\":\ndata: [\"thread_1\"]}\n\n")).toBe(1)
     }))
 
   it.effect("a frame split across reads, even inside a line ending, is one cue once whole", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const whole = frame(["thread_1"], "\r\n")
       for (let cut = 1; cut < whole.length; cut++) {
         expect(yield* cuesIn(whole.slice(0, cut), whole.slice(cut)), `cut at ${cut}`).toBe(1)

@@ -47,7 +47,7 @@ const until = <A>(probe: () => A, done: (value: A) => boolean) =>
 
 describe("a runtime's process tree", () => {
   it.scoped("a descendant in a group of its own is found, and signalled through its group", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { escaped, runtime } = yield* runtimeWithEscapedChild
       // The background job calls setsid(2) a moment after `$!` is printed: wait for it.
       const groups = yield* until(() => escapedGroups(runtime), (found) => found.length > 0)
@@ -55,5 +55,4 @@ describe("a runtime's process tree", () => {
       signalEscaped(runtime, "SIGKILL")
       expect(yield* until(() => isAlive(escaped) && escapedGroups(runtime).length > 0, (alive) => !alive)).toBe(false)
     }))
-
 })

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Ref, Stream } from "effect"
-import {
-  type BatchInput,
-  resumeOrStartFresh,
-  RuntimeFailed,
-  type RuntimeOutput,
-  SessionGone
-} from "../../../cli/agent/runtimes/Runtime.js"
+import { type BatchInput, resumeOrStartFresh, RuntimeFailed, type RuntimeOutput, SessionGone } from "../../../cli/agent/runtimes/Runtime.js"
 import { CLI_WARNING_TYPE } from "../../../catalog/bridge/AgentApi.js"
 
 /**
@@ -21,15 +15,21 @@ const earlier = [
 ]
 
 /** A batch input whose history read is counted, and a fake runtime that records what it was asked to run. */
-const harness = (options: { readonly runtimeSessionId: string | null; readonly history: typeof earlier; readonly firstIsCommand?: boolean }) =>
-  Effect.gen(function* () {
+const harness = (
+  options: { readonly runtimeSessionId: string | null; readonly history: typeof earlier; readonly firstIsCommand?: boolean }
+) =>
+  Effect.gen(function*() {
     const historyReads = yield* Ref.make(0)
     const runs = yield* Ref.make<ReadonlyArray<BatchInput>>([])
     const input: BatchInput = {
       threadId: "thread-1",
       cwd: "/tmp",
       messages: [
-        { messageId: "m1", content: options.firstIsCommand === true ? "/compact" : "And add a test", runtimeCommand: options.firstIsCommand === true },
+        {
+          messageId: "m1",
+          content: options.firstIsCommand === true ? "/compact" : "And add a test",
+          runtimeCommand: options.firstIsCommand === true
+        },
         { messageId: "m2", content: "Thanks", runtimeCommand: false }
       ],
       runtimeSessionId: options.runtimeSessionId,
@@ -45,7 +45,7 @@ const harness = (options: { readonly runtimeSessionId: string | null; readonly h
     const line = (data: string): RuntimeOutput => ({ _tag: "Line", line: { type: "text", data } })
     /** Has no session "gone-session"; any other resumes or starts fine. */
     const run = (batch: BatchInput): Stream.Stream<RuntimeOutput, RuntimeFailed | SessionGone> =>
-      Stream.unwrap(Effect.gen(function* () {
+      Stream.unwrap(Effect.gen(function*() {
         yield* Ref.update(runs, (all) => [...all, batch])
         return batch.runtimeSessionId === "gone-session"
           ? Stream.fail(new SessionGone({ sessionId: "gone-session" }))
@@ -58,7 +58,7 @@ const harness = (options: { readonly runtimeSessionId: string | null; readonly h
 
 describe("resume safety (every runtime)", () => {
   it.effect("a session the runtime still has is resumed, and the history is not read", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { historyReads, lines, runs } = yield* harness({ runtimeSessionId: "live-session", history: earlier })
       expect(runs.map((r) => r.runtimeSessionId)).toEqual(["live-session"])
       expect(lines.map((l) => l.data)).toEqual(["ran in live-session"])
@@ -66,7 +66,7 @@ describe("resume safety (every runtime)", () => {
     }))
 
   it.effect("a session the runtime no longer has starts a fresh one whose first prompt tells the conversation so far, and a warning says so", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lines, runs } = yield* harness({ runtimeSessionId: "gone-session", history: earlier })
       expect(runs.map((r) => r.runtimeSessionId)).toEqual(["gone-session", null])
       const fresh = runs[1]?.messages ?? []
@@ -82,7 +82,7 @@ describe("resume safety (every runtime)", () => {
     }))
 
   it.effect("a thread with a conversation but no session (started fresh) gets the conversation in a new session, with a warning", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lines, runs } = yield* harness({ runtimeSessionId: null, history: earlier })
       expect(runs.map((r) => r.runtimeSessionId)).toEqual([null])
       expect(runs[0]?.messages[0]?.content).toContain("The conversation so far")
@@ -90,28 +90,41 @@ describe("resume safety (every runtime)", () => {
     }))
 
   it.effect("a new thread starts a plain new session: no summary, no warning", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lines, runs } = yield* harness({ runtimeSessionId: null, history: [] })
       expect(runs[0]?.messages.map((m) => m.content)).toEqual(["And add a test", "Thanks"])
       expect(lines.map((l) => l.data)).toEqual(["ran in a new session"])
     }))
 
   it.effect("before a runtime command the summary is a message of its own: the command stays the whole text", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { runs } = yield* harness({ runtimeSessionId: "gone-session", history: earlier, firstIsCommand: true })
       const fresh = runs[1]?.messages ?? []
-      expect(fresh.map((m) => [m.runtimeCommand, m.content.startsWith("The previous session")])).toEqual([[false, true], [true, false], [false, false]])
+      expect(fresh.map((m) => [m.runtimeCommand, m.content.startsWith("The previous session")])).toEqual([[false, true], [true, false], [
+        false,
+        false
+      ]])
       expect(fresh[1]?.content).toBe("/compact")
     }))
 
   it.effect("a new session that is itself reported gone fails the batch instead of looping", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const input = {
-        threadId: "t", cwd: "/tmp", messages: [], runtimeSessionId: "gone-session", model: null, effort: null, mode: null,
-        agentPrompt: null, mcp: { url: "", apiKey: "" }, history: Effect.succeed(earlier), ask: () => Effect.succeed({ _tag: "Expired" } as const),
+        threadId: "t",
+        cwd: "/tmp",
+        messages: [],
+        runtimeSessionId: "gone-session",
+        model: null,
+        effort: null,
+        mode: null,
+        agentPrompt: null,
+        mcp: { url: "", apiKey: "" },
+        history: Effect.succeed(earlier),
+        ask: () => Effect.succeed({ _tag: "Expired" } as const),
         stopRequested: Effect.never
       }
-      const failure = yield* Effect.flip(Stream.runDrain(resumeOrStartFresh("codex", input, (batch) => Stream.fail(new SessionGone({ sessionId: batch.runtimeSessionId ?? "new" })))))
+      const failure = yield* Effect.flip(Stream.runDrain(resumeOrStartFresh("codex", input, (batch) =>
+        Stream.fail(new SessionGone({ sessionId: batch.runtimeSessionId ?? "new" })))))
       expect(failure).toBeInstanceOf(RuntimeFailed)
       expect(failure.message).toBe("codex lost the new session new")
     }))

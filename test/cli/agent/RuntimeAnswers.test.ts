@@ -2,7 +2,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { approvalReply, userInputAnswers } from "../../../cli/agent/runtimes/CodexAppServer.js"
 import { EXPIRED_MESSAGE, permissionReply, questionReplies } from "../../../cli/agent/runtimes/OpenCode.js"
 
-const questions = [{ id: "color", header: "Color", question: "Which color?", isOther: false, isSecret: false, options: [{ label: "Blue", description: "" }] }]
+const questions = [{
+  id: "color",
+  header: "Color",
+  question: "Which color?",
+  isOther: false,
+  isSecret: false,
+  options: [{ label: "Blue", description: "" }]
+}]
 
 describe("runtime B (codex app-server): interaction outcomes as protocol replies", () => {
   it("an allowed approval is accepted once; a denied one is declined", () => {

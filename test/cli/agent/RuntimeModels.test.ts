@@ -20,9 +20,10 @@ const withFakeBinaries = <A, E, R>(binaries: Record<string, string>, effect: Eff
       return saved
     }),
     () => effect,
-    (saved) => Effect.sync(() => {
-      process.env["PATH"] = saved
-    })
+    (saved) =>
+      Effect.sync(() => {
+        process.env["PATH"] = saved
+      })
   )
 
 /** A `codex app-server` that answers initialize and model/list on stdin, and stays up until stdin ends. */
@@ -87,13 +88,14 @@ describe("the models each runtime lists at registration", () => {
     ))
 
   it.live("a runtime that does not answer in time registers without models, and no later than the bound", () =>
-    withFakeBinaries({ codex: hanging, opencode: hanging }, Effect.timed(withModels([detected[1], detected[2]], Duration.millis(500)))).pipe(
-      Effect.map(([elapsed, clis]) => {
-        expect(clis).toEqual([detected[1], detected[2]])
-        expect(Duration.toMillis(elapsed)).toBeLessThan(5_000)
-      }),
-      Effect.provide(NodeContext.layer)
-    ))
+    withFakeBinaries({ codex: hanging, opencode: hanging }, Effect.timed(withModels([detected[1], detected[2]], Duration.millis(500))))
+      .pipe(
+        Effect.map(([elapsed, clis]) => {
+          expect(clis).toEqual([detected[1], detected[2]])
+          expect(Duration.toMillis(elapsed)).toBeLessThan(5_000)
+        }),
+        Effect.provide(NodeContext.layer)
+      ))
 
   it("a listing line that is not a `provider/model` name, or details that are not JSON, add no efforts", () => {
     expect(parseOpenCodeModels("some banner\nmock/a\nnot json\nmock/b\n")).toEqual([{ model: "mock/a" }, { model: "mock/b" }])

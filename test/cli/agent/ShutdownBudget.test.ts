@@ -24,7 +24,7 @@ import { seedOwner } from "../../support/TestServer.js"
 class ServerUrl extends Effect.Tag("test/ShutdownBudget/ServerUrl")<ServerUrl, string>() {}
 const Backend = Layer.scoped(
   ServerUrl,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
     return `http://127.0.0.1:${address.port}`
   })
@@ -59,7 +59,7 @@ const holdingProxy = (target: string, held: (method: string, url: string) => boo
   )
 
 const waitFor = (what: string, done: () => boolean, timeoutMs = 20_000) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     while (!done()) {
       if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}`)
@@ -70,7 +70,7 @@ const waitFor = (what: string, done: () => boolean, timeoutMs = 20_000) =>
 describe("trellis agent: shutting down against a backend that does not answer", () => {
   layer(Layer.mergeAll(Backend, NodeContext.layer, NodeHttpClient.layerUndici), { excludeTestServices: true, timeout: 60_000 })((it) => {
     it.scoped("the agent stops within 2 s when the backend holds its disconnect", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const backend = yield* ServerUrl
         const proxy = yield* holdingProxy(backend, (method, url) => method === "POST" && url.startsWith("/api/agent/disconnect"))
         const owner = yield* seedOwner("shutdown-budget")
@@ -78,26 +78,28 @@ describe("trellis agent: shutting down against a backend that does not answer", 
         const checkout = join(home, "project")
         mkdirSync(checkout)
         const lines: Array<string> = []
-        const agent = yield* Effect.fork(runAgent({
-          profileName: "test",
-          server: proxy.url,
-          apiKey: owner.key,
-          projectId: owner.project.id,
-          machineName: "test-machine",
-          hostname: "test-host",
-          machineId: "test-machine-id",
-          profileId: undefined,
-          paths: [{ path: checkout, label: "project", gitRemoteUrl: null, branch: null }],
-          availableClis: [{ type: "claude", version: "replay" }],
-          runtimeFor: () => undefined,
-          approve: "none",
-          interactionTimeoutMs: 60_000,
-          maxConcurrent: 2,
-          force: false,
-          stateDir: join(home, "state"),
-          log: makeAgentLog("json", { write: (line) => lines.push(line) }),
-          rememberProfileId: () => Effect.void
-        }).pipe(Effect.provide([Journal.Default(join(home, "journal")), Git.Default])))
+        const agent = yield* Effect.fork(
+          runAgent({
+            profileName: "test",
+            server: proxy.url,
+            apiKey: owner.key,
+            projectId: owner.project.id,
+            machineName: "test-machine",
+            hostname: "test-host",
+            machineId: "test-machine-id",
+            profileId: undefined,
+            paths: [{ path: checkout, label: "project", gitRemoteUrl: null, branch: null }],
+            availableClis: [{ type: "claude", version: "replay" }],
+            runtimeFor: () => undefined,
+            approve: "none",
+            interactionTimeoutMs: 60_000,
+            maxConcurrent: 2,
+            force: false,
+            stateDir: join(home, "state"),
+            log: makeAgentLog("json", { write: (line) => lines.push(line) }),
+            rememberProfileId: () => Effect.void
+          }).pipe(Effect.provide([Journal.Default(join(home, "journal")), Git.Default]))
+        )
         yield* waitFor("the agent to wait for threads", () => lines.some((line) => line.includes("waiting for threads")))
 
         const started = Date.now()

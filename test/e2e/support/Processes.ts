@@ -169,7 +169,11 @@ export class Proc {
   async stop(timeoutMs = 15_000): Promise<Exit> {
     this.signal("SIGTERM")
     try {
-      return await withTimeout(this.exit, timeoutMs, () => `${this.name} did not exit within ${timeoutMs / 1000} s of SIGTERM\n${this.describe()}`)
+      return await withTimeout(
+        this.exit,
+        timeoutMs,
+        () => `${this.name} did not exit within ${timeoutMs / 1000} s of SIGTERM\n${this.describe()}`
+      )
     } catch (error) {
       await this.killTree()
       throw error
@@ -225,7 +229,9 @@ export const runToEnd = async (
 export const runOk = async (name: string, command: string, args: ReadonlyArray<string>, options: SpawnOptions): Promise<string> => {
   const result = await runToEnd(name, command, args, options)
   if (result.code !== 0) {
-    throw new Error(`${name}: ${command} ${args.join(" ")} exited with ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`)
+    throw new Error(
+      `${name}: ${command} ${args.join(" ")} exited with ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`
+    )
   }
   return result.stdout
 }

@@ -92,7 +92,9 @@ export class RawConnection {
     const stopOnAnswer = options.stopOnAnswer ?? true
     while (this.bodyBytesSent < total && !(stopOnAnswer && this.response !== undefined) && !this.closed) {
       const size = Math.min(chunkBytes, total - this.bodyBytesSent)
-      const data = options.chunked ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), piece.subarray(0, size), Buffer.from("\r\n")]) : piece.subarray(0, size)
+      const data = options.chunked
+        ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), piece.subarray(0, size), Buffer.from("\r\n")])
+        : piece.subarray(0, size)
       if (!(await this.write(data))) return
       this.bodyBytesSent += size
     }
@@ -134,7 +136,11 @@ export class RawConnection {
 }
 
 /** Sends a head and an optional body on a fresh connection, and returns the answer and the connection. */
-export const exchange = async (port: number, requestHead: string, body = ""): Promise<{ response: RawResponse; connection: RawConnection }> => {
+export const exchange = async (
+  port: number,
+  requestHead: string,
+  body = ""
+): Promise<{ response: RawResponse; connection: RawConnection }> => {
   const connection = await RawConnection.open(port)
   await connection.write(requestHead + body)
   const response = await connection.answer()

@@ -60,22 +60,25 @@ const runtimeEnv = (mock: MockModel, home: string): NodeJS.ProcessEnv => ({
 /** Codex's provider config (RUNTIMES.md §3.1), then OpenCode's. Failed requests are retried as stream retries, which the app-server reports (error willRetry). */
 const writeRuntimeConfig = (mock: MockModel, home: string) => {
   fs.mkdirSync(path.join(home, ".codex"), { recursive: true })
-  fs.writeFileSync(path.join(home, ".codex", "config.toml"), [
-    `model = "mock-model"`,
-    `model_provider = "mock"`,
-    `model_reasoning_effort = "medium"`,
-    `check_for_update_on_startup = false`,
-    `[model_providers.mock]`,
-    `name = "Mock"`,
-    `base_url = "${mock.url}/v1"`,
-    `env_key = "MOCK_API_KEY"`,
-    `wire_api = "responses"`,
-    `request_max_retries = 0`,
-    `stream_max_retries = 3`,
-    `[analytics]`,
-    `enabled = false`,
-    ""
-  ].join("\n"))
+  fs.writeFileSync(
+    path.join(home, ".codex", "config.toml"),
+    [
+      `model = "mock-model"`,
+      `model_provider = "mock"`,
+      `model_reasoning_effort = "medium"`,
+      `check_for_update_on_startup = false`,
+      `[model_providers.mock]`,
+      `name = "Mock"`,
+      `base_url = "${mock.url}/v1"`,
+      `env_key = "MOCK_API_KEY"`,
+      `wire_api = "responses"`,
+      `request_max_retries = 0`,
+      `stream_max_retries = 3`,
+      `[analytics]`,
+      `enabled = false`,
+      ""
+    ].join("\n")
+  )
   // A user's opencode.json that lets everything run unasked: the agent's approval policy must still decide.
   writeOpenCodeConfig(mock, home, ALLOW_EVERYTHING)
 }
@@ -92,7 +95,18 @@ export const realMachine = async (backend: Backend, mock: MockModel, name: strin
   writeRuntimeConfig(mock, home)
   const env = agentEnv(path.join(root, "config"), bin, runtimeEnv(mock, home))
   await trellisOk(
-    ["agent", "login", "--server", backend.serve.baseUrl, "--project", backend.serve.credentials.projectRef, "--name", "e2e", "--machine-name", `rt-${name}`],
+    [
+      "agent",
+      "login",
+      "--server",
+      backend.serve.baseUrl,
+      "--project",
+      backend.serve.credentials.projectRef,
+      "--name",
+      "e2e",
+      "--machine-name",
+      `rt-${name}`
+    ],
     repoRoot,
     { ...env, TRELLIS_API_KEY: backend.serve.credentials.apiKey }
   )
@@ -101,18 +115,29 @@ export const realMachine = async (backend: Backend, mock: MockModel, name: strin
   return { root, home, checkout, env }
 }
 
-export const startRealAgent = (m: Machine, extraArgs: ReadonlyArray<string> = []): Promise<Agent> => startAgent(m.checkout, m.env, extraArgs)
+export const startRealAgent = (m: Machine, extraArgs: ReadonlyArray<string> = []): Promise<Agent> =>
+  startAgent(m.checkout, m.env, extraArgs)
 
 const SavedProfileId = Schema.parseJson(Schema.Struct({ profiles: Schema.Struct({ e2e: Schema.Struct({ profileId: Schema.String }) }) }))
 
 /** The machine's profile once its agent is online, and the path ID of its checkout. */
-export const onlineTarget = async (backend: Backend, m: Machine, agent: Agent): Promise<{ readonly profile: CliProfile; readonly pathId: string }> => {
+export const onlineTarget = async (
+  backend: Backend,
+  m: Machine,
+  agent: Agent
+): Promise<{ readonly profile: CliProfile; readonly pathId: string }> => {
   const file = path.join(m.env["TRELLIS_CONFIG_DIR"] ?? "", "profiles.json")
   const { profileId } = Schema.decodeUnknownSync(SavedProfileId)(fs.readFileSync(file, "utf8")).profiles.e2e
-  const [profile] = await eventually("the profile to be online", async () => {
-    const { profiles } = await backend.mcp.call(Profiles, "list_cli_profiles", { projectId: backend.serve.credentials.projectId })
-    return profiles.filter((p) => p.profileId === profileId && p.isOnline)
-  }, (online) => online.length === 1, 60_000, () => agent.proc.describe())
+  const [profile] = await eventually(
+    "the profile to be online",
+    async () => {
+      const { profiles } = await backend.mcp.call(Profiles, "list_cli_profiles", { projectId: backend.serve.credentials.projectId })
+      return profiles.filter((p) => p.profileId === profileId && p.isOnline)
+    },
+    (online) => online.length === 1,
+    60_000,
+    () => agent.proc.describe()
+  )
   const pathId = profile?.paths.find((p) => p.path === m.checkout)?.pathId
   if (profile === undefined || pathId === undefined) throw new Error("the machine's checkout is not registered")
   return { profile, pathId }
@@ -121,29 +146,60 @@ export const onlineTarget = async (backend: Backend, m: Machine, agent: Agent): 
 const Created = Schema.Struct({ threadId: Schema.String })
 export const ThreadState = Schema.Struct({ threadId: Schema.String, hasPendingInteraction: Schema.Boolean, status: Schema.String })
 
-export const createThread = async (backend: Backend, target: { readonly profile: CliProfile; readonly pathId: string }, cliType: string, content: string, extra: Record<string, unknown> = {}) =>
-  (await backend.mcp.call(Created, "create_thread", { content, profileId: target.profile.profileId, pathId: target.pathId, cliType, ...extra })).threadId
+export const createThread = async (
+  backend: Backend,
+  target: { readonly profile: CliProfile; readonly pathId: string },
+  cliType: string,
+  content: string,
+  extra: Record<string, unknown> = {}
+) =>
+  (await backend.mcp.call(Created, "create_thread", {
+    content,
+    profileId: target.profile.profileId,
+    pathId: target.pathId,
+    cliType,
+    ...extra
+  })).threadId
 
 export const send = (backend: Backend, threadId: string, content: string, extra: Record<string, unknown> = {}) =>
   backend.mcp.call(Schema.Struct({ messageId: Schema.String }), "send_thread_message", { threadId, content, ...extra })
 
 /** Waits for the thread to hold `count` messages, the last an assistant answer in a final state. */
-export const settledMessages = (backend: Backend, threadId: string, count: number, agent: Agent, timeoutMs = 90_000): Promise<ReadonlyArray<Message>> =>
-  eventually(`thread ${threadId} to hold ${count} settled messages`, () => messagesOf(backend.mcp, threadId), (messages) => {
-    const last = messages.at(-1)
-    return messages.length === count && last?.role === "assistant" && (last.status === "completed" || last.status === "failed")
-  }, timeoutMs, () => agent.proc.describe())
+export const settledMessages = (
+  backend: Backend,
+  threadId: string,
+  count: number,
+  agent: Agent,
+  timeoutMs = 90_000
+): Promise<ReadonlyArray<Message>> =>
+  eventually(
+    `thread ${threadId} to hold ${count} settled messages`,
+    () => messagesOf(backend.mcp, threadId),
+    (messages) => {
+      const last = messages.at(-1)
+      return messages.length === count && last?.role === "assistant" && (last.status === "completed" || last.status === "failed")
+    },
+    timeoutMs,
+    () => agent.proc.describe()
+  )
 
 /**
  * Waits for the answer to the user message `userMessageId`: the message right after it, the
  * newest of the thread, settled. (Counting all messages would not do: the window holds 20.)
  */
 export const answerTo = (backend: Backend, threadId: string, userMessageId: string, agent: Agent, timeoutMs = 90_000): Promise<Message> =>
-  eventually(`the answer to ${userMessageId} on thread ${threadId}`, () => messagesOf(backend.mcp, threadId), (messages) => {
-    const asked = messages.findIndex((m) => m.messageId === userMessageId)
-    const last = messages.at(-1)
-    return asked >= 0 && messages.length === asked + 2 && last?.role === "assistant" && (last.status === "completed" || last.status === "failed")
-  }, timeoutMs, () => agent.proc.describe()).then((messages) => {
+  eventually(
+    `the answer to ${userMessageId} on thread ${threadId}`,
+    () => messagesOf(backend.mcp, threadId),
+    (messages) => {
+      const asked = messages.findIndex((m) => m.messageId === userMessageId)
+      const last = messages.at(-1)
+      return asked >= 0 && messages.length === asked + 2 && last?.role === "assistant" &&
+        (last.status === "completed" || last.status === "failed")
+    },
+    timeoutMs,
+    () => agent.proc.describe()
+  ).then((messages) => {
     const last = messages.at(-1)
     if (last === undefined) throw new Error("no answer")
     return last
@@ -177,13 +233,22 @@ export const pendingInteractions = async (backend: Backend, threadId: string): P
 
 /** The thread's one pending interaction, once the runtime has asked. */
 export const pendingInteraction = async (backend: Backend, threadId: string, agent: Agent): Promise<Interaction> => {
-  const [pending] = await eventually(`a pending interaction on ${threadId}`, () => pendingInteractions(backend, threadId), (list) => list.length === 1, 90_000, () => agent.proc.describe())
+  const [pending] = await eventually(
+    `a pending interaction on ${threadId}`,
+    () => pendingInteractions(backend, threadId),
+    (list) => list.length === 1,
+    90_000,
+    () => agent.proc.describe()
+  )
   if (pending === undefined) throw new Error("no pending interaction")
   return pending
 }
 
-export const answerInteraction = async (backend: Backend, interactionId: string, payload: { readonly deny?: boolean; readonly answer?: unknown }) =>
-  Schema.decodeUnknownSync(Interaction)(await api(backend, "POST", `/api/threads/interactions/${interactionId}/answer`, payload))
+export const answerInteraction = async (
+  backend: Backend,
+  interactionId: string,
+  payload: { readonly deny?: boolean; readonly answer?: unknown }
+) => Schema.decodeUnknownSync(Interaction)(await api(backend, "POST", `/api/threads/interactions/${interactionId}/answer`, payload))
 
 export const retryThread = (backend: Backend, threadId: string) => api(backend, "POST", `/api/threads/${threadId}/retry`)
 
@@ -196,7 +261,11 @@ export interface RealRuntimeSuite {
   readonly agent: () => Agent
   readonly target: () => { readonly profile: CliProfile; readonly pathId: string }
   /** Creates the suite's thread and waits for its first answer. */
-  readonly start: (cliType: string, content: string, extra?: Record<string, unknown>) => Promise<{ readonly threadId: string; readonly answer: Message }>
+  readonly start: (
+    cliType: string,
+    content: string,
+    extra?: Record<string, unknown>
+  ) => Promise<{ readonly threadId: string; readonly answer: Message }>
   readonly threadId: () => string
   /** Sends a message on the suite's thread (counted), without waiting. */
   readonly send: (content: string, extra?: Record<string, unknown>) => Promise<void>
@@ -276,7 +345,11 @@ export const answer = (suite: RealRuntimeSuite, interactionId: string, payload: 
 
 /** The events of the suite's thread for one message, once `kind` is among them. */
 export const eventsOf = async (suite: RealRuntimeSuite, messageId: string, kind: string) =>
-  (await readEvents(suite.backend().serve, suite.threadId(), (read) => read.some((e) => e.messageId === messageId && e.event.kind === kind)))
+  (await readEvents(
+    suite.backend().serve,
+    suite.threadId(),
+    (read) => read.some((e) => e.messageId === messageId && e.event.kind === kind)
+  ))
     .filter((e) => e.messageId === messageId)
 
 export const hasPendingInteraction = async (suite: RealRuntimeSuite) =>
@@ -323,24 +396,40 @@ export const resumeSafetyScenarios = (suite: RealRuntimeSuite, runtime: string, 
     expect(sent).toContain("Assistant: Mock reply: ")
   }
 
-  it(`a runtime session ${runtime} no longer has is started fresh with the earlier messages summarised, and a warning says so`, async () => {
-    await forgetSessions()
-    const done = await suite.turn("after the session was lost")
-    expect([done.status, done.text, done.errorMessage], suite.agent().proc.describe()).toEqual(["completed", "Mock reply: after the session was lost", undefined])
-    toldTheConversation("after the session was lost")
-    const warnings = (await eventsOf(suite, done.messageId, "warning")).flatMap((e) => (e.event.kind === "warning" ? [e.event.message] : []))
-    expect(warnings).toContainEqual(expect.stringContaining(`${runtime} no longer has session`))
-  }, SCENARIO_TIMEOUT)
+  it(
+    `a runtime session ${runtime} no longer has is started fresh with the earlier messages summarised, and a warning says so`,
+    async () => {
+      await forgetSessions()
+      const done = await suite.turn("after the session was lost")
+      expect([done.status, done.text, done.errorMessage], suite.agent().proc.describe()).toEqual([
+        "completed",
+        "Mock reply: after the session was lost",
+        undefined
+      ])
+      toldTheConversation("after the session was lost")
+      const warnings = (await eventsOf(suite, done.messageId, "warning")).flatMap((
+        e
+      ) => (e.event.kind === "warning" ? [e.event.message] : []))
+      expect(warnings).toContainEqual(expect.stringContaining(`${runtime} no longer has session`))
+    },
+    SCENARIO_TIMEOUT
+  )
 
-  it("started fresh by a client (POST /api/threads/:id/start-fresh), the next message runs in a new session told the conversation so far", async () => {
-    const fresh = await api(suite.backend(), "POST", `/api/threads/${suite.threadId()}/start-fresh`)
-    expect(fresh).toMatchObject({ threadId: suite.threadId(), runtimeSessionElsewhere: false })
-    const done = await suite.turn("after a fresh start")
-    expect([done.status, done.text]).toEqual(["completed", "Mock reply: after a fresh start"])
-    toldTheConversation("after a fresh start")
-    const warnings = (await eventsOf(suite, done.messageId, "warning")).flatMap((e) => (e.event.kind === "warning" ? [e.event.message] : []))
-    expect(warnings).toContainEqual(expect.stringContaining("no runtime session to resume"))
-  }, SCENARIO_TIMEOUT)
+  it(
+    "started fresh by a client (POST /api/threads/:id/start-fresh), the next message runs in a new session told the conversation so far",
+    async () => {
+      const fresh = await api(suite.backend(), "POST", `/api/threads/${suite.threadId()}/start-fresh`)
+      expect(fresh).toMatchObject({ threadId: suite.threadId(), runtimeSessionElsewhere: false })
+      const done = await suite.turn("after a fresh start")
+      expect([done.status, done.text]).toEqual(["completed", "Mock reply: after a fresh start"])
+      toldTheConversation("after a fresh start")
+      const warnings = (await eventsOf(suite, done.messageId, "warning")).flatMap((
+        e
+      ) => (e.event.kind === "warning" ? [e.event.message] : []))
+      expect(warnings).toContainEqual(expect.stringContaining("no runtime session to resume"))
+    },
+    SCENARIO_TIMEOUT
+  )
 }
 
 /** Codex keeps its sessions as rollout files under CODEX_HOME/sessions: removing them loses every session. */

@@ -67,32 +67,47 @@ const TIMEOUT = 150_000
  * after the stop (OpenCode's shared server has none: it stays, idle).
  */
 export const stopScenario = (suite: RealRuntimeSuite, runtime: string, cliType: string, seconds: string, batchProcess?: string) => {
-  it(`Stop from a client: ${runtime} is interrupted its own way, the turn ends Stopped within seconds, its command is gone and the next message runs`, async () => {
-    await suite.start(cliType, `hello before stopping ${runtime}`)
-    const command = `sleep ${seconds}`
-    await suite.send(`RUN_TOOL[${command}]`)
-    await eventually(`${command} to run`, async () => processesWith(command), (found) => found.length > 0, 90_000, () => suite.agent().proc.describe())
-    const [running] = (await messagesOf(suite.backend().mcp, suite.threadId())).slice(-1)
-    expect(running?.status).toBe("streaming")
+  it(
+    `Stop from a client: ${runtime} is interrupted its own way, the turn ends Stopped within seconds, its command is gone and the next message runs`,
+    async () => {
+      await suite.start(cliType, `hello before stopping ${runtime}`)
+      const command = `sleep ${seconds}`
+      await suite.send(`RUN_TOOL[${command}]`)
+      await eventually(
+        `${command} to run`,
+        async () => processesWith(command),
+        (found) => found.length > 0,
+        90_000,
+        () => suite.agent().proc.describe()
+      )
+      const [running] = (await messagesOf(suite.backend().mcp, suite.threadId())).slice(-1)
+      expect(running?.status).toBe("streaming")
 
-    const asked = Date.now()
-    expect(await stopRequest(suite)).toEqual({ stopRequested: true, messageId: running?.messageId })
-    const stopped = await suite.answer()
-    const elapsed = Date.now() - asked
-    stopTimings.set(runtime, elapsed)
-    console.log(`${runtime}: Stop → Stopped in ${elapsed} ms`)
-    expect([stopped.messageId, stopped.status]).toEqual([running?.messageId, "completed"])
-    expect(elapsed).toBeLessThan(15_000)
-    await eventStreamHolds(suite, `\\"turnStatus\\":\\"stopped\\"`)
-    await eventually(`${command} to be gone`, async () => processesWith(command), (found) => found.length === 0, 10_000)
-    if (batchProcess !== undefined) {
-      const agentPid = suite.agent().proc.pid
-      await eventually(`${runtime}'s process to be gone`, async () => commandLinesWith(processTree(agentPid), batchProcess), (found) => found.length === 0, 10_000)
-    }
+      const asked = Date.now()
+      expect(await stopRequest(suite)).toEqual({ stopRequested: true, messageId: running?.messageId })
+      const stopped = await suite.answer()
+      const elapsed = Date.now() - asked
+      stopTimings.set(runtime, elapsed)
+      console.log(`${runtime}: Stop → Stopped in ${elapsed} ms`)
+      expect([stopped.messageId, stopped.status]).toEqual([running?.messageId, "completed"])
+      expect(elapsed).toBeLessThan(15_000)
+      await eventStreamHolds(suite, `\\"turnStatus\\":\\"stopped\\"`)
+      await eventually(`${command} to be gone`, async () => processesWith(command), (found) => found.length === 0, 10_000)
+      if (batchProcess !== undefined) {
+        const agentPid = suite.agent().proc.pid
+        await eventually(
+          `${runtime}'s process to be gone`,
+          async () => commandLinesWith(processTree(agentPid), batchProcess),
+          (found) => found.length === 0,
+          10_000
+        )
+      }
 
-    // Stopping a thread that runs nothing changes nothing.
-    expect(await stopRequest(suite)).toEqual({ stopRequested: false, messageId: null })
-    const next = await suite.turn(`after the stop on ${runtime}`)
-    expect([next.status, next.text]).toEqual(["completed", `Mock reply: after the stop on ${runtime}`])
-  }, TIMEOUT)
+      // Stopping a thread that runs nothing changes nothing.
+      expect(await stopRequest(suite)).toEqual({ stopRequested: false, messageId: null })
+      const next = await suite.turn(`after the stop on ${runtime}`)
+      expect([next.status, next.text]).toEqual(["completed", `Mock reply: after the stop on ${runtime}`])
+    },
+    TIMEOUT
+  )
 }

@@ -28,7 +28,9 @@ export interface ThreadContextOptions {
 
 const TIMEOUT = 150_000
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
+const record = (
+  value: unknown
+): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? Object(value) : {})
 const list = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
 
 /** Claude (Anthropic Messages): the system prompt. */
@@ -60,10 +62,20 @@ const holdARun = async (suite: RealRuntimeSuite): Promise<HeldRun> => {
   const release = `release-${randomUUID().slice(0, 8)}`
   await suite.send(`RUN_TOOL[until test -f ${release}; do sleep 0.1; done]`)
   // A runtime that asks before running it is allowed to.
-  const tree = await eventually("the thread's shell command to run under the agent", async () => {
-    for (const asked of await pendingInteractions(suite.backend(), suite.threadId())) await answer(suite, asked.interactionId, { answer: { reply: "once" } })
-    return processTree(suite.agent().proc.pid)
-  }, (seen) => seen.some((p) => p.argv.some((arg) => arg.includes(release) && !arg.includes("RUN_TOOL"))), 90_000, () => suite.agent().proc.describe())
+  const tree = await eventually(
+    "the thread's shell command to run under the agent",
+    async () => {
+      for (const asked of await pendingInteractions(suite.backend(), suite.threadId())) {
+        await answer(suite, asked.interactionId, {
+          answer: { reply: "once" }
+        })
+      }
+      return processTree(suite.agent().proc.pid)
+    },
+    (seen) => seen.some((p) => p.argv.some((arg) => arg.includes(release) && !arg.includes("RUN_TOOL"))),
+    90_000,
+    () => suite.agent().proc.describe()
+  )
   fs.writeFileSync(path.join(suite.machine().checkout, release), "")
   const done = await suite.answer()
   return { tree, done, request: modelRequest(suite, release) }
@@ -76,16 +88,20 @@ export const threadContextScenarios = (suite: RealRuntimeSuite, options: ThreadC
   let held: Promise<HeldRun> | undefined
   const heldRun = () => (held ??= holdARun(suite))
 
-  it("no process of the run has the API key on its command line (the runtime, what it starts, the command it runs), none is logged, and the runtime reaches Trellis's MCP tools", async () => {
-    const { tree, request, done } = await heldRun()
-    const key = suite.backend().serve.credentials.apiKey
-    expect(tree.filter((p) => options.isRuntime(p.argv)).length).toBeGreaterThan(0)
-    expect(commandLinesWith(tree, key)).toEqual([])
-    expect(`${suite.agent().proc.stdout}${suite.agent().proc.stderr}`).not.toContain(key)
-    expect(done.status).toBe("completed")
-    // The key still reaches the MCP server: the model is offered Trellis's tools (Codex nests them in a namespace).
-    expect(JSON.stringify(record(request?.body)["tools"])).toMatch(/"name":"[^"]*create_thread"/)
-  }, TIMEOUT)
+  it(
+    "no process of the run has the API key on its command line (the runtime, what it starts, the command it runs), none is logged, and the runtime reaches Trellis's MCP tools",
+    async () => {
+      const { tree, request, done } = await heldRun()
+      const key = suite.backend().serve.credentials.apiKey
+      expect(tree.filter((p) => options.isRuntime(p.argv)).length).toBeGreaterThan(0)
+      expect(commandLinesWith(tree, key)).toEqual([])
+      expect(`${suite.agent().proc.stdout}${suite.agent().proc.stderr}`).not.toContain(key)
+      expect(done.status).toBe("completed")
+      // The key still reaches the MCP server: the model is offered Trellis's tools (Codex nests them in a namespace).
+      expect(JSON.stringify(record(request?.body)["tools"])).toMatch(/"name":"[^"]*create_thread"/)
+    },
+    TIMEOUT
+  )
 
   if (options.threadIdIn === "environment") {
     it("create_thread rule 7: the runtime process gets the thread ID as SERVICE_THREAD_ID (and TRELLIS_THREAD_ID)", async () => {
@@ -96,14 +112,18 @@ export const threadContextScenarios = (suite: RealRuntimeSuite, options: ThreadC
       }
     }, TIMEOUT)
   } else {
-    it(`create_thread rule 7: runtime ${options.cliType} receives the thread ID in its prompt (${options.instructionsName}), from its first message on`, async () => {
-      const content = `report back ${randomUUID().slice(0, 8)}`
-      const threadId = await createThread(suite.backend(), suite.target(), options.cliType, content)
-      expect((await settledMessages(suite.backend(), threadId, 2, suite.agent())).at(-1)?.status).toBe("completed")
-      const request = modelRequest(suite, content)
-      expect(request).toBeDefined()
-      if (request !== undefined) expect(JSON.stringify(options.instructions(request))).toContain(threadId)
-    }, TIMEOUT)
+    it(
+      `create_thread rule 7: runtime ${options.cliType} receives the thread ID in its prompt (${options.instructionsName}), from its first message on`,
+      async () => {
+        const content = `report back ${randomUUID().slice(0, 8)}`
+        const threadId = await createThread(suite.backend(), suite.target(), options.cliType, content)
+        expect((await settledMessages(suite.backend(), threadId, 2, suite.agent())).at(-1)?.status).toBe("completed")
+        const request = modelRequest(suite, content)
+        expect(request).toBeDefined()
+        if (request !== undefined) expect(JSON.stringify(options.instructions(request))).toContain(threadId)
+      },
+      TIMEOUT
+    )
   }
 
   it(`create_thread rule 5: the project agent's prompt reaches the runtime (${options.instructionsName})`, async () => {

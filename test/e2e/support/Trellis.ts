@@ -37,7 +37,11 @@ export interface Serve {
 export const startServe = async (home: string, env: NodeJS.ProcessEnv = {}, port = 0): Promise<Serve> => {
   const fullEnv = cleanEnv({ TRELLIS_RATE_LIMIT: "off", ...env, TRELLIS_HOME: home, TRELLIS_PORT: String(port) })
   const proc = spawnProcess("trellis serve", process.execPath, ["cli/bin.js", "serve"], { cwd: repoRoot, env: fullEnv })
-  await proc.waitForStdout("the serve banner", (out) => /Credentials: .*\n/.test(out) && (!out.includes("(new:") || /claude mcp add .*\n/.test(out)), SERVE_START_TIMEOUT)
+  await proc.waitForStdout(
+    "the serve banner",
+    (out) => /Credentials: .*\n/.test(out) && (!out.includes("(new:") || /claude mcp add .*\n/.test(out)),
+    SERVE_START_TIMEOUT
+  )
   const endpoint = /MCP endpoint: (\S+)\n/.exec(proc.stdout)?.[1]
   if (endpoint === undefined) throw new Error(`trellis serve printed no MCP endpoint\n${proc.describe()}`)
   const credentials = Schema.decodeUnknownSync(Schema.parseJson(Credentials))(fs.readFileSync(path.join(home, "credentials.json"), "utf8"))
@@ -53,9 +57,11 @@ export class Mcp {
 
   static async connect(mcpUrl: string, apiKey: string): Promise<Mcp> {
     const client = new Client({ name: "trellis-agent-e2e", version: "0.0.0" })
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), {
-      requestInit: { headers: { Authorization: `Bearer ${apiKey}` } }
-    }))
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${apiKey}` } }
+      })
+    )
     return new Mcp(client)
   }
 
@@ -226,7 +232,14 @@ export class Agent {
 }
 
 export const startAgent = async (cwd: string, env: NodeJS.ProcessEnv, extraArgs: ReadonlyArray<string> = []): Promise<Agent> => {
-  const proc = spawnProcess("trellis agent start", process.execPath, [path.join(repoRoot, "cli/bin.js"), "agent", "start", "--log-format", "json", ...extraArgs], {
+  const proc = spawnProcess("trellis agent start", process.execPath, [
+    path.join(repoRoot, "cli/bin.js"),
+    "agent",
+    "start",
+    "--log-format",
+    "json",
+    ...extraArgs
+  ], {
     cwd,
     env
   })
@@ -265,7 +278,8 @@ const gitEnv = cleanEnv({
   GIT_CONFIG_GLOBAL: "/dev/null"
 })
 
-export const git = (cwd: string, ...args: ReadonlyArray<string>): Promise<string> => runOk(`git ${args[0] ?? ""}`, "git", args, { cwd, env: gitEnv })
+export const git = (cwd: string, ...args: ReadonlyArray<string>): Promise<string> =>
+  runOk(`git ${args[0] ?? ""}`, "git", args, { cwd, env: gitEnv })
 
 /** A fresh repository with one commit on `main`. */
 export const gitRepo = async (dir: string): Promise<string> => {

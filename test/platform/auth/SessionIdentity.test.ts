@@ -11,7 +11,7 @@ import { seedOwner, TestServer } from "../../support/TestServer.js"
 describe("the principal of a browser session", () => {
   layer(TestServer())((it) => {
     it.effect("a session's principal carries its session's identity, a different one per session of the same key; the key's own has none", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("session-identity")
         const sessions = yield* WebSessions
         const first = yield* sessions.signIn(Redacted.make(key))

@@ -14,7 +14,7 @@ import { rawRequest, seedOwner, TestServer } from "../../support/TestServer.js"
 const listProjects = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_projects", arguments: {} } })
 
 const issue = (slug: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const owner = yield* seedOwner(slug)
     return { ...owner, link: yield* (yield* WebSessions).issueLink(owner.principal.apiKeyId) }
   })
@@ -39,17 +39,19 @@ const askLink = (key: string, body?: unknown) =>
 describe("one-time sign-in links", () => {
   layer(TestServer())((it) => {
     it.effect("a link opens one session, once, and sends the browser to the app", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { link } = yield* issue("link-once")
         const first = yield* open(`/signin?token=${link}`)
         expect(first.status).toBe(303)
         expect(first.headers["location"]).toBe("/")
         const token = sessionOf(first.headers) ?? ""
-        expect((yield* rawRequest({ body: listProjects, headers: { cookie: `${SESSION_COOKIE}=${token}`, origin: "http://127.0.0.1" } })).status).toBe(200)
+        expect(
+          (yield* rawRequest({ body: listProjects, headers: { cookie: `${SESSION_COOKIE}=${token}`, origin: "http://127.0.0.1" } })).status
+        ).toBe(200)
       }))
 
     it.effect("a used link sends the browser to the sign-in page saying it was used, and opens no session", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { link } = yield* issue("link-used")
         yield* open(`/signin?token=${link}`)
         const again = yield* open(`/signin?token=${link}`)
@@ -59,7 +61,7 @@ describe("one-time sign-in links", () => {
       }))
 
     it.effect("a link lasts 10 minutes; an expired one sends the browser to the sign-in page saying it expired", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { link, principal } = yield* issue("link-expired")
         const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ readonly lifetime: number }>`
@@ -74,7 +76,7 @@ describe("one-time sign-in links", () => {
       }))
 
     it.effect("a used link that has also expired is reported as used", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { link } = yield* issue("link-used-expired")
         yield* open(`/signin?token=${link}`)
         yield* expireLinks("link-used-expired")
@@ -82,7 +84,7 @@ describe("one-time sign-in links", () => {
       }))
 
     it.effect("an unknown token, or none, sends the browser to the sign-in page saying the link is not valid", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         for (const path of ["/signin?token=not-a-link", "/signin"]) {
           const res = yield* open(path)
           expect(res.status).toBe(303)
@@ -92,7 +94,7 @@ describe("one-time sign-in links", () => {
       }))
 
     it.effect("a link whose API key was revoked opens nothing and says so", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { link, principal } = yield* issue("link-revoked")
         yield* (yield* ApiKeys).revoke(principal.apiKeyId)
         const res = yield* open(`/signin?token=${link}`)
@@ -101,7 +103,7 @@ describe("one-time sign-in links", () => {
       }))
 
     it.effect("a link's next= is kept: the session opens on that page, and a refusal keeps it for the sign-in page", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { link } = yield* issue("link-next")
         const next = "/projects/proj_1/threads/thr_2?tab=x"
         const first = yield* open(`/signin?token=${link}&next=${encodeURIComponent(next)}`)
@@ -112,10 +114,20 @@ describe("one-time sign-in links", () => {
       }))
 
     it.effect("a link never redirects off the app: next= that is not a single-slash path of this origin is dropped", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { principal } = yield* seedOwner("link-open-redirect")
         const sessions = yield* WebSessions
-        for (const next of ["//evil.example/x", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "evil.example", "javascript:alert(1)", "/sign-in"]) {
+        for (
+          const next of [
+            "//evil.example/x",
+            "https://evil.example/",
+            "/\\evil.example",
+            "/\t/evil.example",
+            "evil.example",
+            "javascript:alert(1)",
+            "/sign-in"
+          ]
+        ) {
           const link = yield* sessions.issueLink(principal.apiKeyId)
           const res = yield* open(`/signin?token=${link}&next=${encodeURIComponent(next)}`)
           expect(res.status).toBe(303)
@@ -127,7 +139,7 @@ describe("one-time sign-in links", () => {
       }))
 
     it.effect("an API key gets a fresh link from the running server, with its next=; the link signs in as that key", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("link-fresh")
         const asked = yield* askLink(key, { next: "/projects/p/threads" })
         expect(asked.status).toBe(200)
@@ -143,12 +155,15 @@ describe("one-time sign-in links", () => {
       }))
 
     it.effect("a fresh link needs an API key: none is 401, a browser session is 401, a next= off the app is 400", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("link-fresh-refused")
         expect((yield* rawRequest({ path: "/api/web/signin-link" })).status).toBe(401)
         const signedIn = yield* rawRequest({ path: "/api/web/session", body: JSON.stringify({ apiKey: key }) })
         const session = sessionOf(signedIn.headers) ?? ""
-        const bySession = yield* rawRequest({ path: "/api/web/signin-link", headers: { cookie: `${SESSION_COOKIE}=${session}`, origin: "http://127.0.0.1" } })
+        const bySession = yield* rawRequest({
+          path: "/api/web/signin-link",
+          headers: { cookie: `${SESSION_COOKIE}=${session}`, origin: "http://127.0.0.1" }
+        })
         expect(bySession.status).toBe(401)
         expect(bySession.text).toContain("API key")
         const offsite = yield* askLink(key, { next: "//evil.example" })

@@ -20,8 +20,7 @@ const expireAll = (table: "web_sessions", slug: string) =>
 
 const getPage = (path: string) => Effect.flatMap(HttpClient.HttpClient, (client) => client.get(path))
 
-const signIn = (apiKey: string) =>
-  rawRequest({ path: "/api/web/session", body: JSON.stringify({ apiKey }) })
+const signIn = (apiKey: string) => rawRequest({ path: "/api/web/session", body: JSON.stringify({ apiKey }) })
 
 /** The session token a `Set-Cookie` answer opens, and the cookie's attributes. */
 const cookieOf = (headers: Readonly<Record<string, string>>) => {
@@ -43,7 +42,7 @@ const refsOf = (json: unknown) => Schema.decodeUnknownSync(ProjectRefs)(json).re
 describe("browser sessions", () => {
   layer(TestServer())((it) => {
     it.effect("signing in with an API key sets an HttpOnly, SameSite=Strict session cookie and never echoes the key", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, user } = yield* seedOwner("web-signin")
         const res = yield* signIn(key)
         expect(res.status).toBe(200)
@@ -58,7 +57,7 @@ describe("browser sessions", () => {
       }))
 
     it.effect("a session is stored only as a digest of its token", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("web-digest")
         const { token } = cookieOf((yield* signIn(key)).headers)
         const sql = yield* SqlClient.SqlClient
@@ -69,7 +68,7 @@ describe("browser sessions", () => {
       }))
 
     it.effect("the session cookie calls tools as its key: a narrowed key's session sees only its projects", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { organization, project, user } = yield* seedOwner("web-narrow")
         yield* (yield* Projects).create({ organizationId: organization.id, name: "Other", ref: "OTHER" })
         const narrowed = yield* createKey(user.id, [project.id])
@@ -83,18 +82,20 @@ describe("browser sessions", () => {
       }))
 
     it.effect("the session cookie signs the client HttpApi routes too (a thread's event stream), as its key would", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("web-httpapi")
         const { token } = cookieOf((yield* signIn(key)).headers)
         const path = "/api/threads/thr_00000000000000000000000000000000/events"
         expect((yield* getPage(path)).status).toBe(401)
-        const signed = yield* Effect.flatMap(HttpClient.HttpClient, (client) =>
-          client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.setHeader("cookie", `${SESSION_COOKIE}=${token}`))))
+        const signed = yield* Effect.flatMap(
+          HttpClient.HttpClient,
+          (client) => client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.setHeader("cookie", `${SESSION_COOKIE}=${token}`)))
+        )
         expect(signed.status).toBe(404)
       }))
 
     it.effect("a session request that changes anything must carry an allowed Origin (CSRF): none or a foreign one is 403", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("web-csrf")
         const { token } = cookieOf((yield* signIn(key)).headers)
         const withoutOrigin = yield* rawRequest({ body: listProjects, headers: { cookie: `${SESSION_COOKIE}=${token}` } })
@@ -106,7 +107,7 @@ describe("browser sessions", () => {
       }))
 
     it.effect("signing out ends the session and clears the cookie; the old cookie is then 401", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("web-signout")
         const { token } = cookieOf((yield* signIn(key)).headers)
         const out = yield* rawRequest({ method: "DELETE", path: "/api/web/session", headers: asSession(token) })
@@ -116,7 +117,7 @@ describe("browser sessions", () => {
       }))
 
     it.effect("revoking the API key ends every session opened with it", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key, principal } = yield* seedOwner("web-revoke")
         const { token } = cookieOf((yield* signIn(key)).headers)
         yield* (yield* ApiKeys).revoke(principal.apiKeyId)
@@ -125,7 +126,7 @@ describe("browser sessions", () => {
       }))
 
     it.effect("a session lasts 7 days; once expired it is 401", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("web-expiry")
         const { token } = cookieOf((yield* signIn(key)).headers)
         const sql = yield* SqlClient.SqlClient
@@ -140,7 +141,7 @@ describe("browser sessions", () => {
       }))
 
     it.effect("bad sign-in input names the field; a wrong key is 401 and opens nothing", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const missing = yield* rawRequest({ path: "/api/web/session", body: "{}" })
         expect(missing.status).toBe(400)
         expect(missing.json).toMatchObject({ _tag: "InvalidArgument", message: expect.stringContaining("apiKey") })

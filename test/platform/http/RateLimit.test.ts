@@ -10,7 +10,7 @@ const session = `session_${"0".repeat(32)}`
 describe("the request budget per API key", () => {
   layer(TestServer({ rateLimit: Option.some({ perSecond: 0.5, burst: 3 }) }))((it) => {
     it.effect("every MCP request spends it, tools/list included: over the burst, 429 with Retry-After; other keys are not limited", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const first = yield* seedOwner("limited")
         const second = yield* seedOwner("unlimited")
         expect((yield* callTool(first.key, "list_task_types")).status).toBe(200)
@@ -25,7 +25,7 @@ describe("the request budget per API key", () => {
       }))
 
     it.effect("a browser session has a budget of its own: a page spending it leaves the key's other clients untouched, and other sessions too", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("session-budget")
         const sessions = yield* WebSessions
         const page = yield* sessions.signIn(Redacted.make(key))
@@ -43,7 +43,7 @@ describe("the request budget per API key", () => {
       }))
 
     it.effect("the client routes have a budget of their own: spending it leaves MCP calls untouched", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("client")
         const headers = { authorization: `Bearer ${key}` }
         for (let i = 0; i < 3; i++) {
@@ -60,9 +60,14 @@ describe("the request budget per API key", () => {
   describe.each(["platform", "node"] as const)("the bridge's own budget on the %s transport", (transport) => {
     layer(TestServer({ bridgeRateLimit: Option.some({ perSecond: 0.5, burst: 2 }) }, transport))((it) => {
       it.effect("the bridge routes spend the bridge budget: over it, 429 TooManyRequests with Retry-After", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const { key } = yield* seedOwner("bridge")
-          const heartbeat = () => rawRequest({ path: "/api/agent/heartbeat", body: JSON.stringify({ sessionId: session }), headers: { authorization: `Bearer ${key}` } })
+          const heartbeat = () =>
+            rawRequest({
+              path: "/api/agent/heartbeat",
+              body: JSON.stringify({ sessionId: session }),
+              headers: { authorization: `Bearer ${key}` }
+            })
           expect((yield* heartbeat()).status).toBe(404)
           expect((yield* heartbeat()).status).toBe(404)
           const limited = yield* heartbeat()
@@ -78,7 +83,7 @@ describe("the request budget per API key", () => {
 
   layer(TestServer({ rateLimit: Option.some({ perSecond: 1, burst: 1 }) }), { excludeTestServices: true })((it) => {
     it.effect("a refused call succeeds once the Retry-After it was given has passed (the bucket refills in real time)", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("refill")
         expect((yield* callTool(key, "list_task_types")).status).toBe(200)
         const limited = yield* callTool(key, "list_task_types")
@@ -92,7 +97,7 @@ describe("the request budget per API key", () => {
 
   layer(TestServer({ rateLimit: Option.none() }))((it) => {
     it.effect("with the limit off, bursts are never refused", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("free")
         const statuses = yield* Effect.forEach(Array.from({ length: 150 }), () => callTool(key, "list_task_types"), { concurrency: 10 })
         expect(statuses.every((res) => res.status === 200)).toBe(true)
@@ -100,7 +105,7 @@ describe("the request budget per API key", () => {
   })
 
   it.effect("buckets that have refilled are forgotten, so the limiter's memory holds only keys active lately", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const limiter = yield* RateLimiter
       const budget = { perSecond: 10, burst: 10 }
       for (let i = 0; i < 1_500; i++) yield* limiter.take(`key-${i}`, budget)
@@ -114,7 +119,7 @@ describe("the request budget per API key", () => {
     Effect.withConfigProvider(config, ConfigProvider.fromMap(new Map(value === undefined ? [] : [[name, value]])))
 
   it.effect("TRELLIS_RATE_LIMIT defaults to 20/s with a burst of 100, takes `off` and `<perSecond>/<burst>`", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* parse(rateLimitConfig, "TRELLIS_RATE_LIMIT", undefined)).toEqual(Option.some({ perSecond: 20, burst: 100 }))
       expect(yield* parse(rateLimitConfig, "TRELLIS_RATE_LIMIT", "off")).toEqual(Option.none())
       expect(yield* parse(rateLimitConfig, "TRELLIS_RATE_LIMIT", "5/10")).toEqual(Option.some({ perSecond: 5, burst: 10 }))
@@ -122,8 +127,10 @@ describe("the request budget per API key", () => {
     }))
 
   it.effect("TRELLIS_BRIDGE_RATE_LIMIT defaults to 200/s with a burst of 2000 and takes the same forms", () =>
-    Effect.gen(function* () {
-      expect(yield* parse(bridgeRateLimitConfig, "TRELLIS_BRIDGE_RATE_LIMIT", undefined)).toEqual(Option.some({ perSecond: 200, burst: 2000 }))
+    Effect.gen(function*() {
+      expect(yield* parse(bridgeRateLimitConfig, "TRELLIS_BRIDGE_RATE_LIMIT", undefined)).toEqual(
+        Option.some({ perSecond: 200, burst: 2000 })
+      )
       expect(yield* parse(bridgeRateLimitConfig, "TRELLIS_BRIDGE_RATE_LIMIT", "off")).toEqual(Option.none())
       expect((yield* Effect.either(parse(bridgeRateLimitConfig, "TRELLIS_BRIDGE_RATE_LIMIT", "lots")))._tag).toBe("Left")
     }))

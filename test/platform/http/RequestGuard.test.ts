@@ -43,11 +43,16 @@ const routes = [
 describe.each<Transport>(["platform", "node"])("every route family on the %s transport", (transport) => {
   layer(TestServer({}, transport))((it) => {
     it.effect("reads the key the same way: lowercase `bearer` and extra spaces are accepted, an empty key is 401", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { key } = yield* seedOwner("bearer")
         for (const route of routes) {
           const send = (authorization: string) =>
-            rawRequest({ method: route.method, path: route.path, headers: { authorization }, ...(route.body === undefined ? {} : { body: route.body }) })
+            rawRequest({
+              method: route.method,
+              path: route.path,
+              headers: { authorization },
+              ...(route.body === undefined ? {} : { body: route.body })
+            })
           expect((yield* send(`bearer ${key}`)).status, route.path).toBe(route.admitted)
           expect((yield* send(`Bearer    ${key}`)).status, route.path).toBe(route.admitted)
           expect((yield* send("Bearer ")).status, route.path).toBe(401)

@@ -13,34 +13,39 @@ const rejection = (tool: Tool.Any, args: unknown) =>
   unscoped(tool, () => Effect.dieMessage("the handler must not run")).run(args).pipe(
     Effect.flip,
     Effect.map((error) => error.message),
-    Effect.provideService(CurrentPrincipal, { userId: UserId.generate(), apiKeyId: ApiKeyId.generate(), projectIds: null, readOnly: false }),
+    Effect.provideService(CurrentPrincipal, {
+      userId: UserId.generate(),
+      apiKeyId: ApiKeyId.generate(),
+      projectIds: null,
+      readOnly: false
+    }),
     Effect.provideService(DefaultProject, null)
   )
 
 describe("argument errors", () => {
   it.effect("an enum mismatch lists the allowed values once, not one line per value", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const message = yield* rejection(CreateTaskLabel, { name: "x", color: "neon" })
       expect(message).toMatch(/^Invalid arguments: color: must be one of "gray", "red", .*; got "neon"$/)
       expect(message).not.toContain("undefined")
     }))
 
   it.effect("each bad argument is named once with its rule", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const message = yield* rejection(CreateTask, {
         name: "x",
         priority: "urgent",
         dueDate: "tomorrow",
         externalLinks: [{ id: "a", kind: "url", url: "ftp://x" }]
       })
-      expect(message).toContain('priority: must be one of "None", "Low", "Medium", "High", "Critical"; got "urgent"')
+      expect(message).toContain("priority: must be one of \"None\", \"Low\", \"Medium\", \"High\", \"Critical\"; got \"urgent\"")
       expect(message).toContain("dueDate: Expected number")
       expect(message).toContain("externalLinks.0.url: must be an http(s) URL")
       expect(message).not.toContain("Expected undefined")
     }))
 
   it.effect("a removed nested argument is named with what to use instead", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const message = yield* rejection(SearchTasks, { query: "x", filters: { assignee: { id: "u" } } })
       expect(message).toContain("filters.assignee")
       expect(message).toContain("filters.assigneeId")

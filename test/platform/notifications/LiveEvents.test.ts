@@ -4,15 +4,20 @@ import { relay } from "../../../src/platform/notifications/LiveEvents.js"
 
 /** A LISTEN that the database refuses `refusals` times, then delivers `payloads` and ends. */
 const flakyListen = (attempts: Ref.Ref<number>, refusals: number, payloads: ReadonlyArray<string>) =>
-  Stream.unwrap(Effect.map(Ref.updateAndGet(attempts, (n) => n + 1), (attempt) =>
-    attempt <= refusals ? Stream.fail("connection refused") : Stream.fromIterable(payloads)))
+  Stream.unwrap(
+    Effect.map(
+      Ref.updateAndGet(attempts, (n) => n + 1),
+      (attempt) => attempt <= refusals ? Stream.fail("connection refused") : Stream.fromIterable(payloads)
+    )
+  )
 
 /** Moves the test clock one second at a time, so that every retry due meanwhile runs. */
-const passSeconds = (seconds: number) => Effect.forEach(Array.from({ length: seconds }), () => TestClock.adjust(Duration.seconds(1)), { discard: true })
+const passSeconds = (seconds: number) =>
+  Effect.forEach(Array.from({ length: seconds }), () => TestClock.adjust(Duration.seconds(1)), { discard: true })
 
 describe("live events: the LISTEN relay", () => {
   it.effect("a database that refuses LISTEN for a minute is asked again ever less often (at most every 30 s), not in a busy loop", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const attempts = yield* Ref.make(0)
       const fiber = yield* Effect.fork(relay("test", flakyListen(attempts, Number.MAX_SAFE_INTEGER, []), () => Effect.void))
       yield* passSeconds(60)
@@ -26,20 +31,24 @@ describe("live events: the LISTEN relay", () => {
     }))
 
   it.effect("delivery resumes by itself when the database answers LISTEN again", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const attempts = yield* Ref.make(0)
       const published = yield* Ref.make<ReadonlyArray<string>>([])
-      const fiber = yield* Effect.fork(relay("test", flakyListen(attempts, 3, ["thread_1", "thread_2"]), (payload) => Ref.update(published, (all) => [...all, payload])))
+      const fiber = yield* Effect.fork(
+        relay("test", flakyListen(attempts, 3, ["thread_1", "thread_2"]), (payload) => Ref.update(published, (all) => [...all, payload]))
+      )
       yield* passSeconds(5)
       expect((yield* Ref.get(published)).slice(0, 2)).toEqual(["thread_1", "thread_2"])
       yield* Fiber.interrupt(fiber)
     }))
 
   it.effect("a LISTEN stream that ends (the connection closed) is listened to again", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const attempts = yield* Ref.make(0)
       const published = yield* Ref.make<ReadonlyArray<string>>([])
-      const fiber = yield* Effect.fork(relay("test", flakyListen(attempts, 0, ["signal"]), (payload) => Ref.update(published, (all) => [...all, payload])))
+      const fiber = yield* Effect.fork(
+        relay("test", flakyListen(attempts, 0, ["signal"]), (payload) => Ref.update(published, (all) => [...all, payload]))
+      )
       yield* passSeconds(2)
       expect((yield* Ref.get(published)).length).toBeGreaterThanOrEqual(2)
       yield* Fiber.interrupt(fiber)

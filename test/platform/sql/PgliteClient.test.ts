@@ -40,7 +40,15 @@ describe("PgliteClient", () => {
         const at = new Date("2024-05-06T07:08:09.123Z")
         const day = new Date(2024, 4, 6)
         const [inserted] = yield* sql`INSERT INTO items ${
-          sql.insert({ total: "12.50", at, local_at: at, day, data: sql.json({ a: 1, nested: { b: [1, 2] } }), tags: ["x", "y,z"], done: false })
+          sql.insert({
+            total: "12.50",
+            at,
+            local_at: at,
+            day,
+            data: sql.json({ a: 1, nested: { b: [1, 2] } }),
+            tags: ["x", "y,z"],
+            done: false
+          })
         } RETURNING id`
         expect(inserted).toEqual({ id: "1" })
 
@@ -206,7 +214,8 @@ describe("PgliteClient", () => {
       const first = yield* withClient({ dataDir }, (sql) =>
         Effect.as(sql`CREATE TABLE kept (note text); INSERT INTO kept VALUES ('still here')`, sql.pglite))
       expect(first.closed).toBe(true)
-      const rows = yield* withClient({ dataDir }, (sql) => sql`SELECT note FROM kept`)
+      const rows = yield* withClient({ dataDir }, (sql) =>
+        sql`SELECT note FROM kept`)
       expect(rows).toEqual([{ note: "still here" }])
     })), 120_000)
 })

@@ -67,7 +67,16 @@ export const anthropicStream = (plan: Exclude<Plan, { kind: "error" }>, body: un
   const frames = [
     frame({
       type: "message_start",
-      message: { id: id("msg"), type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } }
+      message: {
+        id: id("msg"),
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 }
+      }
     })
   ]
   blocksOf(plan, thinking).forEach((block, index) => {
@@ -75,7 +84,13 @@ export const anthropicStream = (plan: Exclude<Plan, { kind: "error" }>, body: un
     for (const delta of block.deltas) frames.push(frame({ type: "content_block_delta", index, delta }))
     frames.push(frame({ type: "content_block_stop", index }))
   })
-  frames.push(frame({ type: "message_delta", delta: { stop_reason: plan.kind === "tool" ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }))
+  frames.push(
+    frame({
+      type: "message_delta",
+      delta: { stop_reason: plan.kind === "tool" ? "tool_use" : "end_turn", stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens }
+    })
+  )
   frames.push(frame({ type: "message_stop" }))
   return frames
 }

@@ -82,7 +82,9 @@ export const startMockModel = async (): Promise<MockModel> => {
     if (api === undefined) {
       requests.push({ method: request.method ?? "GET", path, body, conversation: undefined, plan: undefined })
       if (path.endsWith("/count_tokens")) return sendJson(response, 200, { input_tokens: 100 })
-      if (path.endsWith("/models")) return sendJson(response, 200, { object: "list", data: [{ id: "mock-model", object: "model", owned_by: "mock" }] })
+      if (path.endsWith("/models")) {
+        return sendJson(response, 200, { object: "list", data: [{ id: "mock-model", object: "model", owned_by: "mock" }] })
+      }
       return sendJson(response, request.method === "HEAD" || path === "/" ? 200 : 404, {})
     }
     const conversation = conversationOf[api](body)

@@ -35,11 +35,18 @@ export const chatStream = (plan: Exclude<Plan, { kind: "error" }>, body: unknown
   ]
   if (plan.kind === "tool") {
     frames.push(chunk({
-      tool_calls: [{ index: 0, id: `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`, type: "function", function: { name: plan.name, arguments: JSON.stringify(plan.input) } }]
+      tool_calls: [{
+        index: 0,
+        id: `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`,
+        type: "function",
+        function: { name: plan.name, arguments: JSON.stringify(plan.input) }
+      }]
     }))
   }
   frames.push(chunk({}, plan.kind === "tool" ? "tool_calls" : "stop"))
-  frames.push(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 200, completion_tokens: 30, total_tokens: 230 } })}\n\n`)
+  frames.push(
+    `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 200, completion_tokens: 30, total_tokens: 230 } })}\n\n`
+  )
   frames.push("data: [DONE]\n\n")
   return frames
 }

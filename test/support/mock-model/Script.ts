@@ -73,7 +73,12 @@ export const decide = (conversation: Conversation, failures: FailureCounts): Pla
   const subagent = /SUBAGENT_RUN\[([^\]]*)\]/.exec(text)
   if (subagent !== null && tools.includes("task")) {
     const prompt = `RUN_TOOL[${subagent[1] ?? ""}]`
-    return { kind: "tool", text: "A subagent will do it.", name: "task", input: { description: "Run the command", prompt, subagent_type: "general" } }
+    return {
+      kind: "tool",
+      text: "A subagent will do it.",
+      name: "task",
+      input: { description: "Run the command", prompt, subagent_type: "general" }
+    }
   }
   const run = /RUN_TOOL\[([^\]]*)\]/.exec(text)
   const shell = offered(shellInput, tools)

@@ -28,19 +28,26 @@ export const ALLOW_EVERYTHING = { bash: "allow", edit: "allow", webfetch: "allow
 /** `~/.config/opencode/opencode.json` under `home`: the mock's one model and `permission`. */
 export const writeOpenCodeConfig = (mock: MockModel, home: string, permission: Readonly<Record<string, string>>) => {
   fs.mkdirSync(path.join(home, ".config", "opencode"), { recursive: true })
-  fs.writeFileSync(path.join(home, ".config", "opencode", "opencode.json"), JSON.stringify({
-    provider: {
-      mock: {
-        npm: "@ai-sdk/openai-compatible",
-        name: "Mock",
-        options: { baseURL: `${mock.url}/v1`, apiKey: "mock" },
-        models: { "mock-model": { name: "Mock Model", reasoning: true, tool_call: true, limit: { context: 128000, output: 8192 } } }
-      }
-    },
-    model: "mock/mock-model",
-    small_model: "mock/mock-model",
-    autoupdate: false,
-    share: "disabled",
-    permission
-  }, null, 2))
+  fs.writeFileSync(
+    path.join(home, ".config", "opencode", "opencode.json"),
+    JSON.stringify(
+      {
+        provider: {
+          mock: {
+            npm: "@ai-sdk/openai-compatible",
+            name: "Mock",
+            options: { baseURL: `${mock.url}/v1`, apiKey: "mock" },
+            models: { "mock-model": { name: "Mock Model", reasoning: true, tool_call: true, limit: { context: 128000, output: 8192 } } }
+          }
+        },
+        model: "mock/mock-model",
+        small_model: "mock/mock-model",
+        autoupdate: false,
+        share: "disabled",
+        permission
+      },
+      null,
+      2
+    )
+  )
 }

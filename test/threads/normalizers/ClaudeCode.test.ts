@@ -42,7 +42,9 @@ const expectToolsPaired = (events: ReadonlyArray<Event>) => {
   )
   expect(results.map((r) => r.toolCallId).sort()).toEqual(inputs.map((i) => i.toolCallId).sort())
   for (const input of inputs) {
-    expect(events.indexOf(input)).toBeLessThan(events.findIndex((e) => "toolCallId" in e && e !== input && e.toolCallId === input.toolCallId))
+    expect(events.indexOf(input)).toBeLessThan(
+      events.findIndex((e) => "toolCallId" in e && e !== input && e.toolCallId === input.toolCallId)
+    )
     expect(() => JSON.parse(input.inputJson)).not.toThrow()
   }
 }
@@ -64,12 +66,61 @@ const fixtures: ReadonlyArray<readonly [string, ReadonlyArray<Event["kind"]>]> =
   // A run's closing result names the calls refused their permission: each is a denied tool-error.
   ["tool-denied", ["metadata", "reasoning", "text", "tool-input", "tool-error", "text", "metadata", "context-window", "tool-error"]],
   ["stdio-askuser", ["runtime-notice", "metadata", "tool-input", "runtime-notice", "tool-output", "text", "metadata", "context-window"]],
-  ["stdio-deny", ["runtime-notice", "metadata", "reasoning", "text", "tool-input", "runtime-notice", "tool-error", "text", "metadata", "context-window", "tool-error"]],
-  ["stdio-permission", ["runtime-notice", "metadata", "reasoning", "text", "tool-input", "runtime-notice", "tool-output", "text", "metadata", "context-window"]],
-  ["stdio-plan", ["runtime-notice", "metadata", "tool-input", "runtime-notice", "metadata", "tool-output", "text", "metadata", "context-window"]],
+  ["stdio-deny", [
+    "runtime-notice",
+    "metadata",
+    "reasoning",
+    "text",
+    "tool-input",
+    "runtime-notice",
+    "tool-error",
+    "text",
+    "metadata",
+    "context-window",
+    "tool-error"
+  ]],
+  ["stdio-permission", [
+    "runtime-notice",
+    "metadata",
+    "reasoning",
+    "text",
+    "tool-input",
+    "runtime-notice",
+    "tool-output",
+    "text",
+    "metadata",
+    "context-window"
+  ]],
+  ["stdio-plan", [
+    "runtime-notice",
+    "metadata",
+    "tool-input",
+    "runtime-notice",
+    "metadata",
+    "tool-output",
+    "text",
+    "metadata",
+    "context-window"
+  ]],
   [
     "tool-error-partial",
-    ["metadata", "context-window", "reasoning", "reasoning", "text", "text", "text", "tool-input", "tool-error", "context-window", "text", "text", "text", "metadata", "context-window"]
+    [
+      "metadata",
+      "context-window",
+      "reasoning",
+      "reasoning",
+      "text",
+      "text",
+      "text",
+      "tool-input",
+      "tool-error",
+      "context-window",
+      "text",
+      "text",
+      "text",
+      "metadata",
+      "context-window"
+    ]
   ]
 ]
 
@@ -175,11 +226,16 @@ describe("Claude Code normalizer: fixtures", () => {
 describe("Claude Code normalizer: rules", () => {
   it.effect("a permission request's notice carries the full command, question, plan or tool input", () =>
     Effect.sync(() => {
-      const notice = (name: string) => only(transcript(name).events, "runtime-notice").find((e) => /^(Permission requested|Question)/.test(e.message))?.message
+      const notice = (name: string) =>
+        only(transcript(name).events, "runtime-notice").find((e) => /^(Permission requested|Question)/.test(e.message))?.message
       expect(notice("stdio-permission")).toBe("Permission requested: Bash: touch made-by-claude2.txt")
       expect(notice("stdio-askuser")).toBe("Question: Which color do you prefer?")
       expect(notice("stdio-plan")).toBe("Permission requested: ExitPlanMode: 1. Run echo hi\n2. Report")
-      const edit = { type: "control_request", request_id: "r", request: { subtype: "can_use_tool", tool_name: "Edit", input: { file_path: "a.ts", old_string: "x", new_string: "y" } } }
+      const edit = {
+        type: "control_request",
+        request_id: "r",
+        request: { subtype: "can_use_tool", tool_name: "Edit", input: { file_path: "a.ts", old_string: "x", new_string: "y" } }
+      }
       expect(normalizeClaudeChunk("control_request", JSON.stringify(edit))).toEqual({
         kind: "runtime-notice",
         message: `Permission requested: Edit: ${JSON.stringify(edit.request.input)}`
@@ -247,7 +303,16 @@ describe("Claude Code normalizer: rules", () => {
 
   it.effect("arbitrary strings and JSON never throw and always decode", () =>
     Effect.sync(() => {
-      const types = FastCheck.constantFrom("assistant", "user", "system", "result", "stream_event", "control_request", "control_response", "x")
+      const types = FastCheck.constantFrom(
+        "assistant",
+        "user",
+        "system",
+        "result",
+        "stream_event",
+        "control_request",
+        "control_response",
+        "x"
+      )
       const data = FastCheck.oneof(
         FastCheck.string(),
         FastCheck.json(),

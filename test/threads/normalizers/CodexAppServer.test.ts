@@ -8,7 +8,6 @@ import { transcript } from "../../support/Transcripts.js"
 
 type Event = NormalizedEvent
 
-
 /** The fixture chunk by chunk (server→client messages): raw message, normalized event, its unbundled events. */
 const run = (name: string) => {
   const steps = transcript(name).chunks.map((chunk) => {
@@ -40,10 +39,14 @@ const expectToolsPaired = (events: ReadonlyArray<Event>) => {
 
 /** thread/start|resume response `result.thread.id`, or thread/started `params.thread.id`. */
 const threadIdOf = (t: Run): string | undefined =>
-  t.steps.map((s) => getStr(s.message, "result", "thread", "id") ?? getStr(s.message, "params", "thread", "id")).find((id) => id !== undefined)
+  t.steps.map((s) => getStr(s.message, "result", "thread", "id") ?? getStr(s.message, "params", "thread", "id")).find((id) =>
+    id !== undefined
+  )
 
 const turnStatuses = (t: Run): ReadonlyArray<unknown> =>
-  only(eventsOfType(t, "turn/completed"), "metadata").map((m) => (m.otherJson === undefined ? undefined : get(JSON.parse(m.otherJson), "turnStatus")))
+  only(eventsOfType(t, "turn/completed"), "metadata").map((
+    m
+  ) => (m.otherJson === undefined ? undefined : get(JSON.parse(m.otherJson), "turnStatus")))
 
 const seq = (kinds: string): ReadonlyArray<string> => kinds.trim().split(/\s+/)
 
@@ -54,8 +57,14 @@ const fixtures: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
          text text context-window metadata runtime-notice context-window context-window context-window context-compaction metadata`)
   ],
   ["codex-appserver-raw-error", seq("warning metadata metadata warning context-window runtime-notice warning metadata")],
-  ["codex-appserver-raw-plan-askuser", seq("warning metadata metadata warning runtime-notice runtime-notice context-window text text context-window metadata")],
-  ["codex-appserver-raw-resume-askuser", seq("warning warning metadata context-window warning context-window text text context-window metadata")],
+  [
+    "codex-appserver-raw-plan-askuser",
+    seq("warning metadata metadata warning runtime-notice runtime-notice context-window text text context-window metadata")
+  ],
+  [
+    "codex-appserver-raw-resume-askuser",
+    seq("warning warning metadata context-window warning context-window text text context-window metadata")
+  ],
   ["codex-appserver-raw-retry", seq("warning metadata metadata warning runtime-notice text text context-window metadata")]
 ]
 
@@ -110,7 +119,9 @@ describe("Codex app-server normalizer: fixtures", () => {
       const t = run("codex-appserver-raw-approval")
       const updates = stepsOfType(t, "thread/tokenUsage/updated")
       const diverging = updates.filter(
-        (s) => getNum(s.message, "params", "tokenUsage", "total", "totalTokens") !== getNum(s.message, "params", "tokenUsage", "last", "totalTokens")
+        (s) =>
+          getNum(s.message, "params", "tokenUsage", "total", "totalTokens") !==
+            getNum(s.message, "params", "tokenUsage", "last", "totalTokens")
       )
       expect(diverging.length).toBeGreaterThan(0)
       for (const s of diverging) {
@@ -146,7 +157,14 @@ describe("Codex app-server normalizer: runtime rules", () => {
 
   it.effect("the unknown-model warning notification is a warning, not a failure", () =>
     Effect.sync(() => {
-      for (const name of ["codex-appserver-raw-approval", "codex-appserver-raw-retry", "codex-appserver-raw-plan-askuser", "codex-appserver-raw-resume-askuser"]) {
+      for (
+        const name of [
+          "codex-appserver-raw-approval",
+          "codex-appserver-raw-retry",
+          "codex-appserver-raw-plan-askuser",
+          "codex-appserver-raw-resume-askuser"
+        ]
+      ) {
         const t = run(name)
         const warnings = stepsOfType(t, "warning")
         expect(warnings).toHaveLength(1)
@@ -179,7 +197,12 @@ describe("Codex app-server normalizer: runtime rules", () => {
         for (const [method, kind] of Object.entries(deltaMethods)) {
           const deltaSteps = stepsOfType(t, method)
           for (const s of deltaSteps) {
-            expect(s.events).toEqual([{ kind, text: getStr(s.message, "params", "delta"), itemId: getStr(s.message, "params", "itemId"), delta: true }])
+            expect(s.events).toEqual([{
+              kind,
+              text: getStr(s.message, "params", "delta"),
+              itemId: getStr(s.message, "params", "itemId"),
+              delta: true
+            }])
           }
           const itemIds = new Set(deltaSteps.map((s) => getStr(s.message, "params", "itemId")))
           for (const itemId of itemIds) {
@@ -247,7 +270,11 @@ describe("Codex app-server normalizer: runtime rules", () => {
       const resumed = stepsOfType(t, "thread/resume")
       expect(resumed).toHaveLength(1)
       expect(resumed[0]?.events).toEqual([
-        { kind: "metadata", sessionId: getStr(resumed[0]?.message, "result", "thread", "id"), model: getStr(resumed[0]?.message, "result", "model") }
+        {
+          kind: "metadata",
+          sessionId: getStr(resumed[0]?.message, "result", "thread", "id"),
+          model: getStr(resumed[0]?.message, "result", "model")
+        }
       ])
       // Same thread as the approval capture, which it resumes.
       expect(threadIdOf(t)).toBe(threadIdOf(run("codex-appserver-raw-approval")))
@@ -256,17 +283,32 @@ describe("Codex app-server normalizer: runtime rules", () => {
   it.effect("synthetic messages: failed responses, declined commands, status flags, unknown methods", () =>
     Effect.sync(() => {
       const chunk = (type: string, message: Record<string, unknown>) => normalizeCodexAppServerChunk(type, JSON.stringify(message))
-      expect(chunk("turn/start", { id: 3, error: { code: -32600, message: "bad turn" } })).toEqual({ kind: "warning", message: "turn/start failed: bad turn" })
+      expect(chunk("turn/start", { id: 3, error: { code: -32600, message: "bad turn" } })).toEqual({
+        kind: "warning",
+        message: "turn/start failed: bad turn"
+      })
       expect(chunk("initialize", { id: 1, result: {} })).toMatchObject({ kind: "unknown", reason: "ignored" })
-      const declined = { method: "item/completed", params: { item: { id: "c1", type: "commandExecution", status: "declined", aggregatedOutput: null } } }
+      const declined = {
+        method: "item/completed",
+        params: { item: { id: "c1", type: "commandExecution", status: "declined", aggregatedOutput: null } }
+      }
       expect(chunk("item/completed", declined)).toEqual({ kind: "tool-error", toolCallId: "c1", message: "Command declined", denied: true })
-      const nonZero = { method: "item/completed", params: { item: { id: "c2", type: "commandExecution", status: "completed", exitCode: 1, aggregatedOutput: "" } } }
-      expect(chunk("item/completed", nonZero)).toEqual({ kind: "tool-error", toolCallId: "c2", message: "Command completed with exit code 1" })
+      const nonZero = {
+        method: "item/completed",
+        params: { item: { id: "c2", type: "commandExecution", status: "completed", exitCode: 1, aggregatedOutput: "" } }
+      }
+      expect(chunk("item/completed", nonZero)).toEqual({
+        kind: "tool-error",
+        toolCallId: "c2",
+        message: "Command completed with exit code 1"
+      })
       expect(chunk("item/fileChange/requestApproval", { id: 9, method: "item/fileChange/requestApproval", params: {} })).toEqual({
         kind: "runtime-notice",
         message: "Approval requested: file change"
       })
-      expect(chunk("thread/status/changed", { method: "thread/status/changed", params: { status: { type: "idle" } } })).toMatchObject({ reason: "ignored" })
+      expect(chunk("thread/status/changed", { method: "thread/status/changed", params: { status: { type: "idle" } } })).toMatchObject({
+        reason: "ignored"
+      })
       expect(chunk("some/newNotification", { method: "some/newNotification", params: {} })).toMatchObject({ reason: "unrecognized-type" })
       expect(chunk("some/newRequest", { id: 4, method: "some/newRequest", params: {} })).toMatchObject({ reason: "unrecognized-type" })
       expect(chunk("item/started", { method: "item/started", params: { item: { id: "x" } } })).toMatchObject({ reason: "unexpected-shape" })

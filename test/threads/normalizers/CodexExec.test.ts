@@ -8,7 +8,6 @@ import { transcript } from "../../support/Transcripts.js"
 
 type Event = NormalizedEvent
 
-
 /** The fixture chunk by chunk: raw line, normalized event, its unbundled events. */
 const run = (name: string) => {
   const steps = transcript(name).chunks.map((chunk) => {
@@ -139,7 +138,9 @@ describe("Codex exec normalizer: runtime rules", () => {
       expect(only(t.events, "warning").map((w) => w.message)).toEqual([
         getStr(t.steps.find((s) => get(s.line, "item", "type") === "error")?.line, "item", "message")
       ])
-      expect(only(t.events, "text").map((e) => e.text)).toEqual([getStr(t.steps.find((s) => get(s.line, "item", "type") === "agent_message")?.line, "item", "text")])
+      expect(only(t.events, "text").map((e) => e.text)).toEqual([
+        getStr(t.steps.find((s) => get(s.line, "item", "type") === "agent_message")?.line, "item", "text")
+      ])
     }))
 
   it.effect("a command with status failed / exit code 2 is a tool-error carrying its output", () =>
@@ -149,7 +150,11 @@ describe("Codex exec normalizer: runtime rules", () => {
       expect(get(completed?.line, "item", "status")).toBe("failed")
       expect(get(completed?.line, "item", "exit_code")).toBe(2)
       expect(completed?.events).toEqual([
-        { kind: "tool-error", toolCallId: getStr(completed?.line, "item", "id"), message: getStr(completed?.line, "item", "aggregated_output") }
+        {
+          kind: "tool-error",
+          toolCallId: getStr(completed?.line, "item", "id"),
+          message: getStr(completed?.line, "item", "aggregated_output")
+        }
       ])
       expect(only(t.events, "tool-output")).toEqual([])
     }))
@@ -161,7 +166,12 @@ describe("Codex exec normalizer: runtime rules", () => {
       const completed = t.steps.find((s) => s.type === "item.completed" && get(s.line, "item", "type") === "command_execution")
       const id = getStr(started?.line, "item", "id")
       expect(started?.events).toEqual([
-        { kind: "tool-input", toolCallId: id, toolName: "command_execution", inputJson: JSON.stringify({ command: get(started?.line, "item", "command") }) }
+        {
+          kind: "tool-input",
+          toolCallId: id,
+          toolName: "command_execution",
+          inputJson: JSON.stringify({ command: get(started?.line, "item", "command") })
+        }
       ])
       const output = only(completed?.events ?? [], "tool-output")[0]
       expect(output?.toolCallId).toBe(id)
@@ -192,7 +202,12 @@ describe("Codex exec normalizer: runtime rules", () => {
   it.effect("turn.started and the start of text items are ignored, keeping the raw chunk", () =>
     Effect.sync(() => {
       const data = `{"type":"turn.started"}`
-      expect(normalizeCodexExecChunk("turn.started", data)).toEqual({ kind: "unknown", reason: "ignored", rawType: "turn.started", rawData: data })
+      expect(normalizeCodexExecChunk("turn.started", data)).toEqual({
+        kind: "unknown",
+        reason: "ignored",
+        rawType: "turn.started",
+        rawData: data
+      })
       const item = `{"type":"item.started","item":{"id":"item_1","type":"agent_message","text":""}}`
       expect(normalizeCodexExecChunk("item.started", item)).toMatchObject({ kind: "unknown", reason: "ignored" })
     }))
@@ -212,10 +227,18 @@ describe("Codex exec normalizer: runtime rules", () => {
         toolCallId: "m1",
         outputJson: `{"content":[]}`
       })
-      expect(chunk("item.completed", { id: "f1", type: "file_change", changes: [], status: "failed" })).toMatchObject({ kind: "tool-error", toolCallId: "f1" })
-      expect(chunk("item.started", { id: "w1", type: "web_search", query: "effect" })).toMatchObject({ kind: "tool-input", toolName: "web_search" })
+      expect(chunk("item.completed", { id: "f1", type: "file_change", changes: [], status: "failed" })).toMatchObject({
+        kind: "tool-error",
+        toolCallId: "f1"
+      })
+      expect(chunk("item.started", { id: "w1", type: "web_search", query: "effect" })).toMatchObject({
+        kind: "tool-input",
+        toolName: "web_search"
+      })
       const todo = chunk("item.completed", { id: "t1", type: "todo_list", items: [{ text: "a", completed: false }] })
-      expect(todo.kind === "metadata" ? JSON.parse(todo.otherJson ?? "{}") : undefined).toEqual({ todoList: [{ text: "a", completed: false }] })
+      expect(todo.kind === "metadata" ? JSON.parse(todo.otherJson ?? "{}") : undefined).toEqual({
+        todoList: [{ text: "a", completed: false }]
+      })
     }))
 
   it.effect("unknown line and item types are unrecognized; an item without a type is an unexpected shape", () =>
@@ -225,7 +248,10 @@ describe("Codex exec normalizer: runtime rules", () => {
         kind: "unknown",
         reason: "unrecognized-type"
       })
-      expect(normalizeCodexExecChunk("item.completed", `{"item":{"id":"x"}}`)).toMatchObject({ kind: "unknown", reason: "unexpected-shape" })
+      expect(normalizeCodexExecChunk("item.completed", `{"item":{"id":"x"}}`)).toMatchObject({
+        kind: "unknown",
+        reason: "unexpected-shape"
+      })
       expect(normalizeCodexExecChunk("item.completed", `{"item":{"id":"x","type":"agent_message","text":7}}`)).toMatchObject({
         kind: "unknown",
         reason: "unexpected-shape"

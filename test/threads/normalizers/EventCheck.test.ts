@@ -7,14 +7,50 @@ import { NormalizedEvent } from "../../../catalog/events/NormalizedEvent.js"
 const decode = Schema.decodeUnknownEither(NormalizedEvent)
 
 const kinds = [
-  "text", "reasoning", "context-window", "context-compaction", "tool-input", "tool-output", "tool-error",
-  "metadata", "runtime-notice", "warning", "unknown", "misread"
+  "text",
+  "reasoning",
+  "context-window",
+  "context-compaction",
+  "tool-input",
+  "tool-output",
+  "tool-error",
+  "metadata",
+  "runtime-notice",
+  "warning",
+  "unknown",
+  "misread"
 ] as const
 const fieldNames = [
-  "text", "itemId", "delta", "usedTokens", "limitTokens", "inputTokens", "outputTokens", "reasoningTokens",
-  "cacheReadTokens", "cacheCreationTokens", "trigger", "preTokens", "toolCallId", "toolName", "inputJson",
-  "outputJson", "message", "sessionId", "model", "costUsd", "durationMs", "numTurns", "otherJson", "attempt",
-  "delayMs", "status", "reason", "rawType", "rawData", "extra"
+  "text",
+  "itemId",
+  "delta",
+  "usedTokens",
+  "limitTokens",
+  "inputTokens",
+  "outputTokens",
+  "reasoningTokens",
+  "cacheReadTokens",
+  "cacheCreationTokens",
+  "trigger",
+  "preTokens",
+  "toolCallId",
+  "toolName",
+  "inputJson",
+  "outputJson",
+  "message",
+  "sessionId",
+  "model",
+  "costUsd",
+  "durationMs",
+  "numTurns",
+  "otherJson",
+  "attempt",
+  "delayMs",
+  "status",
+  "reason",
+  "rawType",
+  "rawData",
+  "extra"
 ] as const
 
 const value = FastCheck.oneof(

@@ -5,8 +5,6 @@ import { normalizeGeminiChunk } from "../../../src/threads/normalizers/Gemini.js
 import { get, getNum, getStr, isIgnored, isValid, only } from "../../support/EventHelpers.js"
 import { transcript } from "../../support/Transcripts.js"
 
-
-
 const fixture = "gemini-RECONSTRUCTED-stream-json"
 
 /** The fixture chunk by chunk: raw line, normalized event, its unbundled events. */
@@ -55,7 +53,11 @@ describe("Gemini normalizer: fixture", () => {
 
       const sessionId = getStr(stepsOfType(t, "init")[0]?.line, "session_id")
       expect(sessionId).toBeDefined()
-      expect(only(t.events, "metadata")[0]).toEqual({ kind: "metadata", sessionId, model: getStr(stepsOfType(t, "init")[0]?.line, "model") })
+      expect(only(t.events, "metadata")[0]).toEqual({
+        kind: "metadata",
+        sessionId,
+        model: getStr(stepsOfType(t, "init")[0]?.line, "model")
+      })
 
       const result = stepsOfType(t, "result")[0]
       expect(get(result?.line, "status")).toBe("success")
@@ -83,7 +85,10 @@ describe("Gemini normalizer: runtime rules", () => {
       expect(prompts).toHaveLength(1)
       expect(only(t.events, "text").some((e) => prompts.includes(e.text))).toBe(false)
       // A message without `delta` is whole.
-      expect(normalizeGeminiChunk("message", `{"type":"message","role":"assistant","content":"all"}`)).toEqual({ kind: "text", text: "all" })
+      expect(normalizeGeminiChunk("message", `{"type":"message","role":"assistant","content":"all"}`)).toEqual({
+        kind: "text",
+        text: "all"
+      })
     }))
 
   it.effect("tool_use is tool-input; tool_result success is tool-output, status error a tool-error with the error message", () =>
@@ -91,20 +96,41 @@ describe("Gemini normalizer: runtime rules", () => {
       const t = run(fixture)
       const use = stepsOfType(t, "tool_use")[0]
       expect(use?.events).toEqual([
-        { kind: "tool-input", toolCallId: getStr(use?.line, "tool_id"), toolName: getStr(use?.line, "tool_name"), inputJson: JSON.stringify(get(use?.line, "parameters")) }
+        {
+          kind: "tool-input",
+          toolCallId: getStr(use?.line, "tool_id"),
+          toolName: getStr(use?.line, "tool_name"),
+          inputJson: JSON.stringify(get(use?.line, "parameters"))
+        }
       ])
       const [ok, failed] = stepsOfType(t, "tool_result")
-      expect(ok?.events).toEqual([{ kind: "tool-output", toolCallId: getStr(ok?.line, "tool_id"), outputJson: JSON.stringify(get(ok?.line, "output")) }])
-      expect(failed?.events).toEqual([{ kind: "tool-error", toolCallId: getStr(failed?.line, "tool_id"), message: getStr(failed?.line, "error", "message") }])
+      expect(ok?.events).toEqual([{
+        kind: "tool-output",
+        toolCallId: getStr(ok?.line, "tool_id"),
+        outputJson: JSON.stringify(get(ok?.line, "output"))
+      }])
+      expect(failed?.events).toEqual([{
+        kind: "tool-error",
+        toolCallId: getStr(failed?.line, "tool_id"),
+        message: getStr(failed?.line, "error", "message")
+      }])
     }))
 
   it.effect("an error line is a warning; a result that is not success adds a warning to the result bundle", () =>
     Effect.sync(() => {
       const t = run(fixture)
-      expect(stepsOfType(t, "error").flatMap((s) => s.events)).toEqual([{ kind: "warning", message: getStr(stepsOfType(t, "error")[0]?.line, "message") }])
+      expect(stepsOfType(t, "error").flatMap((s) => s.events)).toEqual([{
+        kind: "warning",
+        message: getStr(stepsOfType(t, "error")[0]?.line, "message")
+      }])
       const failed = normalizeGeminiChunk(
         "result",
-        JSON.stringify({ type: "result", status: "error", error: { type: "FatalTurnLimitedError", message: "turn limit" }, stats: { input_tokens: 5, output_tokens: 2 } })
+        JSON.stringify({
+          type: "result",
+          status: "error",
+          error: { type: "FatalTurnLimitedError", message: "turn limit" },
+          stats: { input_tokens: 5, output_tokens: 2 }
+        })
       )
       expect(unbundle(failed)).toEqual([
         { kind: "metadata" },

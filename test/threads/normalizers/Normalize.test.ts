@@ -55,10 +55,10 @@ const survivesJson = (event: Event): boolean => {
   return true
 }
 
-
 /** A bundle that `unbundle` left whole (its payload did not decode) would hide its events from clients. */
 const isUnexpandedBundle = (event: Event): boolean =>
-  event.kind === "metadata" && event.otherJson !== undefined && isJson(event.otherJson) && Array.isArray(getEvents(JSON.parse(event.otherJson)))
+  event.kind === "metadata" && event.otherJson !== undefined && isJson(event.otherJson) &&
+  Array.isArray(getEvents(JSON.parse(event.otherJson)))
 const getEvents = (value: unknown): unknown =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? Reflect.get(value, "events") : undefined
 
@@ -69,8 +69,8 @@ const pathsOf = (value: unknown, prefix: Path = []): ReadonlyArray<Path> => {
   const children: ReadonlyArray<readonly [string | number, unknown]> = Array.isArray(value)
     ? value.map((v, i) => [i, v] as const)
     : typeof value === "object" && value !== null
-      ? Object.entries(value)
-      : []
+    ? Object.entries(value)
+    : []
   return children.flatMap(([key, child]) => [[...prefix, key], ...pathsOf(child, [...prefix, key])])
 }
 
@@ -110,10 +110,10 @@ const withNumbers = (value: unknown, pick: () => number): unknown =>
   typeof value === "number"
     ? pick()
     : Array.isArray(value)
-      ? value.map((v) => withNumbers(v, pick))
-      : typeof value === "object" && value !== null
-        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withNumbers(v, pick)]))
-        : value
+    ? value.map((v) => withNumbers(v, pick))
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withNumbers(v, pick)]))
+    : value
 
 const extremeNumbers = FastCheck.array(FastCheck.constantFrom(Number.MAX_VALUE, -Number.MAX_VALUE, 1e308, 2 ** 53, -0, 0, 0.5, -1), {
   minLength: 1,
@@ -198,7 +198,9 @@ describe("normalizeChunk: every fixture of every runtime", () => {
         const { source, chunks } = transcript(name)
         // Fixtures read with another runtime's normalizer give other events: the dispatch matters.
         const own = chunks.map((c) => normalizeChunk(source, c.type, c.data))
-        const other = chunks.map((c) => normalizeChunk(source.cliType === "gemini" ? { cliType: "claude" } : { cliType: "gemini" }, c.type, c.data))
+        const other = chunks.map((c) =>
+          normalizeChunk(source.cliType === "gemini" ? { cliType: "claude" } : { cliType: "gemini" }, c.type, c.data)
+        )
         expect(own).not.toEqual(other)
       }
     }))
@@ -253,7 +255,10 @@ describe("normalizeChunk: properties", () => {
     Effect.sync(() => {
       const huge = Number.MAX_VALUE
       const cases: ReadonlyArray<readonly [ChunkSource, string, unknown]> = [
-        [{ cliType: "codex", transport: "exec" }, "turn.completed", { type: "turn.completed", usage: { input_tokens: huge, output_tokens: huge } }],
+        [{ cliType: "codex", transport: "exec" }, "turn.completed", {
+          type: "turn.completed",
+          usage: { input_tokens: huge, output_tokens: huge }
+        }],
         [
           { cliType: "codex", transport: "app-server" },
           "thread/tokenUsage/updated",
@@ -264,7 +269,10 @@ describe("normalizeChunk: properties", () => {
           "message.part.updated",
           { type: "message.part.updated", properties: { part: { id: "p", type: "step-finish", tokens: { input: huge, output: huge } } } }
         ],
-        [{ cliType: "opencode", transport: "run" }, "step_finish", { type: "step_finish", part: { type: "step-finish", tokens: { input: huge, output: huge } } }],
+        [{ cliType: "opencode", transport: "run" }, "step_finish", {
+          type: "step_finish",
+          part: { type: "step-finish", tokens: { input: huge, output: huge } }
+        }],
         [{ cliType: "gemini" }, "result", { type: "result", status: "success", stats: { input_tokens: huge, output_tokens: huge } }]
       ]
       for (const [source, type, line] of cases) {
@@ -291,7 +299,12 @@ describe("normalizeChunk: properties", () => {
         ).filter((text) => !isJson(text))
         FastCheck.assert(
           FastCheck.property(typeArb(runtime), malformed, (type, data) => {
-            expect(normalizeChunk(runtime.source, type, data)).toEqual({ kind: "unknown", reason: "json-parse-error", rawType: type, rawData: data })
+            expect(normalizeChunk(runtime.source, type, data)).toEqual({
+              kind: "unknown",
+              reason: "json-parse-error",
+              rawType: type,
+              rawData: data
+            })
           }),
           { numRuns: 100 }
         )
@@ -303,7 +316,12 @@ describe("normalizeChunk: properties", () => {
       for (const runtime of supported) {
         for (const data of ["[]", "[{}]", "1", "null", `"text"`, "true"]) {
           for (const type of new Set(runtime.chunks.map((c) => c.type))) {
-            expect(normalizeChunk(runtime.source, type, data)).toEqual({ kind: "unknown", reason: "unexpected-shape", rawType: type, rawData: data })
+            expect(normalizeChunk(runtime.source, type, data)).toEqual({
+              kind: "unknown",
+              reason: "unexpected-shape",
+              rawType: type,
+              rawData: data
+            })
           }
         }
       }
@@ -317,7 +335,12 @@ describe("normalizeChunk: properties", () => {
       const chunks = all === undefined ? FastCheck.record({ type: FastCheck.string(), data: FastCheck.string() }) : chunkArb(all)
       FastCheck.assert(
         FastCheck.property(FastCheck.constantFrom(...unsupportedCliTypes), transport, chunks, (cliType, transport, { type, data }) => {
-          expect(normalizeChunk({ cliType, transport }, type, data)).toEqual({ kind: "unknown", reason: "unsupported-runtime", rawType: type, rawData: data })
+          expect(normalizeChunk({ cliType, transport }, type, data)).toEqual({
+            kind: "unknown",
+            reason: "unsupported-runtime",
+            rawType: type,
+            rawData: data
+          })
         }),
         { numRuns: 300 }
       )

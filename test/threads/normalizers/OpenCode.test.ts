@@ -9,7 +9,6 @@ import { transcript } from "../../support/Transcripts.js"
 
 type Event = NormalizedEvent
 
-
 /** The fixture chunk by chunk: raw line, its message part (server `properties.part`, run `part`), normalized events. */
 const run = (name: string) => {
   const { source, chunks } = transcript(name)
@@ -48,7 +47,11 @@ const expectToolsPaired = (events: ReadonlyArray<Event>) => {
 /** Every session id the raw lines carry (`sessionID` on run lines, `properties.sessionID` / `info.id` on server events). */
 const rawSessionIds = (t: Run): ReadonlyArray<string> => {
   const ids = t.steps.flatMap((s) =>
-    [getStr(s.line, "sessionID"), getStr(s.line, "properties", "sessionID"), s.type.startsWith("session.") ? getStr(s.line, "properties", "info", "id") : undefined].filter(
+    [
+      getStr(s.line, "sessionID"),
+      getStr(s.line, "properties", "sessionID"),
+      s.type.startsWith("session.") ? getStr(s.line, "properties", "info", "id") : undefined
+    ].filter(
       (id): id is string => id !== undefined
     )
   )
@@ -85,9 +88,14 @@ const fixtures: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ],
   [
     "opencode-serve-raw-question",
-    seq("metadata metadata metadata runtime-notice tool-input tool-output context-window metadata metadata text text text context-window metadata metadata")
+    seq(
+      "metadata metadata metadata runtime-notice tool-input tool-output context-window metadata metadata text text text context-window metadata metadata"
+    )
   ],
-  ["opencode-serve-raw-retry", seq("metadata metadata metadata runtime-notice runtime-notice text text text context-window metadata metadata")]
+  [
+    "opencode-serve-raw-retry",
+    seq("metadata metadata metadata runtime-notice runtime-notice text text text context-window metadata metadata")
+  ]
 ]
 const serverFixtures = fixtures.map(([name]) => name).filter((name) => name.startsWith("opencode-serve-"))
 
@@ -129,7 +137,9 @@ describe("OpenCode normalizer: fixtures", () => {
       for (const name of serverFixtures) {
         const t = run(name)
         const finished = stepsOfType(t, "message.updated").filter(
-          (s) => get(s.line, "properties", "info", "role") === "assistant" && getNum(s.line, "properties", "info", "time", "completed") !== undefined
+          (s) =>
+            get(s.line, "properties", "info", "role") === "assistant" &&
+            getNum(s.line, "properties", "info", "time", "completed") !== undefined
         )
         expect(finished.flatMap((s) => s.events)).toEqual(
           finished.map((s) => {
@@ -192,7 +202,12 @@ describe("OpenCode normalizer: runtime rules", () => {
         expect(failed).toHaveLength(1)
         const message = getStr(failed[0]?.part, "state", "error")
         expect(message).toMatch(/^The user rejected permission/)
-        expect(only(t.events, "tool-error")).toEqual([{ kind: "tool-error", toolCallId: getStr(failed[0]?.part, "callID"), message, denied: true }])
+        expect(only(t.events, "tool-error")).toEqual([{
+          kind: "tool-error",
+          toolCallId: getStr(failed[0]?.part, "callID"),
+          message,
+          denied: true
+        }])
         expect(only(t.events, "tool-output")).toEqual([])
       }
       expect(only(run("opencode-serve-raw-deny-resume").events, "tool-error")[0]?.message).toMatch(/feedback: denied by bridge$/)
@@ -238,7 +253,8 @@ describe("OpenCode normalizer: runtime rules", () => {
           const partId = getStr(d.line, "properties", "partID")
           expect(d.events).toHaveLength(1)
           const event = d.events[0]
-          expect(event !== undefined && (event.kind === "text" || event.kind === "reasoning") ? [event.delta, event.itemId] : undefined).toEqual([true, partId])
+          expect(event !== undefined && (event.kind === "text" || event.kind === "reasoning") ? [event.delta, event.itemId] : undefined)
+            .toEqual([true, partId])
           const announced = t.steps
             .filter((s) => s.type === "message.part.updated" && s.index < d.index)
             .flatMap((s) => s.events)
@@ -252,8 +268,11 @@ describe("OpenCode normalizer: runtime rules", () => {
             .join("")
           const finalRawText = t.steps.filter((s) => getStr(s.part, "id") === partId).map((s) => getStr(s.part, "text")).at(-1)
           expect(joined).toBe(finalRawText)
-          const finalEvent = t.events.filter((e) => (e.kind === "text" || e.kind === "reasoning") && e.itemId === partId && e.delta === undefined).at(-1)
-          expect(finalEvent !== undefined && (finalEvent.kind === "text" || finalEvent.kind === "reasoning") ? finalEvent.text : undefined).toBe(joined)
+          const finalEvent = t.events.filter((e) =>
+            (e.kind === "text" || e.kind === "reasoning") && e.itemId === partId && e.delta === undefined
+          ).at(-1)
+          expect(finalEvent !== undefined && (finalEvent.kind === "text" || finalEvent.kind === "reasoning") ? finalEvent.text : undefined)
+            .toBe(joined)
           checked++
         }
       }
@@ -277,7 +296,14 @@ describe("OpenCode normalizer: runtime rules", () => {
 
   it.effect("permission requests are notices 'Permission requested: bash (<command>)'", () =>
     Effect.sync(() => {
-      for (const name of ["opencode-serve-raw-permission", "opencode-serve-raw-deny-resume", "opencode-serve-raw-compact", "opencode-serve-raw-command"]) {
+      for (
+        const name of [
+          "opencode-serve-raw-permission",
+          "opencode-serve-raw-deny-resume",
+          "opencode-serve-raw-compact",
+          "opencode-serve-raw-command"
+        ]
+      ) {
         const t = run(name)
         const asked = stepsOfType(t, "permission.asked")
         expect(asked).toHaveLength(1)
@@ -295,7 +321,11 @@ describe("OpenCode normalizer: runtime rules", () => {
       expect(asked.flatMap((s) => s.events)).toEqual([{ kind: "runtime-notice", message: "Question: Which color?" }])
       const done = partSteps(t, "tool").filter((s) => get(s.part, "state", "status") === "completed")
       expect(only(t.events, "tool-output")).toEqual([
-        { kind: "tool-output", toolCallId: getStr(done[0]?.part, "callID"), outputJson: JSON.stringify(getStr(done[0]?.part, "state", "output")) }
+        {
+          kind: "tool-output",
+          toolCallId: getStr(done[0]?.part, "callID"),
+          outputJson: JSON.stringify(getStr(done[0]?.part, "state", "output"))
+        }
       ])
     }))
 
@@ -323,30 +353,38 @@ describe("OpenCode normalizer: runtime rules", () => {
       const starts = stepsOfType(t, "step_start")
       expect(starts).toHaveLength(2)
       for (const s of starts) expect(s.events).toEqual([{ kind: "metadata", sessionId: getStr(s.line, "sessionID") }])
-      expect(normalizeOpenCodeRunChunk("step_start", `{"type":"step_start","part":{"type":"step-start"}}`)).toMatchObject({ reason: "ignored" })
+      expect(normalizeOpenCodeRunChunk("step_start", `{"type":"step_start","part":{"type":"step-start"}}`)).toMatchObject({
+        reason: "ignored"
+      })
     }))
 
   it.effect("synthetic parts and events: retry part, auto compaction, synthetic text, unknown types", () =>
     Effect.sync(() => {
-      const part = (p: Record<string, unknown>) => normalizeOpenCodeServerChunk("message.part.updated", JSON.stringify({ properties: { part: p } }))
+      const part = (p: Record<string, unknown>) =>
+        normalizeOpenCodeServerChunk("message.part.updated", JSON.stringify({ properties: { part: p } }))
       expect(part({ id: "p1", type: "compaction", auto: true })).toEqual({ kind: "context-compaction", trigger: "auto" })
-      expect(part({ id: "p2", type: "retry", attempt: 3, error: { name: "APIError", data: { message: "overloaded", statusCode: 529 } } })).toEqual({
-        kind: "runtime-notice",
-        message: "Retrying: APIError: overloaded (529)",
-        attempt: 3
-      })
+      expect(part({ id: "p2", type: "retry", attempt: 3, error: { name: "APIError", data: { message: "overloaded", statusCode: 529 } } }))
+        .toEqual({
+          kind: "runtime-notice",
+          message: "Retrying: APIError: overloaded (529)",
+          attempt: 3
+        })
       expect(part({ id: "p3", type: "text", text: "injected", synthetic: true, time: { start: 1 } })).toMatchObject({ reason: "ignored" })
-      expect(part({ id: "p4", type: "tool", callID: "c", tool: "bash", state: { status: "weird" } })).toMatchObject({ reason: "unexpected-shape" })
+      expect(part({ id: "p4", type: "tool", callID: "c", tool: "bash", state: { status: "weird" } })).toMatchObject({
+        reason: "unexpected-shape"
+      })
       expect(part({ id: "p5", type: "hologram" })).toMatchObject({ reason: "unrecognized-type" })
       expect(part({ id: "p6" })).toMatchObject({ reason: "unexpected-shape" })
-      expect(normalizeOpenCodeServerChunk("message.part.delta", `{"properties":{"partID":"p","field":"metadata","delta":"x"}}`)).toMatchObject({
-        reason: "ignored"
-      })
+      expect(normalizeOpenCodeServerChunk("message.part.delta", `{"properties":{"partID":"p","field":"metadata","delta":"x"}}`))
+        .toMatchObject({
+          reason: "ignored"
+        })
       expect(normalizeOpenCodeServerChunk("brand.new.event", `{"properties":{}}`)).toMatchObject({ reason: "unrecognized-type" })
-      expect(normalizeOpenCodeRunChunk("error", `{"type":"error","error":{"name":"ProviderAuthError","data":{"message":"no key"}}}`)).toEqual({
-        kind: "warning",
-        message: "ProviderAuthError: no key"
-      })
+      expect(normalizeOpenCodeRunChunk("error", `{"type":"error","error":{"name":"ProviderAuthError","data":{"message":"no key"}}}`))
+        .toEqual({
+          kind: "warning",
+          message: "ProviderAuthError: no key"
+        })
       expect(normalizeOpenCodeRunChunk("mystery", "{}")).toMatchObject({ reason: "unrecognized-type" })
     }))
 })

@@ -35,7 +35,11 @@ export const recordErrors = (page: Page): Array<string> => {
  * content security policy, which would refuse the injected axe-core script; phones get 2× pixels.
  */
 export const openPage = async (browser: Browser, viewport: Viewport, options: { readonly deviceScaleFactor?: number } = {}) => {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: options.deviceScaleFactor ?? (viewport.width < 500 ? 2 : 1), bypassCSP: true })
+  const context = await browser.newContext({
+    viewport,
+    deviceScaleFactor: options.deviceScaleFactor ?? (viewport.width < 500 ? 2 : 1),
+    bypassCSP: true
+  })
   const page = await context.newPage()
   return { context, page, errors: recordErrors(page) }
 }

@@ -77,7 +77,8 @@ export const useTool = <N extends ToolName>(
     setState((previous) =>
       previous.loaded._tag === "Ready" && (previous.key === key || options.keepPrevious === true)
         ? { key, loaded: { ...previous.loaded, refreshing: true } }
-        : { key, loaded: { _tag: "Loading" } })
+        : { key, loaded: { _tag: "Loading" } }
+    )
     callTool(name, args, abort.signal).then(
       (result) => {
         if (abort.signal.aborted) return
@@ -88,7 +89,8 @@ export const useTool = <N extends ToolName>(
             ? { key, loaded: { _tag: "Ready", value: result.right, refreshing: false } }
             : previous.key === key && previous.loaded._tag === "Ready" && !isSignedOut(result.left)
             ? { key, loaded: { ...previous.loaded, refreshing: false } }
-            : { key, loaded: { _tag: "Failed", error: result.left } })
+            : { key, loaded: { _tag: "Failed", error: result.left } }
+        )
       },
       () => undefined
     )
@@ -96,7 +98,10 @@ export const useTool = <N extends ToolName>(
     // `key` stands for `name` and `args`: a new object of equal arguments is not a new request.
   }, [key, generation])
 
-  return [state.key === key || (options.keepPrevious === true && state.loaded._tag === "Ready") ? state.loaded : { _tag: "Loading" }, reload]
+  return [
+    state.key === key || (options.keepPrevious === true && state.loaded._tag === "Ready") ? state.loaded : { _tag: "Loading" },
+    reload
+  ]
 }
 
 /**
@@ -104,8 +109,10 @@ export const useTool = <N extends ToolName>(
  * pages, retry, start fresh, done, pin, share, interactions), typed from the same contract the
  * server implements.
  */
-const threadRoutes = Effect.flatMap(HttpClient.HttpClient, (httpClient) =>
-  HttpApiClient.group(TrellisApi, { group: "threads", httpClient, baseUrl: window.location.origin })).pipe(
+const threadRoutes = Effect.flatMap(
+  HttpClient.HttpClient,
+  (httpClient) => HttpApiClient.group(TrellisApi, { group: "threads", httpClient, baseUrl: window.location.origin })
+).pipe(
   Effect.provide(PageHttpClient)
 )
 

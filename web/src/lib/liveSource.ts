@@ -20,7 +20,7 @@ export interface LiveSourceHandlers {
  * itself after a network error; an HTTP error (a restarting server's 502, a 429) closes it for
  * good, so a new one is made after a pause, at the URL `url()` gives then (a resumed cursor).
  */
-export const keepOpen = (url: () => string, handlers: LiveSourceHandlers): (() => void) => {
+export const keepOpen = (url: () => string, handlers: LiveSourceHandlers): () => void => {
   let source: EventSource | undefined
   let reopen: ReturnType<typeof setTimeout> | undefined
   let failures = 0

@@ -54,7 +54,8 @@ export const useNotifyNew = (alerts: ReadonlyArray<Alert>, ready: boolean) => {
 /** The button that asks for the browser's permission, and what was decided. */
 export const NotificationsToggle = () => {
   const [permission, setPermission] = useState<NotificationPermission | "unsupported">(() =>
-    supported() ? Notification.permission : "unsupported")
+    supported() ? Notification.permission : "unsupported"
+  )
   if (permission === "unsupported") return null
   if (permission === "granted") return createElement("span", { className: "hint" }, "Notifications on")
   if (permission === "denied") return createElement("span", { className: "hint" }, "Notifications blocked in this browser's site settings")

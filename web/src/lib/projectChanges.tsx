@@ -26,7 +26,9 @@ interface Changes {
 const ChangesContext = createContext<Changes>({ subscribe: () => () => undefined })
 
 /** One stream per tab for the project shown, shared by every part of the page that listens. */
-export const ProjectChangesProvider = ({ projectId, children }: { readonly projectId: string | undefined; readonly children: ReactNode }) => {
+export const ProjectChangesProvider = (
+  { projectId, children }: { readonly projectId: string | undefined; readonly children: ReactNode }
+) => {
   const [changes] = useState(() => {
     const listeners = new Set<ChangeListener>()
     return {

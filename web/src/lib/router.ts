@@ -35,7 +35,9 @@ export const parseRoute = (pathname: string): Route => {
     if (section === "waiting") return { page: "waiting", projectId }
     if (section === "machines") return { page: "machines", projectId }
   }
-  return parts.length === 4 && section === "threads" && threadId !== undefined ? { page: "thread", projectId, threadId } : { page: "unknown" }
+  return parts.length === 4 && section === "threads" && threadId !== undefined
+    ? { page: "thread", projectId, threadId }
+    : { page: "unknown" }
 }
 
 const NAVIGATED = "trellis:navigated"

@@ -5,7 +5,7 @@ const SETTLED = "trellis:interaction-settled"
 export const announceSettled = () => window.dispatchEvent(new Event(SETTLED))
 
 /** Calls `listener` on each announcement; returns the unsubscribe. */
-export const onSettled = (listener: () => void): (() => void) => {
+export const onSettled = (listener: () => void): () => void => {
   window.addEventListener(SETTLED, listener)
   return () => window.removeEventListener(SETTLED, listener)
 }

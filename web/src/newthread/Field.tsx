@@ -22,7 +22,9 @@ export const Field = ({ name, label, hint, error, className, children }: {
   readonly children: (props: ControlProps) => ReactNode
 }) => {
   const id = fieldId(name)
-  const described = [error === undefined ? undefined : `${id}-error`, hint === undefined ? undefined : `${id}-hint`].filter((part) => part !== undefined)
+  const described = [error === undefined ? undefined : `${id}-error`, hint === undefined ? undefined : `${id}-hint`].filter((part) =>
+    part !== undefined
+  )
   return (
     <div className={className === undefined ? "field" : `field ${className}`}>
       <label htmlFor={id}>{label}</label>

@@ -14,8 +14,22 @@ import "./NewThreadForm.css"
 
 /** The arguments the form has a control for: a refusal naming any other goes on the form itself. */
 const SHOWN: ReadonlySet<string> = new Set([
-  "content", "title", "profileId", "pathId", "cliType", "cliModel", "cliEffort", "cliMode", "projectAgentId", "taskId",
-  "sourceThreadId", "worktree", "worktree.parentPathId", "worktree.branch", "worktree.baseRef", "worktree.startFromOrigin"
+  "content",
+  "title",
+  "profileId",
+  "pathId",
+  "cliType",
+  "cliModel",
+  "cliEffort",
+  "cliMode",
+  "projectAgentId",
+  "taskId",
+  "sourceThreadId",
+  "worktree",
+  "worktree.parentPathId",
+  "worktree.branch",
+  "worktree.baseRef",
+  "worktree.startFromOrigin"
 ])
 
 /** Updating the URL keeps a reload (or a shared link) on the same source. */
@@ -96,7 +110,10 @@ export const NewThreadForm = ({ projectId, profiles, agents, spawnFrom }: {
       setErrors(
         error._tag === "McpToolError"
           ? placeErrors(fieldErrorsOf(error.message), SHOWN)
-          : { fields: new Map(), form: isSignedOut(error) ? "Your session has ended: reload the page to sign in again." : describeError(error) }
+          : {
+            fields: new Map(),
+            form: isSignedOut(error) ? "Your session has ended: reload the page to sign in again." : describeError(error)
+          }
       )
       setAttempt((n) => n + 1)
     })
@@ -104,33 +121,72 @@ export const NewThreadForm = ({ projectId, profiles, agents, spawnFrom }: {
 
   return (
     <form ref={form} className="new-thread" onSubmit={submit} noValidate aria-labelledby="new-thread-heading">
-      <Field name="content" label="First message" error={errors.fields.get("content")} hint="What the agent should do. It is sent as your first message.">
+      <Field
+        name="content"
+        label="First message"
+        error={errors.fields.get("content")}
+        hint="What the agent should do. It is sent as your first message."
+      >
         {(control) => (
-          <textarea {...control} rows={6} value={draft.content} onChange={(event) => change({ content: event.currentTarget.value }, ["content"])} />
+          <textarea
+            {...control}
+            rows={6}
+            value={draft.content}
+            onChange={(event) => change({ content: event.currentTarget.value }, ["content"])}
+          />
         )}
       </Field>
-      {/* No maxLength: the browser would cut a pasted title silently. The count says how long it
-          is, and create_thread refuses a longer one on this field. */}
+      {
+        /* No maxLength: the browser would cut a pasted title silently. The count says how long it
+          is, and create_thread refuses a longer one on this field. */
+      }
       <Field name="title" label="Title (optional)" error={errors.fields.get("title")} hint={<TitleHint length={draft.title.length} />}>
         {(control) => (
-          <input {...control} type="text" value={draft.title} onChange={(event) => change({ title: event.currentTarget.value }, ["title"])} />
+          <input
+            {...control}
+            type="text"
+            value={draft.title}
+            onChange={(event) => change({ title: event.currentTarget.value }, ["title"])}
+          />
         )}
       </Field>
       <TargetFields draft={draft} target={target} profiles={profiles} errors={errors} change={change} />
       <WorktreeFields draft={draft} path={target.path} errors={errors} change={change} />
       <fieldset className="group">
         <legend>Optional</legend>
-        <Field name="projectAgentId" label="Project agent" error={errors.fields.get("projectAgentId")} hint="Its prompt is given to the agent; it cannot be changed later.">
+        <Field
+          name="projectAgentId"
+          label="Project agent"
+          error={errors.fields.get("projectAgentId")}
+          hint="Its prompt is given to the agent; it cannot be changed later."
+        >
           {(control) => (
-            <select {...control} value={draft.projectAgentId} onChange={(event) => change({ projectAgentId: event.currentTarget.value }, ["projectAgentId"])}>
+            <select
+              {...control}
+              value={draft.projectAgentId}
+              onChange={(event) => change({ projectAgentId: event.currentTarget.value }, ["projectAgentId"])}
+            >
               <option value="">None</option>
               {agents.map((agent) => <option key={agent.projectAgentId} value={agent.projectAgentId}>{agent.name}</option>)}
             </select>
           )}
         </Field>
-        <Field name="taskId" label="Task" error={errors.fields.get("taskId")} hint="The task this thread works on: its ID or ref (DEMO-12).">
+        <Field
+          name="taskId"
+          label="Task"
+          error={errors.fields.get("taskId")}
+          hint="The task this thread works on: its ID or ref (DEMO-12)."
+        >
           {(control) => (
-            <input {...control} type="text" spellCheck={false} autoComplete="off" autoCapitalize="none" value={draft.taskId} onChange={(event) => change({ taskId: event.currentTarget.value }, ["taskId"])} />
+            <input
+              {...control}
+              type="text"
+              spellCheck={false}
+              autoComplete="off"
+              autoCapitalize="none"
+              value={draft.taskId}
+              onChange={(event) => change({ taskId: event.currentTarget.value }, ["taskId"])}
+            />
           )}
         </Field>
         <SpawnBeside
@@ -147,7 +203,9 @@ export const NewThreadForm = ({ projectId, profiles, agents, spawnFrom }: {
       {errors.form !== undefined ? <p className="form-error field-error" role="alert" tabIndex={-1}>{errors.form}</p> : null}
       <div className="actions">
         <button type="submit" disabled={busy}>{busy ? "Starting…" : "Start thread"}</button>
-        {target.profile !== undefined && !target.profile.isOnline ? <span className="hint">{target.profile.name} is offline: the thread waits in its queue.</span> : null}
+        {target.profile !== undefined && !target.profile.isOnline
+          ? <span className="hint">{target.profile.name} is offline: the thread waits in its queue.</span>
+          : null}
       </div>
     </form>
   )

@@ -28,7 +28,9 @@ const SourceSummary = ({ threadId, onTitle, onTarget }: {
   if (source._tag === "Loading") return <span role="status">Reading the thread…</span>
   if (source._tag === "Failed") return <span className="field-error">Cannot read this thread: {describeError(source.error)}</span>
   const value = source.value
-  if (value.kind === "workflow_run") return <span className="field-error">A workflow run cannot be joined: choose one of its threads or none.</span>
+  if (value.kind === "workflow_run") {
+    return <span className="field-error">A workflow run cannot be joined: choose one of its threads or none.</span>
+  }
   return (
     <>
       {value.kind !== "thread"
@@ -36,8 +38,8 @@ const SourceSummary = ({ threadId, onTitle, onTarget }: {
         : value.parentThreadId === null
         ? "The new thread and this one become a group."
         : "The new thread joins this thread's group."}{" "}
-      It starts on the same machine, checkout and runtime, which you may change; the model, effort, mode, project
-      agent and worktree are not inherited.
+      It starts on the same machine, checkout and runtime, which you may change; the model, effort, mode, project agent and worktree are not
+      inherited.
     </>
   )
 }

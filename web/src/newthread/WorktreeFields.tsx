@@ -24,40 +24,75 @@ export const WorktreeFields = ({ draft, path, errors, change }: {
         <input
           type="checkbox"
           checked={draft.worktree}
-          onChange={(event) => change({ worktree: event.currentTarget.checked }, ["worktree", "worktree.parentPathId", "worktree.branch", "worktree.baseRef", "worktree.startFromOrigin"])}
+          onChange={(event) =>
+            change({ worktree: event.currentTarget.checked }, [
+              "worktree",
+              "worktree.parentPathId",
+              "worktree.branch",
+              "worktree.baseRef",
+              "worktree.startFromOrigin"
+            ])}
         />
         Run in a new git worktree
       </label>
-      {draft.worktree ? (
-        <>
-          <p id={parentId} className="worktree-parent">
-            Parent repository: <code>{path?.path ?? "no checkout chosen"}</code>
-          </p>
-          {parentError !== undefined ? <p id={`${parentId}-error`} className="field-error" role="alert">{parentError}</p> : null}
-          <Field name="worktree.branch" label="Branch" error={errors.fields.get("worktree.branch")} hint="A new branch for the worktree, as git names it (feature/login).">
-            {(control) => (
-              <input {...control} type="text" spellCheck={false} autoComplete="off" autoCapitalize="none" value={draft.branch} onChange={(event) => change({ branch: event.currentTarget.value }, ["worktree.branch"])} />
-            )}
-          </Field>
-          <Field name="worktree.baseRef" label="Base (optional)" error={errors.fields.get("worktree.baseRef")} hint="The ref to start from; empty means the repository's current HEAD.">
-            {(control) => (
-              <input {...control} type="text" spellCheck={false} autoComplete="off" autoCapitalize="none" value={draft.baseRef} onChange={(event) => change({ baseRef: event.currentTarget.value }, ["worktree.baseRef"])} />
-            )}
-          </Field>
-          <label className="toggle" htmlFor={originId}>
-            <input
-              id={originId}
-              type="checkbox"
-              checked={draft.startFromOrigin}
-              aria-invalid={originError !== undefined}
-              aria-describedby={originError === undefined ? undefined : `${originId}-error`}
-              onChange={(event) => change({ startFromOrigin: event.currentTarget.checked }, ["worktree.startFromOrigin"])}
-            />
-            Start from the remote's copy (origin)
-          </label>
-          {originError !== undefined ? <p id={`${originId}-error`} className="field-error">{originError}</p> : null}
-        </>
-      ) : null}
+      {draft.worktree ?
+        (
+          <>
+            <p id={parentId} className="worktree-parent">
+              Parent repository: <code>{path?.path ?? "no checkout chosen"}</code>
+            </p>
+            {parentError !== undefined ? <p id={`${parentId}-error`} className="field-error" role="alert">{parentError}</p> : null}
+            <Field
+              name="worktree.branch"
+              label="Branch"
+              error={errors.fields.get("worktree.branch")}
+              hint="A new branch for the worktree, as git names it (feature/login)."
+            >
+              {(control) => (
+                <input
+                  {...control}
+                  type="text"
+                  spellCheck={false}
+                  autoComplete="off"
+                  autoCapitalize="none"
+                  value={draft.branch}
+                  onChange={(event) => change({ branch: event.currentTarget.value }, ["worktree.branch"])}
+                />
+              )}
+            </Field>
+            <Field
+              name="worktree.baseRef"
+              label="Base (optional)"
+              error={errors.fields.get("worktree.baseRef")}
+              hint="The ref to start from; empty means the repository's current HEAD."
+            >
+              {(control) => (
+                <input
+                  {...control}
+                  type="text"
+                  spellCheck={false}
+                  autoComplete="off"
+                  autoCapitalize="none"
+                  value={draft.baseRef}
+                  onChange={(event) => change({ baseRef: event.currentTarget.value }, ["worktree.baseRef"])}
+                />
+              )}
+            </Field>
+            <label className="toggle" htmlFor={originId}>
+              <input
+                id={originId}
+                type="checkbox"
+                checked={draft.startFromOrigin}
+                aria-invalid={originError !== undefined}
+                aria-describedby={originError === undefined ? undefined : `${originId}-error`}
+                onChange={(event) => change({ startFromOrigin: event.currentTarget.checked }, ["worktree.startFromOrigin"])}
+              />
+              Start from the remote's copy (origin)
+            </label>
+            {originError !== undefined ? <p id={`${originId}-error`} className="field-error">{originError}</p> : null}
+          </>
+        ) :
+        null}
     </fieldset>
   )
 }

@@ -44,7 +44,9 @@ export const emptyDraft = (sourceThreadId: string, last: LastChoice | undefined)
 const EXECUTABLE: ReadonlyArray<CliType> = ["claude", "codex", "opencode"]
 
 /** What a machine offers; `reported: false` when it has said nothing yet (it reports at `trellis agent start`). */
-export const runtimesOf = (profile: CliProfile | undefined): { readonly runtimes: ReadonlyArray<AvailableCli>; readonly reported: boolean } =>
+export const runtimesOf = (
+  profile: CliProfile | undefined
+): { readonly runtimes: ReadonlyArray<AvailableCli>; readonly reported: boolean } =>
   profile !== undefined && profile.availableClis.length > 0
     ? { runtimes: profile.availableClis, reported: true }
     : { runtimes: EXECUTABLE.map((type) => ({ type, version: "" })), reported: false }
@@ -52,7 +54,9 @@ export const runtimesOf = (profile: CliProfile | undefined): { readonly runtimes
 /** Checkouts first, each followed by its worktrees: the order of the machine's own tree. */
 export const pathsInOrder = (paths: ReadonlyArray<CliPath>): ReadonlyArray<CliPath> => {
   const roots = paths.filter((path) => path.kind === "checkout" || paths.every((parent) => parent.pathId !== path.parentPathId))
-  return roots.flatMap((root) => [root, ...paths.filter((path) => path !== root && path.kind === "worktree" && path.parentPathId === root.pathId)])
+  return roots.flatMap((
+    root
+  ) => [root, ...paths.filter((path) => path !== root && path.kind === "worktree" && path.parentPathId === root.pathId)])
 }
 
 const pick = <A>(options: ReadonlyArray<A>, wanted: (option: A) => boolean): A | undefined => options.find(wanted) ?? options[0]
@@ -76,7 +80,8 @@ export interface Target {
 export const targetOf = (draft: Draft, profiles: ReadonlyArray<CliProfile>): Target => {
   const profile = pick(profiles, (candidate) => candidate.profileId === draft.profileId)
   const paths = pathsInOrder(profile?.paths ?? [])
-  const path = paths.find((candidate) => candidate.pathId === draft.pathId) ?? paths.find((candidate) => candidate.kind === "checkout") ?? paths[0]
+  const path = paths.find((candidate) => candidate.pathId === draft.pathId) ?? paths.find((candidate) => candidate.kind === "checkout") ??
+    paths[0]
   const { runtimes, reported } = runtimesOf(profile)
   const runtime = pick(runtimes, (candidate) => candidate.type === draft.cliType)
   const models = (runtime?.cliModels ?? []).map((model) => model.model)

@@ -6,7 +6,6 @@ import { ago } from "../lib/format"
 import "./Machines.css"
 import { useReloadOnChange } from "../lib/projectChanges"
 
-
 const Runtime = ({ runtime }: { readonly runtime: AvailableCli }) => (
   <li>
     <span className="runtime-name">{runtime.type}</span>{" "}
@@ -18,7 +17,9 @@ const Runtime = ({ runtime }: { readonly runtime: AvailableCli }) => (
           {runtime.cliModels.map((model) => (
             <li key={model.model}>
               <code>{model.model}</code>
-              {model.efforts !== undefined && model.efforts.length > 0 ? <span className="meta efforts">efforts: {model.efforts.join(", ")}</span> : null}
+              {model.efforts !== undefined && model.efforts.length > 0
+                ? <span className="meta efforts">efforts: {model.efforts.join(", ")}</span>
+                : null}
             </li>
           ))}
         </ul>
@@ -54,18 +55,43 @@ const Machine = ({ profile }: { readonly profile: CliProfile }) => {
           <span className="meta">
             {profile.lastConnectedAt === null
               ? "never connected"
-              : <>last connected <time dateTime={profile.lastConnectedAt} title={profile.lastConnectedAt}>{ago(profile.lastConnectedAt)}</time></>}
+              : (
+                <>
+                  last connected{" "}
+                  <time dateTime={profile.lastConnectedAt} title={profile.lastConnectedAt}>{ago(profile.lastConnectedAt)}</time>
+                </>
+              )}
           </span>
         </div>
-        {profile.isOnline ? null : <p className="hint">Offline: threads sent here are queued and start when <code>trellis agent start</code> runs on it.</p>}
+        {profile.isOnline ? null : (
+          <p className="hint">
+            Offline: threads sent here are queued and start when <code>trellis agent start</code> runs on it.
+          </p>
+        )}
         <h3>Runtimes</h3>
         {profile.availableClis.length === 0
-          ? <p className="hint">None reported yet: the machine reports its runtimes when <code>trellis agent start</code> runs.</p>
-          : <ul className="plain" aria-label={`Runtimes of ${profile.name}`}>{profile.availableClis.map((runtime) => <Runtime key={runtime.type} runtime={runtime} />)}</ul>}
+          ? (
+            <p className="hint">
+              None reported yet: the machine reports its runtimes when <code>trellis agent start</code> runs.
+            </p>
+          )
+          : (
+            <ul className="plain" aria-label={`Runtimes of ${profile.name}`}>
+              {profile.availableClis.map((runtime) => <Runtime key={runtime.type} runtime={runtime} />)}
+            </ul>
+          )}
         <h3>Paths</h3>
         {profile.paths.length === 0
-          ? <p className="hint">No checkout registered: run <code>trellis agent paths add</code> in a repository on this machine.</p>
-          : <ul className="plain" aria-label={`Paths of ${profile.name}`}>{pathsInOrder(profile.paths).map((path) => <Path key={path.pathId} path={path} />)}</ul>}
+          ? (
+            <p className="hint">
+              No checkout registered: run <code>trellis agent paths add</code> in a repository on this machine.
+            </p>
+          )
+          : (
+            <ul className="plain" aria-label={`Paths of ${profile.name}`}>
+              {pathsInOrder(profile.paths).map((path) => <Path key={path.pathId} path={path} />)}
+            </ul>
+          )}
       </article>
     </li>
   )
@@ -74,12 +100,17 @@ const Machine = ({ profile }: { readonly profile: CliProfile }) => {
 /** How to connect a first machine (docs/agents.md §2–3), with this server and project filled in. */
 const Connect = ({ projectId }: { readonly projectId: string }) => (
   <div className="connect">
-    <p>No machine serves this project yet. Threads run on your own machines through <code>trellis agent</code>: on the computer that has your
-      checkout and a coding agent (Claude Code, Codex or OpenCode), run</p>
+    <p>
+      No machine serves this project yet. Threads run on your own machines through{" "}
+      <code>trellis agent</code>: on the computer that has your checkout and a coding agent (Claude Code, Codex or OpenCode), run
+    </p>
     <pre><code>{`trellis agent login --server ${window.location.origin} --project ${projectId} --api-key trellis_…
 cd ~/src/your-repo && trellis agent paths add
 trellis agent start`}</code></pre>
-    <p className="hint">The API key can also come from <code>TRELLIS_API_KEY</code>. The machine appears here once it is logged in, and is online while <code>trellis agent start</code> runs.</p>
+    <p className="hint">
+      The API key can also come from <code>TRELLIS_API_KEY</code>. The machine appears here once it is logged in, and is online while{" "}
+      <code>trellis agent start</code> runs.
+    </p>
   </div>
 )
 
@@ -98,13 +129,17 @@ export const MachinesPage = ({ projectId }: { readonly projectId: string }) => {
         <button type="button" className="quiet" onClick={reload}>Refresh</button>
       </div>
       {profiles._tag === "Loading" ? <p className="page-status" role="status">Loading your machines…</p> : null}
-      {profiles._tag === "Failed" ? <p className="page-status" role="alert">Cannot load your machines: {describeError(profiles.error)}</p> : null}
+      {profiles._tag === "Failed"
+        ? <p className="page-status" role="alert">Cannot load your machines: {describeError(profiles.error)}</p>
+        : null}
       {profiles._tag === "Ready" && profiles.value.profiles.length === 0 ? <Connect projectId={projectId} /> : null}
-      {profiles._tag === "Ready" && profiles.value.profiles.length > 0 ? (
-        <ul className="machine-list" aria-label="Machines">
-          {profiles.value.profiles.map((profile) => <Machine key={profile.profileId} profile={profile} />)}
-        </ul>
-      ) : null}
+      {profiles._tag === "Ready" && profiles.value.profiles.length > 0 ?
+        (
+          <ul className="machine-list" aria-label="Machines">
+            {profiles.value.profiles.map((profile) => <Machine key={profile.profileId} profile={profile} />)}
+          </ul>
+        ) :
+        null}
     </section>
   )
 }

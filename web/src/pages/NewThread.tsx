@@ -18,24 +18,32 @@ export const NewThreadPage = ({ projectId }: { readonly projectId: string }) => 
         <h1 id="new-thread-heading">New thread</h1>
       </div>
       {profiles._tag === "Loading" ? <p className="page-status" role="status">Loading your machines…</p> : null}
-      {profiles._tag === "Failed" ? <p className="page-status" role="alert">Cannot load your machines: {describeError(profiles.error)}</p> : null}
-      {profiles._tag === "Ready" && profiles.value.profiles.length === 0 ? (
-        <p className="page-status">
-          A thread runs on one of your machines, and none serves this project yet.{" "}
-          <a href={machinesPath(projectId)} onClick={followLink}>Connect a machine</a>, then come back.
-        </p>
-      ) : null}
-      {profiles._tag === "Ready" && profiles.value.profiles.length > 0 ? (
-        <>
-          {agents._tag === "Failed" ? <p className="hint" role="alert">Cannot load the project agents: {describeError(agents.error)}</p> : null}
-          <NewThreadForm
-            projectId={projectId}
-            profiles={profiles.value.profiles}
-            agents={agents._tag === "Ready" ? agents.value.agents : []}
-            spawnFrom={spawnFrom}
-          />
-        </>
-      ) : null}
+      {profiles._tag === "Failed"
+        ? <p className="page-status" role="alert">Cannot load your machines: {describeError(profiles.error)}</p>
+        : null}
+      {profiles._tag === "Ready" && profiles.value.profiles.length === 0 ?
+        (
+          <p className="page-status">
+            A thread runs on one of your machines, and none serves this project yet.{" "}
+            <a href={machinesPath(projectId)} onClick={followLink}>Connect a machine</a>, then come back.
+          </p>
+        ) :
+        null}
+      {profiles._tag === "Ready" && profiles.value.profiles.length > 0 ?
+        (
+          <>
+            {agents._tag === "Failed"
+              ? <p className="hint" role="alert">Cannot load the project agents: {describeError(agents.error)}</p>
+              : null}
+            <NewThreadForm
+              projectId={projectId}
+              profiles={profiles.value.profiles}
+              agents={agents._tag === "Ready" ? agents.value.agents : []}
+              spawnFrom={spawnFrom}
+            />
+          </>
+        ) :
+        null}
     </section>
   )
 }

@@ -24,7 +24,8 @@ const refusals: Record<SignInLinkReason, { readonly title: string; readonly text
   },
   unknown: {
     title: "This sign-in link is not valid",
-    text: "It may have been cut short when copied, or come from another server. Sign in with your API key below, or print a fresh link where Trellis runs:",
+    text:
+      "It may have been cut short when copied, or come from another server. Sign in with your API key below, or print a fresh link where Trellis runs:",
     command: FRESH_LINK
   }
 }
@@ -70,14 +71,18 @@ export const SignInPage = ({ reason, next, onSignedIn }: {
     <main className="signin">
       <div className="signin-card">
         <p className="signin-brand" aria-hidden="true">Trellis</p>
-        {refusal !== undefined ? (
-          <section className="signin-refusal" aria-labelledby="refusal-title">
-            <h1 id="refusal-title">{refusal.title}</h1>
-            <p>{refusal.text}</p>
-            <pre><code>{refusal.command}</code></pre>
-            <p className="hint">Signed in already in this browser? <a href={next}>Continue to Trellis</a>.</p>
-          </section>
-        ) : null}
+        {refusal !== undefined ?
+          (
+            <section className="signin-refusal" aria-labelledby="refusal-title">
+              <h1 id="refusal-title">{refusal.title}</h1>
+              <p>{refusal.text}</p>
+              <pre><code>{refusal.command}</code></pre>
+              <p className="hint">
+                Signed in already in this browser? <a href={next}>Continue to Trellis</a>.
+              </p>
+            </section>
+          ) :
+          null}
         <form onSubmit={submit} noValidate aria-labelledby="signin-title">
           <FormTitle id="signin-title">Sign in to Trellis</FormTitle>
           <label htmlFor="api-key">API key</label>
@@ -94,8 +99,8 @@ export const SignInPage = ({ reason, next, onSignedIn }: {
           />
           {error !== undefined ? <p id="api-key-error" className="field-error" role="alert">{error}</p> : null}
           <p id="api-key-hint" className="hint">
-            Or open a one-time sign-in link: <code>trellis serve</code> prints one at start, and{" "}
-            <code>{FRESH_LINK}</code> prints a fresh one. The key is exchanged for a session and not kept by this page.
+            Or open a one-time sign-in link: <code>trellis serve</code> prints one at start, and <code>{FRESH_LINK}</code>{" "}
+            prints a fresh one. The key is exchanged for a session and not kept by this page.
           </p>
           <button type="submit" disabled={busy}>{busy ? "Signing in…" : "Sign in"}</button>
         </form>

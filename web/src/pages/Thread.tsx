@@ -60,11 +60,24 @@ const Conversation = ({ threadId, cliType, running, waitingOnYou, requests, acti
   const onChanged = useCallback(() => void refresh(), [refresh])
 
   if (state._tag === "Loading") return <p className="page-status" role="status">Loading the conversation…</p>
-  if (state._tag === "Failed") return <><p className="page-status" role="alert">Cannot load the conversation: {state.message}</p>{requests}</>
+  if (state._tag === "Failed") {
+    return (
+      <>
+        <p className="page-status" role="alert">Cannot load the conversation: {state.message}</p>
+        {requests}
+      </>
+    )
+  }
   return (
     <WholeTextsContext.Provider value={wholeTexts}>
       <p className="hint live" role="status">{events.connected ? "Live" : "Reconnecting…"}</p>
-      <Earlier hasEarlier={state.hasEarlier} loading={state.loadingEarlier} error={state.earlierError} onLoad={() => void loadEarlier()} count={known.length} />
+      <Earlier
+        hasEarlier={state.hasEarlier}
+        loading={state.loadingEarlier}
+        error={state.earlierError}
+        onLoad={() => void loadEarlier()}
+        count={known.length}
+      />
       <Timeline messages={known} composed={composed} unseen={unseen} waitingOnYou={waitingOnYou} />
       {requests}
       <Composer threadId={threadId} cliType={cliType} running={running} onSent={onChanged} />
@@ -85,52 +98,66 @@ export const ThreadPage = ({ projectId, threadId }: { readonly projectId: string
       <a className="back" href={threadsPath(projectId)} onClick={followLink}>← Threads</a>
       {thread._tag === "Loading" ? <p className="page-status" role="status">Loading the thread…</p> : null}
       {thread._tag === "Failed" ? <p className="page-status" role="alert">Cannot load the thread: {describeError(thread.error)}</p> : null}
-      {thread._tag === "Ready" ? (
-        <>
-          <header className="thread-head">
-            <h1 id="thread-title">{thread.value.title}</h1>
-            {thread.value.kind === "thread" ? (
-              <div className="row-meta">
-                <ThreadStatus thread={thread.value} />
-                {thread.value.hasPendingInteraction ? <span className="badge attention">Waiting for you</span> : null}
-                <span className="meta">{runtimeOf(thread.value)}</span>
-                <span className="meta">{thread.value.target.profileName}{thread.value.target.path === null ? "" : `: ${thread.value.target.path}`}</span>
-                {thread.value.isDone ? <span className="badge done">Done</span> : null}
-                <time className="meta" dateTime={thread.value.lastActivityAt}>{ago(thread.value.lastActivityAt)}</time>
-              </div>
-            ) : (
-              <div className="row-meta">
-                <StatusBadge status={thread.value.aggregateStatus} />
-                <span className="meta">{thread.value.childCount} threads</span>
-                {thread.value.isDone ? <span className="badge done">Done</span> : null}
-              </div>
-            )}
-            <ThreadActions key={threadId} thread={thread.value} onChanged={reloadThread} />
-          </header>
-          {thread.value.kind === "thread" ? (
-            <>
-              <Conversation
-                key={threadId}
-                threadId={threadId}
-                cliType={thread.value.target.cliType}
-                running={thread.value.status === "running"}
-                waitingOnYou={thread.value.hasPendingInteraction}
-                activity={`${thread.value.status}:${thread.value.lastActivityAt}`}
-                requests={<ThreadInteractions
-                  key={threadId}
-                  threadId={threadId}
-                  changed={`${thread.value.hasPendingInteraction}:${thread.value.lastActivityAt}`}
-                />}
-              />
-            </>
-          ) : (
-            <>
-              <p className="hint">A {thread.value.kind === "workflow_run" ? "workflow run" : "group"} cannot receive messages: open one of its threads to write to it.</p>
-              <GroupThreads projectId={projectId} groupId={threadId} />
-            </>
-          )}
-        </>
-      ) : null}
+      {thread._tag === "Ready" ?
+        (
+          <>
+            <header className="thread-head">
+              <h1 id="thread-title">{thread.value.title}</h1>
+              {thread.value.kind === "thread" ?
+                (
+                  <div className="row-meta">
+                    <ThreadStatus thread={thread.value} />
+                    {thread.value.hasPendingInteraction ? <span className="badge attention">Waiting for you</span> : null}
+                    <span className="meta">{runtimeOf(thread.value)}</span>
+                    <span className="meta">
+                      {thread.value.target.profileName}
+                      {thread.value.target.path === null ? "" : `: ${thread.value.target.path}`}
+                    </span>
+                    {thread.value.isDone ? <span className="badge done">Done</span> : null}
+                    <time className="meta" dateTime={thread.value.lastActivityAt}>{ago(thread.value.lastActivityAt)}</time>
+                  </div>
+                ) :
+                (
+                  <div className="row-meta">
+                    <StatusBadge status={thread.value.aggregateStatus} />
+                    <span className="meta">{thread.value.childCount} threads</span>
+                    {thread.value.isDone ? <span className="badge done">Done</span> : null}
+                  </div>
+                )}
+              <ThreadActions key={threadId} thread={thread.value} onChanged={reloadThread} />
+            </header>
+            {thread.value.kind === "thread" ?
+              (
+                <>
+                  <Conversation
+                    key={threadId}
+                    threadId={threadId}
+                    cliType={thread.value.target.cliType}
+                    running={thread.value.status === "running"}
+                    waitingOnYou={thread.value.hasPendingInteraction}
+                    activity={`${thread.value.status}:${thread.value.lastActivityAt}`}
+                    requests={
+                      <ThreadInteractions
+                        key={threadId}
+                        threadId={threadId}
+                        changed={`${thread.value.hasPendingInteraction}:${thread.value.lastActivityAt}`}
+                      />
+                    }
+                  />
+                </>
+              ) :
+              (
+                <>
+                  <p className="hint">
+                    A {thread.value.kind === "workflow_run" ? "workflow run" : "group"}{" "}
+                    cannot receive messages: open one of its threads to write to it.
+                  </p>
+                  <GroupThreads projectId={projectId} groupId={threadId} />
+                </>
+              )}
+          </>
+        ) :
+        null}
     </article>
   )
 }

@@ -50,11 +50,19 @@ const GroupRow = ({ projectId, group }: { readonly projectId: string; readonly g
       </button>
       <div className="row-meta">
         <StatusBadge status={group.aggregateStatus} />
-        <span className="meta">{group.kind === "workflow_run" ? "Workflow run" : "Group"} · {group.childCount} {group.childCount === 1 ? "thread" : "threads"}</span>
+        <span className="meta">
+          {group.kind === "workflow_run" ? "Workflow run" : "Group"} · {group.childCount} {group.childCount === 1 ? "thread" : "threads"}
+        </span>
         {group.isDone ? <span className="badge done">Done</span> : null}
         <time className="meta" dateTime={group.lastActivityAt} title={group.lastActivityAt}>{ago(group.lastActivityAt)}</time>
       </div>
-      {open ? <div id={membersId} className="members"><GroupMembers projectId={projectId} groupId={group.threadId} /></div> : null}
+      {open
+        ? (
+          <div id={membersId} className="members">
+            <GroupMembers projectId={projectId} groupId={group.threadId} />
+          </div>
+        )
+        : null}
     </li>
   )
 }
@@ -77,7 +85,10 @@ export const ThreadList = ({ projectId, threads, label }: {
 const NoThreads = ({ projectId, includeDone }: { readonly projectId: string; readonly includeDone: boolean }) => (
   <section className="empty-threads" aria-labelledby="no-threads-title">
     <h2 id="no-threads-title">No threads{includeDone ? "" : " in progress"} in this project</h2>
-    <p>A thread is an agent at work on one of your machines. Start one from New thread; a machine shows under Machines once its <code>trellis agent</code> connects.</p>
+    <p>
+      A thread is an agent at work on one of your machines. Start one from New thread; a machine shows under Machines once its{" "}
+      <code>trellis agent</code> connects.
+    </p>
     <div className="empty-actions">
       <a className="button-link" href={newThreadPath(projectId)} onClick={followLink}>New thread</a>
       <a className="button-link quiet" href={machinesPath(projectId)} onClick={followLink}>Machines</a>
@@ -102,9 +113,15 @@ export const ThreadsPage = ({ projectId }: { readonly projectId: string }) => {
         <button type="button" className="quiet" onClick={reload}>Refresh</button>
       </div>
       {threads._tag === "Loading" ? <p className="page-status" role="status">Loading threads…</p> : null}
-      {threads._tag === "Failed" ? <p className="page-status" role="alert">Cannot load the threads: {describeError(threads.error)}</p> : null}
-      {threads._tag === "Ready" && threads.value.threads.length === 0 ? <NoThreads projectId={projectId} includeDone={includeDone} /> : null}
-      {threads._tag === "Ready" && threads.value.threads.length > 0 ? <ThreadList projectId={projectId} threads={threads.value.threads} label="Threads" /> : null}
+      {threads._tag === "Failed"
+        ? <p className="page-status" role="alert">Cannot load the threads: {describeError(threads.error)}</p>
+        : null}
+      {threads._tag === "Ready" && threads.value.threads.length === 0
+        ? <NoThreads projectId={projectId} includeDone={includeDone} />
+        : null}
+      {threads._tag === "Ready" && threads.value.threads.length > 0
+        ? <ThreadList projectId={projectId} threads={threads.value.threads} label="Threads" />
+        : null}
     </section>
   )
 }

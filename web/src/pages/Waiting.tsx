@@ -6,7 +6,6 @@ import { useInteractions } from "../thread/useInteractions"
 import { loadWaiting } from "../thread/waitingInteractions"
 import { LIST_SPACING_MS, LISTED } from "./Threads"
 
-
 /**
  * Waiting on you: every pending request of the person's threads in the project, oldest first, each
  * answerable in place and linked to its thread. Answered ones stay until the page is left, showing

@@ -49,8 +49,18 @@ const Outcome = ({ interaction, view, mine }: {
     case "answered":
       return (
         <p className="outcome" role="status">
-          <span className="badge done">{isQuestion ? "Answered" : view._tag === "Plan" ? "Plan approved" : allowedAlways(interaction.answer) ? "Allowed always" : "Allowed"}</span>
-          {view._tag === "Permission" && view.standingRule !== undefined && allowedAlways(interaction.answer) ? ` ${view.standingRule}` : null}
+          <span className="badge done">
+            {isQuestion
+              ? "Answered"
+              : view._tag === "Plan"
+              ? "Plan approved"
+              : allowedAlways(interaction.answer)
+              ? "Allowed always"
+              : "Allowed"}
+          </span>
+          {view._tag === "Permission" && view.standingRule !== undefined && allowedAlways(interaction.answer)
+            ? ` ${view.standingRule}`
+            : null}
           {isQuestion && answerText(interaction.answer) !== "" ? ` ${answerText(interaction.answer)}` : null}
           {late ? " (it was already answered: the first answer stands)" : null}
         </p>
@@ -92,9 +102,11 @@ const QuestionField = ({ question, chosen, onChoose, other, onOther, disabled }:
             name={name}
             checked={chosen.includes(option.label)}
             onChange={(event) =>
-              onChoose(question.multiple
-                ? (event.currentTarget.checked ? [...chosen, option.label] : chosen.filter((label) => label !== option.label))
-                : [option.label])}
+              onChoose(
+                question.multiple
+                  ? (event.currentTarget.checked ? [...chosen, option.label] : chosen.filter((label) => label !== option.label))
+                  : [option.label]
+              )}
           />
           <span>
             <span className="choice-label">{option.label}</span>
@@ -102,12 +114,14 @@ const QuestionField = ({ question, chosen, onChoose, other, onOther, disabled }:
           </span>
         </label>
       ))}
-      {question.freeText ? (
-        <label className="other">
-          <span>{question.options.length === 0 ? "Your answer" : "Or your own answer"}</span>
-          <input type="text" value={other} onChange={(event) => onOther(event.currentTarget.value)} />
-        </label>
-      ) : null}
+      {question.freeText ?
+        (
+          <label className="other">
+            <span>{question.options.length === 0 ? "Your answer" : "Or your own answer"}</span>
+            <input type="text" value={other} onChange={(event) => onOther(event.currentTarget.value)} />
+          </label>
+        ) :
+        null}
     </fieldset>
   )
 }
@@ -122,11 +136,34 @@ const RequestBody = ({ view }: { readonly view: RequestView }) => {
       return (
         <>
           {view.description === undefined ? null : <p className="request-description">{view.description}</p>}
-          {view.command === undefined ? null : <><h3>Command</h3><pre className="command">{view.command}</pre></>}
-          {view.cwd === undefined ? null : <p className="hint">In <code>{view.cwd}</code></p>}
-          {view.blockedPath === undefined ? null : <p className="hint">Path: <code>{view.blockedPath}</code></p>}
-          {view.patterns.length === 0 ? null : <><h3>On</h3><pre>{view.patterns.join("\n")}</pre></>}
-          {view.details === "" ? null : <><h3>{view.command === undefined ? "Input" : "More input"}</h3><pre>{view.details}</pre></>}
+          {view.command === undefined ? null : (
+            <>
+              <h3>Command</h3>
+              <pre className="command">{view.command}</pre>
+            </>
+          )}
+          {view.cwd === undefined ? null : (
+            <p className="hint">
+              In <code>{view.cwd}</code>
+            </p>
+          )}
+          {view.blockedPath === undefined ? null : (
+            <p className="hint">
+              Path: <code>{view.blockedPath}</code>
+            </p>
+          )}
+          {view.patterns.length === 0 ? null : (
+            <>
+              <h3>On</h3>
+              <pre>{view.patterns.join("\n")}</pre>
+            </>
+          )}
+          {view.details === "" ? null : (
+            <>
+              <h3>{view.command === undefined ? "Input" : "More input"}</h3>
+              <pre>{view.details}</pre>
+            </>
+          )}
           {view.extras === "" ? null : (
             <details className="request-extras">
               <summary>What the runtime sent</summary>
@@ -196,65 +233,77 @@ export const InteractionCard = ({ interaction, onSettled, context }: {
       {context}
       {settled ? <Outcome interaction={shown} view={view} mine={mine} /> : null}
       {!settled || view._tag !== "Question" ? <RequestBody view={view} /> : null}
-      {settled ? null : view._tag === "Question" ? (
-        <form
-          className="interaction-form"
-          onSubmit={(event) => {
-            event.preventDefault()
-            if (!unanswered) send(false, answers)
-          }}
-        >
-          {questions.map((question) => (
-            <QuestionField
-              key={question.key}
-              question={question}
-              chosen={choices[question.key] ?? []}
-              onChoose={(labels) => setChoices({ ...choices, [question.key]: labels })}
-              other={others[question.key] ?? ""}
-              onOther={(text) => setOthers({ ...others, [question.key]: text })}
-              disabled={busy}
-            />
-          ))}
-          {questions.length === 0 ? <p className="hint">The agent asked without saying what; you can only decline.</p> : null}
-          <div className="actions">
-            {questions.length === 0 ? null : <button type="submit" disabled={busy || unanswered}>Send answer</button>}
-            <button type="button" className="quiet" disabled={busy} onClick={() => send(true)}>Decline</button>
-          </div>
-        </form>
-      ) : (
-        <form
-          className="interaction-form"
-          onSubmit={(event) => {
-            event.preventDefault()
-            send(true, message.trim() === "" ? undefined : { message: message.trim() })
-          }}
-        >
-          {denying ? (
-            <label className="deny-message" htmlFor={messageId}>
-              <span>Why (optional; the agent reads it)</span>
-              <textarea id={messageId} rows={2} autoFocus value={message} onChange={(event) => setMessage(event.currentTarget.value)} />
-            </label>
-          ) : null}
-          {standingRule === undefined || denying ? null : (
-            <p id={ruleId} className="standing-rule"><strong>Allow always:</strong> {standingRule}</p>
-          )}
-          {/* Two sets of buttons, keyed apart: were "Deny…" reused as the submit button, the click that opened the message would also send it. */}
-          {denying ? (
-            <div className="actions" key="denying">
-              <button type="submit" className="danger" disabled={busy}>Deny</button>
-              <button type="button" className="quiet" disabled={busy} onClick={() => setDenying(false)}>Cancel</button>
+      {settled ? null : view._tag === "Question" ?
+        (
+          <form
+            className="interaction-form"
+            onSubmit={(event) => {
+              event.preventDefault()
+              if (!unanswered) send(false, answers)
+            }}
+          >
+            {questions.map((question) => (
+              <QuestionField
+                key={question.key}
+                question={question}
+                chosen={choices[question.key] ?? []}
+                onChoose={(labels) => setChoices({ ...choices, [question.key]: labels })}
+                other={others[question.key] ?? ""}
+                onOther={(text) => setOthers({ ...others, [question.key]: text })}
+                disabled={busy}
+              />
+            ))}
+            {questions.length === 0 ? <p className="hint">The agent asked without saying what; you can only decline.</p> : null}
+            <div className="actions">
+              {questions.length === 0 ? null : <button type="submit" disabled={busy || unanswered}>Send answer</button>}
+              <button type="button" className="quiet" disabled={busy} onClick={() => send(true)}>Decline</button>
             </div>
-          ) : (
-            <div className="actions" key="asking">
-              <button type="button" disabled={busy} onClick={() => send(false)}>Allow</button>
-              {standingRule === undefined ? null : (
-                <button type="button" disabled={busy} aria-describedby={ruleId} onClick={() => send(false, ALWAYS_ANSWER)}>Allow always</button>
+          </form>
+        ) :
+        (
+          <form
+            className="interaction-form"
+            onSubmit={(event) => {
+              event.preventDefault()
+              send(true, message.trim() === "" ? undefined : { message: message.trim() })
+            }}
+          >
+            {denying ?
+              (
+                <label className="deny-message" htmlFor={messageId}>
+                  <span>Why (optional; the agent reads it)</span>
+                  <textarea id={messageId} rows={2} autoFocus value={message} onChange={(event) => setMessage(event.currentTarget.value)} />
+                </label>
+              ) :
+              null}
+            {standingRule === undefined || denying ? null : (
+              <p id={ruleId} className="standing-rule">
+                <strong>Allow always:</strong> {standingRule}
+              </p>
+            )}
+            {/* Two sets of buttons, keyed apart: were "Deny…" reused as the submit button, the click that opened the message would also send it. */}
+            {denying ?
+              (
+                <div className="actions" key="denying">
+                  <button type="submit" className="danger" disabled={busy}>Deny</button>
+                  <button type="button" className="quiet" disabled={busy} onClick={() => setDenying(false)}>Cancel</button>
+                </div>
+              ) :
+              (
+                <div className="actions" key="asking">
+                  <button type="button" disabled={busy} onClick={() => send(false)}>Allow</button>
+                  {standingRule === undefined ?
+                    null :
+                    (
+                      <button type="button" disabled={busy} aria-describedby={ruleId} onClick={() => send(false, ALWAYS_ANSWER)}>
+                        Allow always
+                      </button>
+                    )}
+                  <button type="button" className="quiet" disabled={busy} onClick={() => setDenying(true)}>Deny…</button>
+                </div>
               )}
-              <button type="button" className="quiet" disabled={busy} onClick={() => setDenying(true)}>Deny…</button>
-            </div>
-          )}
-        </form>
-      )}
+          </form>
+        )}
       {error === undefined ? null : <p id={errorId} className="field-error" role="alert">Not sent: {error}</p>}
     </section>
   )

@@ -3,7 +3,14 @@ import type { MessagePart, ToolPart } from "../../../catalog/events/compose.js"
 import { Markdown } from "./Markdown"
 import { STOPPED_CALL } from "./rows"
 
-const toolStateLabel = { running: "Running", completed: "Done", error: "Failed", denied: "Denied by you", expired: "Not answered in time", stopped: "Stopped" } as const
+const toolStateLabel = {
+  running: "Running",
+  completed: "Done",
+  error: "Failed",
+  denied: "Denied by you",
+  expired: "Not answered in time",
+  stopped: "Stopped"
+} as const
 
 /**
  * A call the person refused did not fail: it reads as their answer, not as an error. A request
@@ -24,8 +31,7 @@ const pretty = (json: string): string => {
   }
 }
 
-const tokens = (count: number): string =>
-  count >= 1000 ? `${(count / 1000).toFixed(count >= 100_000 ? 0 : 1)}k` : String(Math.round(count))
+const tokens = (count: number): string => count >= 1000 ? `${(count / 1000).toFixed(count >= 100_000 ? 0 : 1)}k` : String(Math.round(count))
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
 
@@ -44,16 +50,22 @@ const Collapsible = ({ className, disclosure, summary, children }: {
   readonly summary: ReactNode
   readonly children: () => ReactNode
 }) => (
-  <details className={className} open={disclosure.open} onToggle={(event) => {
-    if (event.currentTarget.open !== disclosure.open) disclosure.onToggle(event.currentTarget.open)
-  }}>
+  <details
+    className={className}
+    open={disclosure.open}
+    onToggle={(event) => {
+      if (event.currentTarget.open !== disclosure.open) disclosure.onToggle(event.currentTarget.open)
+    }}
+  >
     <summary>{summary}</summary>
     {/* A closed call's input and output are not rendered: a long run holds thousands of them. */}
     {disclosure.open ? children() : null}
   </details>
 )
 
-const PartView = ({ part, disclosure, asking = false }: { readonly part: MessagePart; readonly disclosure: Disclosure; readonly asking?: boolean }) => {
+const PartView = (
+  { part, disclosure, asking = false }: { readonly part: MessagePart; readonly disclosure: Disclosure; readonly asking?: boolean }
+) => {
   switch (part.type) {
     case "text":
       return <Markdown text={part.text} />
@@ -68,19 +80,35 @@ const PartView = ({ part, disclosure, asking = false }: { readonly part: Message
         <Collapsible
           className={`tool tool-${part.state}`}
           disclosure={disclosure}
-          summary={<>
-            <span className="tool-name">{part.toolName}</span>
-            {asking
-              ? <span className="badge attention">Waiting on you</span>
-              : <span className={`badge tool-state-${toolState(part)}`}>{toolStateLabel[toolState(part)]}</span>}
-          </>}
+          summary={
+            <>
+              <span className="tool-name">{part.toolName}</span>
+              {asking
+                ? <span className="badge attention">Waiting on you</span>
+                : <span className={`badge tool-state-${toolState(part)}`}>{toolStateLabel[toolState(part)]}</span>}
+            </>
+          }
         >
           {() => (
             <div className="tool-body">
               <h3>Input</h3>
               <pre>{pretty(part.inputJson)}</pre>
-              {part.outputJson !== undefined ? <><h3>Output</h3><pre>{pretty(part.outputJson)}</pre></> : null}
-              {part.errorMessage !== undefined ? <><h3>Error</h3><pre>{part.errorMessage}</pre></> : null}
+              {part.outputJson !== undefined
+                ? (
+                  <>
+                    <h3>Output</h3>
+                    <pre>{pretty(part.outputJson)}</pre>
+                  </>
+                )
+                : null}
+              {part.errorMessage !== undefined
+                ? (
+                  <>
+                    <h3>Error</h3>
+                    <pre>{part.errorMessage}</pre>
+                  </>
+                )
+                : null}
             </div>
           )}
         </Collapsible>
@@ -97,7 +125,7 @@ const PartView = ({ part, disclosure, asking = false }: { readonly part: Message
       return (
         <p className="notice warning">
           <span className="notice-mark" aria-hidden="true">⚠</span>
-          <span className="visually-hidden">Warning: </span>
+          <span className="visually-hidden">Warning:</span>
           {part.message}
         </p>
       )

@@ -46,16 +46,26 @@ export const ThreadActions = ({ thread, onChanged }: { readonly thread: Thread; 
   return (
     <div className="thread-actions">
       <div className="thread-actions-row" role="group" aria-label="Thread actions">
-        {ordinary !== undefined && ordinary.status === "failed" ? (
-          <button type="button" disabled={busy} onClick={() => run((routes) => routes.retry({ path: { threadId } }), "Retrying: the failed batch is queued again.")}>
-            Retry
-          </button>
-        ) : null}
+        {ordinary !== undefined && ordinary.status === "failed" ?
+          (
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => run((routes) => routes.retry({ path: { threadId } }), "Retrying: the failed batch is queued again.")}
+            >
+              Retry
+            </button>
+          ) :
+          null}
         <button
           type="button"
           className="quiet"
           disabled={busy}
-          onClick={() => run((routes) => routes.setDone({ path: { threadId }, payload: { done: !thread.isDone } }), thread.isDone ? "Marked not done." : "Marked done.")}
+          onClick={() =>
+            run(
+              (routes) => routes.setDone({ path: { threadId }, payload: { done: !thread.isDone } }),
+              thread.isDone ? "Marked not done." : "Marked done."
+            )}
         >
           {thread.isDone ? "Mark not done" : "Mark done"}
         </button>
@@ -64,7 +74,8 @@ export const ThreadActions = ({ thread, onChanged }: { readonly thread: Thread; 
           on="Pin"
           off="Unpin"
           busy={busy}
-          onSet={(value) => run((routes) => routes.setPinned({ path: { threadId }, payload: { pinned: value } }), value ? "Pinned." : "Unpinned.")}
+          onSet={(value) =>
+            run((routes) => routes.setPinned({ path: { threadId }, payload: { pinned: value } }), value ? "Pinned." : "Unpinned.")}
         />
         <FlagButton
           value={thread.isShared}
@@ -77,22 +88,30 @@ export const ThreadActions = ({ thread, onChanged }: { readonly thread: Thread; 
               value ? "Shared: your teammates in the project can read it." : "No longer shared."
             )}
         />
-        {ordinary !== undefined ? (
-          <button
-            type="button"
-            className="quiet"
-            disabled={busy}
-            onClick={() => run((routes) => routes.startFresh({ path: { threadId } }), "Started fresh: the next run begins a new session, told the conversation so far.")}
-          >
-            Start fresh
-          </button>
-        ) : null}
+        {ordinary !== undefined ?
+          (
+            <button
+              type="button"
+              className="quiet"
+              disabled={busy}
+              onClick={() =>
+                run(
+                  (routes) => routes.startFresh({ path: { threadId } }),
+                  "Started fresh: the next run begins a new session, told the conversation so far."
+                )}
+            >
+              Start fresh
+            </button>
+          ) :
+          null}
       </div>
-      {outcome === undefined ? null : (
-        <p className={outcome._tag === "Failed" ? "field-error" : "hint"} role={outcome._tag === "Failed" ? "alert" : "status"}>
-          {outcome.message}
-        </p>
-      )}
+      {outcome === undefined ?
+        null :
+        (
+          <p className={outcome._tag === "Failed" ? "field-error" : "hint"} role={outcome._tag === "Failed" ? "alert" : "status"}>
+            {outcome.message}
+          </p>
+        )}
     </div>
   )
 }

@@ -24,7 +24,8 @@ export const ThreadInteractions = ({ threadId, changed }: { readonly threadId: s
   const load = useCallback(
     (signal: AbortSignal) =>
       listPending(threadId, signal).then((found) =>
-        Either.map(found, (interactions) => interactions.map((interaction) => ({ interaction, context: undefined })))),
+        Either.map(found, (interactions) => interactions.map((interaction) => ({ interaction, context: undefined })))
+      ),
     [threadId]
   )
   const { entries, loaded, error, settle } = useInteractions(load, `${threadId}:${changed}`, { threads: [threadId] })
@@ -69,7 +70,13 @@ export const ThreadInteractions = ({ threadId, changed }: { readonly threadId: s
   const waiting = waitingIds.length
   return (
     <section ref={section} aria-label="Waiting on you" className="thread-interactions">
-      {waiting > 0 ? <p className="hint" role="status">{waiting === 1 ? "The agent is waiting on you." : `The agent is waiting on you (${waiting} requests).`}</p> : null}
+      {waiting > 0
+        ? (
+          <p className="hint" role="status">
+            {waiting === 1 ? "The agent is waiting on you." : `The agent is waiting on you (${waiting} requests).`}
+          </p>
+        )
+        : null}
       {error === undefined ? null : <p className="notice warning" role="alert">Cannot read the requests: {error}</p>}
       <ul className="interactions">
         {entries.map((entry) => (
@@ -78,13 +85,15 @@ export const ThreadInteractions = ({ threadId, changed }: { readonly threadId: s
           </li>
         ))}
       </ul>
-      {offScreen && firstWaiting !== undefined ? (
-        <div className="review-bar">
-          <button type="button" onClick={() => goTo(firstWaiting)}>
-            Waiting on you — review{waiting > 1 ? ` (${waiting})` : ""}
-          </button>
-        </div>
-      ) : null}
+      {offScreen && firstWaiting !== undefined ?
+        (
+          <div className="review-bar">
+            <button type="button" onClick={() => goTo(firstWaiting)}>
+              Waiting on you — review{waiting > 1 ? ` (${waiting})` : ""}
+            </button>
+          </div>
+        ) :
+        null}
     </section>
   )
 }

@@ -34,7 +34,15 @@ const RowView = ({ row, disclosure, asking }: {
     case "fallback":
       return <div className="text">{row.text}</div>
     case "end":
-      return <TurnEnd state={row.state} session={row.session} contextWindow={row.contextWindow} errorMessage={row.errorMessage} asking={asking} />
+      return (
+        <TurnEnd
+          state={row.state}
+          session={row.session}
+          contextWindow={row.contextWindow}
+          errorMessage={row.errorMessage}
+          asking={asking}
+        />
+      )
   }
 }
 

@@ -20,8 +20,14 @@ const ContextMeter = ({ window }: { readonly window: ContextWindow }) => {
   const percent = Math.round((100 * usedTokens) / limitTokens)
   return (
     <span className="meta context-window">
-      <meter min={0} max={limitTokens} value={Math.min(usedTokens, limitTokens)} high={limitTokens * 0.8} optimum={0}
-        aria-label="Context window used" />
+      <meter
+        min={0}
+        max={limitTokens}
+        value={Math.min(usedTokens, limitTokens)}
+        high={limitTokens * 0.8}
+        optimum={0}
+        aria-label="Context window used"
+      />
       <span>{tokens(usedTokens)} / {tokens(limitTokens)} tokens ({percent}%)</span>
     </span>
   )

@@ -23,7 +23,9 @@ export const WholeTextsContext = createContext<WholeTexts | undefined>(undefined
 export const UserText = ({ message }: { readonly message: Message }) => {
   const whole = useContext(WholeTextsContext)
   const [, setShown] = useState(0)
-  const [state, setState] = useState<{ readonly _tag: "Idle" } | { readonly _tag: "Loading" } | { readonly _tag: "Failed"; readonly message: string }>({ _tag: "Idle" })
+  const [state, setState] = useState<
+    { readonly _tag: "Idle" } | { readonly _tag: "Loading" } | { readonly _tag: "Failed"; readonly message: string }
+  >({ _tag: "Idle" })
   const text = whole?.texts.get(message.messageId)
   if (message.truncated !== true || text !== undefined || whole === undefined) return <Markdown text={text ?? message.text} />
 
@@ -47,7 +49,7 @@ export const UserText = ({ message }: { readonly message: Message }) => {
         <button type="button" className="quiet" onClick={showAll} disabled={state._tag === "Loading"}>
           {state._tag === "Loading" ? "Reading…" : "Show all"}
         </button>
-        {state._tag === "Failed" ? <span role="alert"> Cannot read the whole message: {state.message}</span> : null}
+        {state._tag === "Failed" ? <span role="alert">Cannot read the whole message: {state.message}</span> : null}
       </p>
     </>
   )

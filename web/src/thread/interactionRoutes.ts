@@ -10,12 +10,19 @@ import { PageHttpClient } from "../lib/backoff"
 export type RouteError = { readonly _tag: string; readonly message?: string }
 
 export const describeRouteError = (error: RouteError): string =>
-  error.message !== undefined && error.message !== "" ? error.message : error._tag === "Unauthorized" ? "You are signed out: reload the page to sign in" : error._tag
+  error.message !== undefined && error.message !== ""
+    ? error.message
+    : error._tag === "Unauthorized"
+    ? "You are signed out: reload the page to sign in"
+    : error._tag
 
 /** The thread's pending interactions, oldest first. */
 export const listPending = (threadId: string, signal?: AbortSignal): Promise<Either.Either<ReadonlyArray<Interaction>, string>> =>
   callThreadRoute((routes) => routes.pendingInteractions({ path: { threadId } }), signal).then((result) =>
-    Either.match(result, { onLeft: (error) => Either.left(describeRouteError(error)), onRight: (found) => Either.right(found.interactions) })
+    Either.match(result, {
+      onLeft: (error) => Either.left(describeRouteError(error)),
+      onRight: (found) => Either.right(found.interactions)
+    })
   )
 
 /** Answers (or refuses) one; the server keeps the first answer and returns it to every later one. */
@@ -30,8 +37,10 @@ export const answerInteraction = (interactionId: string, payload: { readonly den
  * learns which: the bridge's `awaitInteraction` with no wait, which answers the owner of the thread
  * (the session cookie's user) and changes nothing.
  */
-const agentRoutes = Effect.flatMap(HttpClient.HttpClient, (httpClient) =>
-  HttpApiClient.group(TrellisApi, { group: "agent", httpClient, baseUrl: window.location.origin })).pipe(
+const agentRoutes = Effect.flatMap(
+  HttpClient.HttpClient,
+  (httpClient) => HttpApiClient.group(TrellisApi, { group: "agent", httpClient, baseUrl: window.location.origin })
+).pipe(
   Effect.provide(PageHttpClient)
 )
 

@@ -44,8 +44,11 @@ export const useRevealRequests = (section: RefObject<HTMLElement | null>, firstW
   const pinned = useRef(false)
   const [offScreen, setOffScreen] = useState(false)
 
-  const cardOf = useCallback((interactionId: string | undefined): Element | null =>
-    interactionId === undefined ? null : section.current?.querySelector(`[data-interaction="${CSS.escape(interactionId)}"]`) ?? null, [section])
+  const cardOf = useCallback(
+    (interactionId: string | undefined): Element | null =>
+      interactionId === undefined ? null : section.current?.querySelector(`[data-interaction="${CSS.escape(interactionId)}"]`) ?? null,
+    [section]
+  )
 
   const check = useCallback(() => {
     const card = cardOf(firstWaiting)
@@ -67,7 +70,9 @@ export const useRevealRequests = (section: RefObject<HTMLElement | null>, firstW
       pinned.current = false
     }
     const onKey = (event: KeyboardEvent) => {
-      if (READER_KEYS.has(event.key) && !(event.target instanceof HTMLTextAreaElement || event.target instanceof HTMLInputElement)) release()
+      if (READER_KEYS.has(event.key) && !(event.target instanceof HTMLTextAreaElement || event.target instanceof HTMLInputElement)) {
+        release()
+      }
     }
     const settle = () => {
       const card = cardOf(firstWaiting)

@@ -7,7 +7,6 @@ export const STOPPED_CALL = "Stopped by you"
 /** A message as the conversation's pages give it (`GET /api/threads/:id/messages`). */
 export type Message = typeof ThreadMessage.Type
 
-
 /**
  * One row of the virtualized conversation: a user message, or a piece of an assistant turn (its
  * heading with the state, each composed part, the closing line with cost, duration and context).
@@ -50,7 +49,9 @@ const assistantRows = (
   if (composed !== undefined && composed.parts.length > 0) {
     composed.parts.forEach((part, index) => {
       // A call the stop cut short never reports its end (OpenCode's aborted bash stays running).
-      const shown = stopped && part.type === "tool" && part.state === "running" ? { ...part, state: "error" as const, errorMessage: STOPPED_CALL } : part
+      const shown = stopped && part.type === "tool" && part.state === "running"
+        ? { ...part, state: "error" as const, errorMessage: STOPPED_CALL }
+        : part
       rows.push({ kind: "part", key: partKey(messageId, part, index), part: shown })
     })
   } else if (listed !== undefined && listed.text !== "") {

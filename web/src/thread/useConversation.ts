@@ -62,8 +62,11 @@ export const useConversation = (threadId: string) => {
     })
   }, [])
 
-  const readPage = useCallback((urlParams: { readonly cursor?: string; readonly limit: number }) =>
-    callThreadRoute((routes) => routes.messages({ path: { threadId }, urlParams: { order: "newest", ...urlParams } })), [threadId])
+  const readPage = useCallback(
+    (urlParams: { readonly cursor?: string; readonly limit: number }) =>
+      callThreadRoute((routes) => routes.messages({ path: { threadId }, urlParams: { order: "newest", ...urlParams } })),
+    [threadId]
+  )
 
   useEffect(() => {
     alive.current = true
@@ -137,7 +140,10 @@ export const useConversation = (threadId: string) => {
       return
     }
     const known = new Set(now.messages.map((message) => message.messageId))
-    show({ messages: [...page.right.messages.filter((message) => !known.has(message.messageId)), ...now.messages], earlier: page.right.nextCursor })
+    show({
+      messages: [...page.right.messages.filter((message) => !known.has(message.messageId)), ...now.messages],
+      earlier: page.right.nextCursor
+    })
   }, [readPage, show])
 
   return { state, refresh, loadEarlier } as const

@@ -45,7 +45,8 @@ export const useInteractions = <T>(load: Load<T>, key: string, watched: Watched,
   const settle = useCallback((interaction: Interaction) => {
     announceSettled()
     setEntries((previous) =>
-      previous.map((entry) => (entry.interaction.interactionId === interaction.interactionId ? { ...entry, interaction } : entry)))
+      previous.map((entry) => (entry.interaction.interactionId === interaction.interactionId ? { ...entry, interaction } : entry))
+    )
   }, [])
 
   useEffect(() => {

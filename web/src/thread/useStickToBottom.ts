@@ -3,8 +3,7 @@ import { useEffect, useMemo, useRef } from "react"
 /** How close to the end of the page still counts as "at the bottom", in pixels. */
 const SLACK = 24
 
-const distanceFromBottom = (): number =>
-  document.documentElement.scrollHeight - (window.scrollY + window.innerHeight)
+const distanceFromBottom = (): number => document.documentElement.scrollHeight - (window.scrollY + window.innerHeight)
 
 /**
  * Following new output the way a terminal does: while the reader is at the bottom of the page, the

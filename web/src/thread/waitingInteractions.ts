@@ -38,18 +38,28 @@ export const loadAttention = async (projectId: string, signal: AbortSignal): Pro
       if (thread.hasPendingInteraction) origins.push({ thread, container: undefined })
     } else if (thread.aggregateStatus === "needs_attention") containers.push(thread)
   }
-  const members = await Promise.all(containers.map((container) =>
-    callTool("list_threads", { threadId: container.threadId, includeDone: true }, signal).then((found) =>
-      Either.map(found, (result) =>
-        result.threads.flatMap((thread) => (thread.kind === "thread" && thread.hasPendingInteraction ? [{ thread, container }] : [])))
-    )))
+  const members = await Promise.all(
+    containers.map((container) =>
+      callTool("list_threads", { threadId: container.threadId, includeDone: true }, signal).then((found) =>
+        Either.map(
+          found,
+          (result) =>
+            result.threads.flatMap((thread) => (thread.kind === "thread" && thread.hasPendingInteraction ? [{ thread, container }] : []))
+        )
+      )
+    )
+  )
   for (const found of members) {
     if (Either.isLeft(found)) return Either.left(describeError(found.left))
     origins.push(...found.right)
   }
-  const pending = await Promise.all(origins.map((origin) =>
-    listPending(origin.thread.threadId, signal).then((found) =>
-      Either.map(found, (interactions) => interactions.map((interaction) => ({ interaction, context: origin }))))))
+  const pending = await Promise.all(
+    origins.map((origin) =>
+      listPending(origin.thread.threadId, signal).then((found) =>
+        Either.map(found, (interactions) => interactions.map((interaction) => ({ interaction, context: origin })))
+      )
+    )
+  )
   const entries: Array<Entry<Origin>> = []
   for (const found of pending) {
     if (Either.isLeft(found)) return Either.left(found.left)

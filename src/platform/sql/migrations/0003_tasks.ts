@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-export default Effect.gen(function* () {
+export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE projects ADD COLUMN task_counter integer NOT NULL DEFAULT 0`
   yield* sql`ALTER TABLE projects ADD COLUMN task_statuses jsonb NOT NULL

@@ -5,7 +5,7 @@ import { Effect } from "effect"
  * Browser sign-in: a session stands for the API key it was opened with (so revoking the key ends
  * it), and a one-time sign-in link opens such a session once. Only SHA-256 digests are stored.
  */
-export default Effect.gen(function* () {
+export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     CREATE TABLE web_sessions (
