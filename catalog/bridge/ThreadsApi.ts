@@ -35,15 +35,6 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
       .addSuccess(EventStream)
   )
   .add(
-    HttpApiEndpoint.get("changes", "/changes")
-      .setUrlParams(Schema.Struct({ projectId: ProjectId }))
-      .addSuccess(EventStream)
-      .annotate(
-        OpenApi.Description,
-        "The project's changes as server-sent events: `event: changes` frames carry `{threadIds, profileIds}`: the threads the caller may read whose state changed (a run started or ended, a request raised or answered, a message, done, pinned, shared) and the caller's machines (CLI profiles) that went online or offline, gathered over 200 ms. Nothing is replayed: a client reads what it shows when the stream opens, then again for what a frame names"
-      )
-  )
-  .add(
     HttpApiEndpoint.get("messages")`/${threadIdParam}/messages`
       .setUrlParams(MessagePageParams)
       .addSuccess(MessagePage)

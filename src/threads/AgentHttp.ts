@@ -18,8 +18,8 @@ import { AgentGroup } from "../../catalog/bridge/AgentApi.js"
 import { Authentication } from "../../catalog/bridge/Authentication.js"
 import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 import { EventStreams, parseCursor } from "./EventStreams.js"
-import { ProjectChanges } from "./ProjectChanges.js"
 import { sseResponse } from "../platform/http/Sse.js"
+import { ProjectHandlers } from "../projects/ProjectsHttp.js"
 import { Interactions } from "./Interactions.js"
 import { Batches } from "./Batches.js"
 import { ChunkUploads } from "./ChunkUploads.js"
@@ -172,7 +172,6 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
     const stops = yield* TurnStops
     const projects = yield* Projects
     const streams = yield* EventStreams
-    const changes = yield* ProjectChanges
     const interactions = yield* Interactions
     return handlers
       .handleRaw("events", ({ path, request, urlParams }) =>
@@ -180,10 +179,6 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
           const after = parseCursor(urlParams.after ?? request.headers["last-event-id"])
           const stream = yield* streams.threadEvents(yield* CurrentPrincipal, path.threadId, after, urlParams.batch === "1")
           return sseResponse(stream)
-        }))
-      .handleRaw("changes", ({ urlParams }) =>
-        Effect.gen(function*() {
-          return sseResponse(yield* changes.stream(yield* CurrentPrincipal, urlParams.projectId))
         }))
       .handle("messages", ({ path, urlParams }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => pages.page(principal, path.threadId, urlParams)))
@@ -239,5 +234,5 @@ export const OPENAPI_PATH = "/api/openapi.json"
 
 /** The bridge and client endpoints on the router, with their OpenAPI document. */
 export const AgentRoutes = HttpLayerRouter.addHttpApi(TrellisApi, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide(Layer.mergeAll(AgentHandlers, ThreadHandlers).pipe(Layer.provideMerge(AuthenticationLive)))
+  Layer.provide(Layer.mergeAll(AgentHandlers, ThreadHandlers, ProjectHandlers).pipe(Layer.provideMerge(AuthenticationLive)))
 )

@@ -57,7 +57,7 @@ const kindOf = (request: Request): string => {
   if (/^\/api\/threads\/[^/]+\/messages$/.test(url.pathname)) return "messages"
   if (/^\/api\/threads\/[^/]+\/messages\/[^/]+$/.test(url.pathname)) return "message"
   if (/^\/api\/threads\/[^/]+\/events$/.test(url.pathname)) return "events"
-  if (url.pathname === "/api/threads/changes") return "changes"
+  if (/^\/api\/projects\/[^/]+\/changes$/.test(url.pathname)) return "changes"
   return url.pathname.startsWith("/api/") ? url.pathname.replace(/thread_[0-9a-f]+/, ":id") : "asset"
 }
 

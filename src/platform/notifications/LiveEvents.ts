@@ -36,8 +36,8 @@ export const relay = <E, R>(channel: string, listen: Stream.Stream<string, E, R>
   )
 
 /**
- * What changed, as a project's listeners are told: a thread's state, or whether a machine (a CLI
- * profile) is online. Whose it is and whether it is shared go with it, so a listener is told only
+ * What changed, as a project's listeners are told: a thread's state, whether a machine (a CLI
+ * profile) is online, or the project's content (tasks, Lists, labels, artifacts). Whose it is and whether it is shared go with it, so a listener is told only
  * of what its user may read (see ThreadVisibility; a profile is its owner's alone).
  */
 export const ThreadChange = Schema.Struct({
@@ -51,7 +51,13 @@ export const ProfileChange = Schema.Struct({
   profileId: Schema.String,
   owner: Schema.String
 })
-export const ProjectChange = Schema.Union(ThreadChange, ProfileChange)
+/** A task, List, label or artifact written (the database's triggers send these: migration 0012). */
+export const ContentChange = Schema.Struct({
+  projectId: Schema.String,
+  kind: Schema.Literal("task", "list", "label", "artifact"),
+  id: Schema.String
+})
+export const ProjectChange = Schema.Union(ThreadChange, ProfileChange, ContentChange)
 export type ProjectChange = typeof ProjectChange.Type
 const decodeProjectChange = Schema.decodeUnknownOption(Schema.parseJson(ProjectChange))
 

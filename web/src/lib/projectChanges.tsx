@@ -3,8 +3,8 @@ import { createContext, type ReactNode, useContext, useEffect, useRef, useState 
 import { keepOpen } from "./liveSource"
 
 /**
- * What the page learns from its project's changes stream (`GET /api/threads/changes`, catalog/
- * bridge/ThreadsApi.ts): the threads whose state changed and the machines that went online or
+ * What the page learns from its project's changes stream (`GET /api/projects/:projectId/changes`,
+ * catalog/bridge/ProjectsApi.ts): the threads whose state changed and the machines that went online or
  * offline, or, after the stream was down, that anything may have. Pages read again what they show
  * of those instead of asking on a timer, so an idle tab makes no request.
  */
@@ -45,7 +45,7 @@ export const ProjectChangesProvider = (
 
   useEffect(() => {
     if (projectId === undefined) return
-    return keepOpen(() => `/api/threads/changes?projectId=${encodeURIComponent(projectId)}`, {
+    return keepOpen(() => `/api/projects/${encodeURIComponent(projectId)}/changes`, {
       listen: (source) =>
         source.addEventListener("changes", (message: MessageEvent<unknown>) => {
           const frame = decodeFrame(message.data)

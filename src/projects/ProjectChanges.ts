@@ -4,7 +4,7 @@ import type { Principal } from "../platform/auth/Principal.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { sseBody, sseFrame } from "../platform/http/Sse.js"
 import { LiveEvents, type ProjectChange } from "../platform/notifications/LiveEvents.js"
-import { Projects } from "../projects/Projects.js"
+import { Projects } from "./Projects.js"
 
 /**
  * A project's changes as server-sent events, for pages that show its threads and machines: each
@@ -20,14 +20,27 @@ import { Projects } from "../projects/Projects.js"
  */
 const GATHER = Duration.millis(200)
 
-/** What the principal may read: their own threads and machines, and the threads a teammate shared. */
+/**
+ * What the principal may read: their own threads and machines, the threads a teammate shared, and
+ * the project's content (its tasks, Lists, labels and artifacts are every member's to read).
+ */
 const readableBy = (principal: Principal) => (change: ProjectChange) =>
-  change.owner === principal.userId || ("shared" in change && change.shared)
+  "kind" in change || change.owner === principal.userId || ("shared" in change && change.shared)
 
-/** One frame's worth: the threads and the machines (CLI profiles) named, each once. */
+const idsOf = (changes: ReadonlyArray<ProjectChange>, pick: (change: ProjectChange) => string | undefined) => [
+  ...new Set(changes.flatMap((change) => pick(change) ?? []))
+]
+const contentOf = (kind: "task" | "list" | "label" | "artifact") => (change: ProjectChange) =>
+  "kind" in change && change.kind === kind ? change.id : undefined
+
+/** One frame's worth: what was named, each once. */
 const frameOf = (changes: ReadonlyArray<ProjectChange>) => ({
-  threadIds: [...new Set(changes.flatMap((change) => ("threadId" in change ? [change.threadId] : [])))],
-  profileIds: [...new Set(changes.flatMap((change) => ("profileId" in change ? [change.profileId] : [])))]
+  threadIds: idsOf(changes, (change) => ("threadId" in change ? change.threadId : undefined)),
+  profileIds: idsOf(changes, (change) => ("profileId" in change ? change.profileId : undefined)),
+  taskIds: idsOf(changes, contentOf("task")),
+  listIds: idsOf(changes, contentOf("list")),
+  labelIds: idsOf(changes, contentOf("label")),
+  artifactIds: idsOf(changes, contentOf("artifact"))
 })
 
 export class ProjectChanges extends Effect.Service<ProjectChanges>()("trellis/ProjectChanges", {

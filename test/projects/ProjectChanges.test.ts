@@ -4,6 +4,7 @@ import { Array as Arr, Effect, Option, Stream } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { connect, type Frame } from "../support/Sse.js"
 import { createKey, TestServer } from "../support/TestServer.js"
+import { joinAs, ok, scopedTo } from "../support/TaskTools.js"
 import {
   disconnect,
   markDone,
@@ -17,22 +18,37 @@ import {
 } from "../support/ThreadFixtures.js"
 
 /**
- * `GET /api/threads/changes?projectId=`: a page of a project waits on this stream instead of asking
- * on a timer. Each `changes` frame names the threads the reader may read whose state changed and
- * the reader's machines that went online or offline.
+ * `GET /api/projects/:projectId/changes`: a page of a project waits on this stream instead of asking
+ * on a timer. Each `changes` frame names the threads the reader may read whose state changed, the
+ * reader's machines that went online or offline, and the project's tasks, Lists, labels and
+ * artifacts written.
  */
 
-const changesPath = (projectId: string) => `/api/threads/changes?projectId=${projectId}`
+const changesPath = (projectId: string) => `/api/projects/${projectId}/changes`
 
-const idsOf = (frame: Frame, field: "threadIds" | "profileIds"): ReadonlyArray<string> => {
+const idsOf = (frame: Frame, field: keyof typeof nothing): ReadonlyArray<string> => {
   const ids: unknown = Reflect.get(Object(frame.data), field)
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : []
 }
 const threadIdsOf = (frame: Frame) => idsOf(frame, "threadIds")
+const nothing = { threadIds: [], profileIds: [], taskIds: [], listIds: [], labelIds: [], artifactIds: [] }
 
 /** The next `count` frames, or a failure naming what came when none comes within 10 s. */
 const nextFrames = <E>(stream: Stream.Stream<Frame, E>, count: number) =>
   Stream.take(stream, count).pipe(Stream.timeout("10 seconds"), Stream.runCollect, Effect.map((chunk) => [...chunk]))
+
+/** Frames until every id in `ids` was named in any field (10 s at most). */
+const framesNamingAny = <E>(stream: Stream.Stream<Frame, E>, ids: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const named = new Set<string>()
+    const frames = yield* stream.pipe(
+      Stream.tap((frame) => Effect.sync(() => Object.values(Object(frame.data)).flat().forEach((id) => named.add(String(id))))),
+      Stream.takeUntil(() => ids.every((id) => named.has(id))),
+      Stream.timeout("10 seconds"),
+      Stream.runCollect
+    )
+    return { frames: [...frames], named }
+  })
 
 /** Frames until every id in `ids` was named (10 s at most), and every id they named. */
 const framesNaming = <E>(stream: Stream.Stream<Frame, E>, ids: ReadonlyArray<string>) =>
@@ -53,7 +69,7 @@ const statusOf = (key: string, path: string) =>
     return (yield* client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(key)))).status
   }).pipe(Effect.scoped)
 
-describe("a project's thread changes stream", () => {
+describe("a project's changes stream", () => {
   layer(TestServer({ rateLimit: Option.none() }), { excludeTestServices: true })((it) => {
     it.effect("a change to one of the reader's threads comes as a changes frame naming it", () =>
       Effect.gen(function*() {
@@ -64,7 +80,7 @@ describe("a project's thread changes stream", () => {
         yield* markDone(owner.cli, thread.threadId)
         const [frame] = yield* nextFrames(changes, 1)
         expect(frame?.event).toBe("changes")
-        expect(frame?.data).toEqual({ threadIds: [thread.threadId], profileIds: [] })
+        expect(frame?.data).toEqual({ ...nothing, threadIds: [thread.threadId] })
       }).pipe(Effect.scoped))
 
     it.effect("a machine of the reader's that connects or disconnects is named by its profile; a teammate's is not", () =>
@@ -75,11 +91,11 @@ describe("a project's thread changes stream", () => {
         yield* teammate(owner, "other")
         const laptop = yield* registerMachine(owner.key, owner.project.id, { name: "second-laptop", path: "/home/dev/second" })
         const [connected] = yield* nextFrames(changes, 1)
-        expect(connected?.data).toEqual({ threadIds: [], profileIds: [laptop.profileId] })
+        expect(connected?.data).toEqual({ ...nothing, profileIds: [laptop.profileId] })
 
         yield* disconnect(laptop)
         const [disconnected] = yield* nextFrames(changes, 1)
-        expect(disconnected?.data).toEqual({ threadIds: [], profileIds: [laptop.profileId] })
+        expect(disconnected?.data).toEqual({ ...nothing, profileIds: [laptop.profileId] })
       }).pipe(Effect.scoped))
 
     it.effect("a teammate's thread is named only once it is shared", () =>
@@ -126,6 +142,42 @@ describe("a project's thread changes stream", () => {
         for (const frame of frames) expect(new Set(threadIdsOf(frame)).size).toBe(threadIdsOf(frame).length)
       }).pipe(Effect.scoped))
 
+    it.effect("a task written (its comments, links and artifacts too), a List, a label and an artifact's comments are named, to a viewer too", () =>
+      Effect.gen(function*() {
+        const owner = yield* ownerWithCli("changes-content")
+        const viewer = yield* joinAs(owner.project.id, "changes-content", "viewer")
+        const scope = scopedTo(owner.project.id)
+        const changes = yield* connect(viewer.key, changesPath(owner.project.id))
+
+        const task = yield* ok(owner.key, "create_task", { name: "Write the plan" }, scope)
+        const [created] = yield* nextFrames(changes, 1)
+        expect(created?.data).toEqual({ ...nothing, taskIds: [task.taskId] })
+
+        yield* ok(owner.key, "create_task_comment", { taskId: task.taskId, content: "Started" }, scope)
+        const [commented] = yield* nextFrames(changes, 1)
+        expect(commented?.data).toEqual({ ...nothing, taskIds: [task.taskId] })
+
+        const artifact = yield* ok(
+          owner.key,
+          "create_task_artifact",
+          { taskId: task.taskId, name: "Plan", content: "# Plan\n\nShip it." },
+          scope
+        )
+        const [attached] = yield* nextFrames(changes, 1)
+        expect(attached?.data).toEqual({ ...nothing, taskIds: [task.taskId], artifactIds: [artifact.artifactId] })
+
+        yield* ok(owner.key, "create_artifact_comment", { artifactId: artifact.artifactId, anchorText: "Ship it", content: "When?" }, scope)
+        const [discussed] = yield* nextFrames(changes, 1)
+        expect(discussed?.data).toEqual({ ...nothing, artifactIds: [artifact.artifactId] })
+
+        const list = yield* ok(owner.key, "create_task_list", { name: "Next" }, scope)
+        const label = yield* ok(owner.key, "create_task_label", { name: "urgent", color: "red" }, scope)
+        const { frames, named } = yield* framesNamingAny(changes, [list.listId, label.labelId])
+        expect(frames.flatMap((frame) => idsOf(frame, "listIds"))).toContain(list.listId)
+        expect(frames.flatMap((frame) => idsOf(frame, "labelIds"))).toContain(label.labelId)
+        expect(named.size).toBeGreaterThanOrEqual(2)
+      }).pipe(Effect.scoped))
+
     it.effect("a project the key's user cannot see is 404, one the key is narrowed away from 403, a malformed projectId 400", () =>
       Effect.gen(function*() {
         const owner = yield* ownerWithCli("changes-refused")
@@ -135,8 +187,7 @@ describe("a project's thread changes stream", () => {
 
         expect(yield* statusOf(stranger.key, changesPath(owner.project.id))).toBe(404)
         expect(yield* statusOf(narrowed.secret, changesPath(owner.project.id))).toBe(403)
-        expect(yield* statusOf(owner.key, "/api/threads/changes?projectId=")).toBe(400)
-        expect(yield* statusOf(owner.key, "/api/threads/changes")).toBe(400)
+        expect(yield* statusOf(owner.key, "/api/projects/not-a-project/changes")).toBe(400)
       }))
 
     it.effect("the stream ends when its key is revoked", () =>

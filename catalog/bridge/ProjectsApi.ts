@@ -1,0 +1,25 @@
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
+import { ProjectId } from "../domain/Ids.js"
+import { Authentication } from "./Authentication.js"
+import { EventStream } from "./EventStream.js"
+
+/** A project's routes beside MCP: what a page of the project waits on. */
+export class ProjectsGroup extends HttpApiGroup.make("projects")
+  .add(
+    HttpApiEndpoint.get("changes")`/${HttpApiSchema.param("projectId", ProjectId)}/changes`
+      .addSuccess(EventStream)
+      .annotate(
+        OpenApi.Description,
+        "The project's changes as server-sent events. Each `event: changes` frame carries `{threadIds, profileIds, taskIds, listIds, labelIds, artifactIds}`, gathered over 200 ms: the threads the caller may read whose state changed (a run started or ended, a request raised or answered, a message, done, pinned, shared), the caller's machines (CLI profiles) that went online or offline, and the tasks (their comments, links and artifacts included), Lists, labels and artifacts (their comments included) written. Nothing is replayed: a client reads what it shows when the stream opens, then again for what a frame names"
+      )
+  )
+  .addError(NotFound, { status: 404 })
+  .addError(Forbidden, { status: 403 })
+  .addError(InvalidArgument, { status: 400 })
+  .prefix("/api/projects")
+  .middleware(Authentication)
+{}
