@@ -59,7 +59,7 @@ export const parseCursor = (value: string | undefined): bigint => {
 }
 
 export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventStreams", {
-  effect: Effect.gen(function* () {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* ThreadRows
     const live = yield* LiveEvents
@@ -71,7 +71,7 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
     /** Everything after the cursor in the database, page by page, advancing it. */
     const drain = (threadId: string, cursor: Ref.Ref<bigint>, limit: number) =>
       Stream.paginateEffect(undefined, () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const events = yield* opening.withPermits(1)(feeds.eventsAfter(threadId, yield* Ref.get(cursor), limit))
           const last = events.at(-1)
           if (last !== undefined) yield* Ref.set(cursor, last.id)
@@ -84,7 +84,7 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
      * page; its id is the last event's), so a client that bootstraps a long thread handles a few
      * dozen frames instead of thousands.
      */
-    const threadEvents = Effect.fn("EventStreams.threadEvents")(function* (
+    const threadEvents = Effect.fn("EventStreams.threadEvents")(function*(
       principal: Principal,
       threadId: string,
       after: bigint,
@@ -94,12 +94,12 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       if (thread.kind !== "thread") {
         return yield* new NotFound({ message: `threadId: ${threadId} is a thread group; stream its members' events instead` })
       }
-      return Stream.unwrapScoped(Effect.gen(function* () {
+      return Stream.unwrapScoped(Effect.gen(function*() {
         const feed = yield* feeds.subscribe(threadId)
         const cursor = yield* Ref.make(after)
         const limit = batched ? BATCHED_PAGE : PAGE
         // What the feed holds past the cursor; a reader that fell behind it reads the database instead.
-        const catchUp = Stream.unwrap(Effect.gen(function* () {
+        const catchUp = Stream.unwrap(Effect.gen(function*() {
           const held = feed.after(yield* Ref.get(cursor))
           if (Option.isNone(held)) return drain(threadId, cursor, limit)
           const last = held.value.at(-1)
@@ -132,10 +132,10 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       )
 
     /** A session's queue: the profile's pending threads now, then the list again whenever it changes. */
-    const pendingThreads = Effect.fn("EventStreams.pendingThreads")(function* (principal: Principal, sessionId: AgentSessionId) {
+    const pendingThreads = Effect.fn("EventStreams.pendingThreads")(function*(principal: Principal, sessionId: AgentSessionId) {
       const session = yield* sessions.live(principal, sessionId)
       const { machineId, profileId } = session
-      return Stream.unwrapScoped(Effect.gen(function* () {
+      return Stream.unwrapScoped(Effect.gen(function*() {
         const signals = yield* live.queueSignals(profileId)
         // Claims send no signal here (see LiveEvents.signalClaimSql): this session made them. Any
         // other change reads the queue again, and the frame goes out if it differs from the last.
@@ -154,4 +154,3 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
   }),
   dependencies: [ThreadRows.Default, LiveEvents.Default, ThreadEventFeeds.Default, RevokedKeys.Default, LiveSessions.Default]
 }) {}
-

@@ -60,7 +60,7 @@ const toFeedEvents = (rows: ReadonlyArray<ChunkEvent>): ReadonlyArray<FeedEvent>
   rows.map((row) => ({ id: BigInt(row.id), json: JSON.stringify(row) }))
 
 export class ThreadEventFeeds extends Effect.Service<ThreadEventFeeds>()("trellis/ThreadEventFeeds", {
-  scoped: Effect.gen(function* () {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const live = yield* LiveEvents
     const open = new Set<Feed>()
@@ -82,7 +82,7 @@ export class ThreadEventFeeds extends Effect.Service<ThreadEventFeeds>()("trelli
         ) latest ORDER BY id::bigint`.pipe(Effect.flatMap(decodeChunkEvents), Effect.orDie, Effect.map(toFeedEvents))
 
     const startFeed = (threadId: string): Effect.Effect<Feed, never, Scope.Scope> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // Signals first, then the latest events: one stored in between is read by the first signal's read.
         const signals = yield* live.threadSignals(threadId)
         const loaded = yield* latest(threadId, KEPT_EVENTS)
@@ -113,7 +113,8 @@ export class ThreadEventFeeds extends Effect.Service<ThreadEventFeeds>()("trelli
           Effect.flatMap((events) =>
             events.length === 0
               ? Effect.void
-              : Effect.zipRight(Effect.sync(() => keep(events)), events.length === READ_PAGE ? readNew : Effect.void))
+              : Effect.zipRight(Effect.sync(() => keep(events)), events.length === READ_PAGE ? readNew : Effect.void)
+          )
         )
 
         yield* signals.pipe(
@@ -122,7 +123,8 @@ export class ThreadEventFeeds extends Effect.Service<ThreadEventFeeds>()("trelli
               Effect.sandbox,
               Effect.retry(RETRY),
               Effect.catchAll((cause) => Effect.logWarning(`reading thread ${threadId}'s new events failed`, cause))
-            )),
+            )
+          ),
           Effect.forkScoped
         )
 
@@ -146,7 +148,7 @@ export class ThreadEventFeeds extends Effect.Service<ThreadEventFeeds>()("trelli
      * before was stored before the bootstrap's read.
      */
     const subscribe = (threadId: string): Effect.Effect<FeedSubscription, never, Scope.Scope> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const feed = yield* RcMap.get(feeds, threadId)
         const wakeUps = yield* Effect.acquireRelease(
           Effect.tap(Queue.sliding<void>(1), (queue) => Effect.sync(() => feed.subscribers.add(queue))),
