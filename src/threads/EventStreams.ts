@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Chunk, Duration, Effect, Option, Ref, Schema, Stream } from "effect"
+import { Chunk, Deferred, Duration, Effect, FiberId, Option, Ref, Schema, Stream } from "effect"
 import { sseBody, sseFrame } from "../platform/http/Sse.js"
 import type { Principal } from "../platform/auth/Principal.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
@@ -52,6 +52,40 @@ const batchFrame = (events: ReadonlyArray<FeedEvent>): string =>
 const pagesOf = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 
+/**
+ * At most `permits` of the effects it wraps run at once; the others wait in their order of arrival,
+ * and a permit released goes to the first of them. Effect's Semaphore wakes every waiter on each
+ * release, and all but one wait again, a stack frame deeper: a thousand streams opened at once
+ * were half a million wake-ups, 25 s of CPU and a heap grown by a gigabyte (issue 27 §2).
+ */
+const inTurn = (permits: number) => {
+  let free = permits
+  const waiting: Array<Deferred.Deferred<void>> = []
+  const release = Effect.sync(() => {
+    const next = waiting.shift()
+    if (next === undefined) free++
+    else Deferred.unsafeDone(next, Effect.void)
+  })
+  const acquire = Effect.suspend(() => {
+    if (free > 0) {
+      free--
+      return Effect.void
+    }
+    const turn = Deferred.unsafeMake<void>(FiberId.none)
+    waiting.push(turn)
+    // Interrupted while waiting, it leaves the line, or passes on the permit it was just handed.
+    return Effect.onInterrupt(Deferred.await(turn), () =>
+      Effect.suspend(() => {
+        const at = waiting.indexOf(turn)
+        if (at < 0) return release
+        waiting.splice(at, 1)
+        return Effect.void
+      }))
+  })
+  return <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.uninterruptibleMask((restore) => Effect.zipRight(restore(acquire), Effect.ensuring(restore(effect), release)))
+}
+
 /** A cursor is the id of the last chunk seen: a decimal integer. */
 export const parseCursor = (value: string | undefined): bigint => {
   if (value === undefined || !/^\d{1,19}$/.test(value.trim())) return 0n
@@ -66,13 +100,13 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
     const feeds = yield* ThreadEventFeeds
     const revokedKeys = yield* RevokedKeys
     const sessions = yield* LiveSessions
-    const opening = yield* Effect.makeSemaphore(OPENING_READS)
+    const opening = inTurn(OPENING_READS)
 
     /** Everything after the cursor in the database, page by page, advancing it. */
     const drain = (threadId: string, cursor: Ref.Ref<bigint>, limit: number) =>
       Stream.paginateEffect(undefined, () =>
         Effect.gen(function*() {
-          const events = yield* opening.withPermits(1)(feeds.eventsAfter(threadId, yield* Ref.get(cursor), limit))
+          const events = yield* opening(feeds.eventsAfter(threadId, yield* Ref.get(cursor), limit))
           const last = events.at(-1)
           if (last !== undefined) yield* Ref.set(cursor, last.id)
           return [events, events.length === limit ? Option.some(undefined) : Option.none()] as const
@@ -90,7 +124,7 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       after: bigint,
       batched = false
     ) {
-      const thread = yield* opening.withPermits(1)(rows.get(principal, threadId))
+      const thread = yield* opening(rows.get(principal, threadId))
       if (thread.kind !== "thread") {
         return yield* new NotFound({ message: `threadId: ${threadId} is a thread group; stream its members' events instead` })
       }
