@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Chunk, Deferred, Duration, Effect, FiberId, Option, Ref, Schema, Stream } from "effect"
-import { sseBody, sseFrame } from "../platform/http/Sse.js"
+import { Deferred, Duration, Effect, FiberId, Option, Schema, Stream } from "effect"
+import { sseBody, sseFrame, sseStream, SseStreams } from "../platform/http/Sse.js"
 import type { Principal } from "../platform/auth/Principal.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { NotFound } from "../../catalog/domain/Errors.js"
@@ -8,7 +8,7 @@ import type { AgentSessionId } from "../../catalog/domain/Ids.js"
 import { ThreadRows } from "./ThreadRows.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { LiveSessions } from "./LiveSessions.js"
-import { type FeedEvent, ThreadEventFeeds } from "./ThreadEventFeeds.js"
+import { renderFrames, ThreadEventFeeds } from "./ThreadEventFeeds.js"
 
 /**
  * Server-sent event streams: a thread's normalized events as bootstrap plus deltas after a
@@ -41,16 +41,6 @@ const OPENING_READS = 4
  * by the hundred), the changes of the interval cost one read and one frame.
  */
 const PENDING_FRAME_SPACING = Duration.millis(100)
-
-/** One `event` frame per event; its JSON was written once, by the feed or the read that got it. */
-const eventFrame = (event: FeedEvent): string => `id: ${event.id}\nevent: event\ndata: ${event.json}\n\n`
-
-/** One `events` frame for a page of events, with the last one's id. */
-const batchFrame = (events: ReadonlyArray<FeedEvent>): string =>
-  `id: ${events.at(-1)?.id ?? ""}\nevent: events\ndata: [${events.map((event) => event.json).join(",")}]\n\n`
-
-const pagesOf = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 
 /**
  * At most `permits` of the effects it wraps run at once; the others wait in their order of arrival,
@@ -100,25 +90,17 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
     const feeds = yield* ThreadEventFeeds
     const revokedKeys = yield* RevokedKeys
     const sessions = yield* LiveSessions
+    const sse = yield* SseStreams
     const opening = inTurn(OPENING_READS)
-
-    /** Everything after the cursor in the database, page by page, advancing it. */
-    const drain = (threadId: string, cursor: Ref.Ref<bigint>, limit: number) =>
-      Stream.paginateEffect(undefined, () =>
-        Effect.gen(function*() {
-          const events = yield* opening(feeds.eventsAfter(threadId, yield* Ref.get(cursor), limit))
-          const last = events.at(-1)
-          if (last !== undefined) yield* Ref.set(cursor, last.id)
-          return [events, events.length === limit ? Option.some(undefined) : Option.none()] as const
-        }))
 
     /**
      * The thread's events after `after` (0: from the start), then each new one as it is stored:
      * one `event` frame each, or with `batched`, one `events` frame per read (an array, up to a
      * page; its id is the last event's), so a client that bootstraps a long thread handles a few
-     * dozen frames instead of thousands.
+     * dozen frames instead of thousands. The access check first (a thread the principal cannot
+     * read is NotFound), then the body, opened in the scope it is served in.
      */
-    const threadEvents = Effect.fn("EventStreams.threadEvents")(function*(
+    const threadEventsBody = Effect.fn("EventStreams.threadEventsBody")(function*(
       principal: Principal,
       threadId: string,
       after: bigint,
@@ -128,29 +110,34 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       if (thread.kind !== "thread") {
         return yield* new NotFound({ message: `threadId: ${threadId} is a thread group; stream its members' events instead` })
       }
-      return Stream.unwrapScoped(Effect.gen(function*() {
-        const feed = yield* feeds.subscribe(threadId)
-        const cursor = yield* Ref.make(after)
+      return Effect.gen(function*() {
+        // A stream outlives the request that authenticated it: SseStreams ends it when its key is revoked.
+        const outlet = yield* sse.make(principal.apiKeyId)
+        const feed = yield* feeds.subscribe(threadId, outlet.wake)
         const limit = batched ? BATCHED_PAGE : PAGE
-        // What the feed holds past the cursor; a reader that fell behind it reads the database instead.
-        const catchUp = Stream.unwrap(Effect.gen(function*() {
-          const held = feed.after(yield* Ref.get(cursor))
-          if (Option.isNone(held)) return drain(threadId, cursor, limit)
-          const last = held.value.at(-1)
-          if (last !== undefined) yield* Ref.set(cursor, last.id)
-          return Stream.fromIterable(pagesOf(held.value, BATCHED_PAGE))
-        }))
-        // The bootstrap too comes from the feed when it holds the events after the cursor (a short thread, a resumed stream).
-        const pages = Stream.concat(catchUp, Stream.flatMap(Stream.fromQueue(feed.wakeUps), () => catchUp)).pipe(
-          Stream.filter((events) => events.length > 0)
-        )
-        const frames = batched
-          ? Stream.map(pages, batchFrame)
-          : pages.pipe(Stream.mapChunks(Chunk.flatMap((events) => Chunk.unsafeFromArray(events.map(eventFrame)))))
-        // A stream outlives the request that authenticated it: it ends when its key is revoked.
-        return sseBody(frames, yield* revokedKeys.revoked(principal.apiKeyId))
-      }))
+        // The stream's own state, read and advanced by its one pull at a time.
+        let cursor = after
+        // The bootstrap too comes from the feed when it holds the events after the cursor (a short
+        // thread, a resumed stream); a reader behind what it holds reads the database, a page per pull.
+        const read = Effect.suspend(() => {
+          const held = feed.framesAfter(cursor, batched)
+          if (Option.isSome(held)) {
+            cursor = held.value.last
+            return Effect.succeed(held.value.bytes)
+          }
+          return Effect.map(opening(feeds.eventsAfter(threadId, cursor, limit)), (events) => {
+            cursor = events.at(-1)?.id ?? cursor
+            if (events.length === limit) outlet.wake()
+            return renderFrames(events, batched)
+          })
+        })
+        return outlet.body(read)
+      })
     })
+
+    /** threadEventsBody as a response stream, for the HttpApi route. */
+    const threadEvents = (principal: Principal, threadId: string, after: bigint, batched = false) =>
+      Effect.map(threadEventsBody(principal, threadId, after, batched), (open) => Stream.unwrapScoped(Effect.map(open, sseStream)))
 
     /** What the session can claim: a thread whose runtime session is on another machine is not listed. */
     const pendingOf = (profileId: string, machineId: string | null) =>
@@ -184,7 +171,14 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
       }))
     })
 
-    return { threadEvents, pendingThreads } as const
+    return { threadEvents, threadEventsBody, pendingThreads } as const
   }),
-  dependencies: [ThreadRows.Default, LiveEvents.Default, ThreadEventFeeds.Default, RevokedKeys.Default, LiveSessions.Default]
+  dependencies: [
+    ThreadRows.Default,
+    LiveEvents.Default,
+    ThreadEventFeeds.Default,
+    RevokedKeys.Default,
+    LiveSessions.Default,
+    SseStreams.Default
+  ]
 }) {}

@@ -1,12 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Queue, RcMap, Schedule, Schema, type Scope, Stream } from "effect"
+import { Effect, Option, RcMap, Schedule, Schema, type Scope, Stream } from "effect"
 import { NormalizedEvent } from "../../catalog/events/NormalizedEvent.js"
+import { whileOpen } from "../platform/http/Sse.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 
 /**
  * One reader per watched thread, shared by all of its open event streams. A thread's change signal
  * costs one read of the new events, whatever the number of streams: the feed keeps the latest
- * events in memory and wakes its subscribers, which take what is after their own cursor from it.
+ * events in memory and wakes its subscribers, which take what is after their own cursor from it,
+ * rendered as SSE frames once for all the subscribers at that cursor.
  * Reading per stream cost a thousand open streams a thousand reads per upload, queued on the pool
  * ahead of the upload itself (which then failed for want of a connection). The feed lives while a
  * stream of its thread is open; the last one to close ends it (its signal subscription and fiber).
@@ -27,6 +29,28 @@ export interface FeedEvent {
   readonly json: string
 }
 
+const encoder = new TextEncoder()
+
+/**
+ * Events as SSE bytes: one `event` frame each (id: the event's), or with `batched` one `events`
+ * frame for all of them (data: an array; id: the last one's). Empty for no events.
+ */
+export const renderFrames = (events: ReadonlyArray<FeedEvent>, batched: boolean): Uint8Array => {
+  const last = events.at(-1)
+  if (last === undefined) return new Uint8Array(0)
+  return encoder.encode(
+    batched
+      ? `id: ${last.id}\nevent: events\ndata: [${events.map((event) => event.json).join(",")}]\n\n`
+      : events.map((event) => `id: ${event.id}\nevent: event\ndata: ${event.json}\n\n`).join("")
+  )
+}
+
+/** What a stream sends next: the frames of the events after its cursor (maybe none), and its cursor after them. */
+export interface Frames {
+  readonly bytes: Uint8Array
+  readonly last: bigint
+}
+
 /**
  * What a feed keeps in memory, the latest events up to either bound: enough for a thousand streams
  * opened on a thread to bootstrap from it rather than read the database a thousand times. A
@@ -41,19 +65,18 @@ const READ_PAGE = 5_000
 const RETRY = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
 
 export interface FeedSubscription {
-  /** One item whenever the feed has read new events (items merge: a wake-up may cover many reads). */
-  readonly wakeUps: Queue.Dequeue<void>
   /**
-   * The events after `cursor` that the feed holds, oldest first; none when the cursor is older than
-   * what it holds, and the reader must read the database.
+   * The frames of the events after `cursor` that the feed holds; none when the cursor is older than
+   * what it holds, and the reader must read the database. Rendered once for all the streams at the
+   * same cursor (most of them: each took the last events when they came), not once per stream.
    */
-  readonly after: (cursor: bigint) => Option.Option<ReadonlyArray<FeedEvent>>
+  readonly framesAfter: (cursor: bigint, batched: boolean) => Option.Option<Frames>
 }
 
 interface Feed {
-  readonly subscribers: Set<Queue.Queue<void>>
-  /** Every event with floor < id ≤ head is in `recent`. */
-  readonly after: (cursor: bigint) => Option.Option<ReadonlyArray<FeedEvent>>
+  /** Called whenever the feed has read new events: a flag and a resume each, no queue (SseStreams). */
+  readonly subscribers: Set<() => void>
+  readonly framesAfter: (cursor: bigint, batched: boolean) => Option.Option<Frames>
 }
 
 const toFeedEvents = (rows: ReadonlyArray<ChunkEvent>): ReadonlyArray<FeedEvent> =>
@@ -91,7 +114,11 @@ export class ThreadEventFeeds extends Effect.Service<ThreadEventFeeds>()("trelli
         let floor = loaded.length < KEPT_EVENTS ? 0n : (loaded[0]?.id ?? 1n) - 1n
         let recent: ReadonlyArray<FeedEvent> = []
         let bytes = 0
-        const subscribers = new Set<Queue.Queue<void>>()
+        const subscribers = new Set<() => void>()
+        // The frames given out since the last read, by mode and cursor, up to KEPT_BYTES in all:
+        // streams resumed at a thousand different cursors render their own rather than hold them all.
+        const rendered = new Map<string, Frames>()
+        let renderedBytes = 0
 
         const keep = (events: ReadonlyArray<FeedEvent>) => {
           let all = [...recent, ...events]
@@ -105,7 +132,9 @@ export class ThreadEventFeeds extends Effect.Service<ThreadEventFeeds>()("trelli
           }
           recent = all
           head = events.at(-1)?.id ?? head
-          for (const queue of subscribers) queue.unsafeOffer(undefined)
+          rendered.clear()
+          renderedBytes = 0
+          for (const wake of subscribers) wake()
         }
         keep(loaded)
 
@@ -128,12 +157,33 @@ export class ThreadEventFeeds extends Effect.Service<ThreadEventFeeds>()("trelli
           Effect.forkScoped
         )
 
+        /** The index of the first held event after `cursor` (ids ascend). */
+        const firstAfter = (cursor: bigint) => {
+          let low = 0
+          let high = recent.length
+          while (low < high) {
+            const middle = (low + high) >>> 1
+            if ((recent[middle]?.id ?? head) > cursor) high = middle
+            else low = middle + 1
+          }
+          return low
+        }
+
         const feed: Feed = {
           subscribers,
-          after: (cursor) => {
+          framesAfter: (cursor, batched) => {
             if (cursor < floor) return Option.none()
-            const first = recent.findIndex((event) => event.id > cursor)
-            return Option.some(first < 0 ? [] : recent.slice(first))
+            const key = `${batched ? "b" : "e"}${cursor}`
+            let frames = rendered.get(key)
+            if (frames === undefined) {
+              const events = recent.slice(firstAfter(cursor))
+              frames = { bytes: renderFrames(events, batched), last: events.at(-1)?.id ?? cursor }
+              if (renderedBytes + frames.bytes.length <= KEPT_BYTES) {
+                rendered.set(key, frames)
+                renderedBytes += frames.bytes.length
+              }
+            }
+            return Option.some(frames)
           }
         }
         yield* Effect.acquireRelease(Effect.sync(() => open.add(feed)), () => Effect.sync(() => open.delete(feed)))
@@ -143,18 +193,15 @@ export class ThreadEventFeeds extends Effect.Service<ThreadEventFeeds>()("trelli
     const feeds = yield* RcMap.make({ lookup: startFeed })
 
     /**
-     * Subscribes to a thread's new events until the scope closes. Call before reading the stream's
-     * bootstrap: whatever the feed reads from then on wakes the subscriber, and anything it read
-     * before was stored before the bootstrap's read.
+     * Subscribes to a thread's new events until the scope closes: `wake` is called whenever the
+     * feed has read some. Call before reading the stream's bootstrap: whatever the feed reads from
+     * then on wakes the subscriber, and anything it read before was stored before the bootstrap's read.
      */
-    const subscribe = (threadId: string): Effect.Effect<FeedSubscription, never, Scope.Scope> =>
+    const subscribe = (threadId: string, wake: () => void): Effect.Effect<FeedSubscription, never, Scope.Scope> =>
       Effect.gen(function*() {
         const feed = yield* RcMap.get(feeds, threadId)
-        const wakeUps = yield* Effect.acquireRelease(
-          Effect.tap(Queue.sliding<void>(1), (queue) => Effect.sync(() => feed.subscribers.add(queue))),
-          (queue) => Effect.zipRight(Effect.sync(() => feed.subscribers.delete(queue)), Queue.shutdown(queue))
-        )
-        return { wakeUps, after: feed.after }
+        yield* whileOpen(() => feed.subscribers.add(wake), () => feed.subscribers.delete(wake))
+        return { framesAfter: feed.framesAfter }
       })
 
     /** The threads being watched and their open subscriptions: what the open streams hold on the server. */
