@@ -1,15 +1,27 @@
 import { Etag, HttpApp, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
 import { NodeContext, NodeHttpPlatform, NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, Either, Layer, Option, Schema } from "effect"
+import { Effect, Either, FiberId, Layer, Option, Runtime, Schema } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { ThreadsGroup } from "../../catalog/bridge/ThreadsApi.js"
 import type { Principal } from "../platform/auth/Principal.js"
 import { makeAgentFastEndpoints } from "../threads/AgentHttp.js"
+import { EventStreams, parseCursor } from "../threads/EventStreams.js"
 import { BodyUnreadable } from "../platform/http/Body.js"
+import { type FastSseHandlerOf, fastSseRoute, makeFastSseEndpoints } from "../platform/http/FastStreams.js"
 import { McpHttp } from "./McpHttp.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { MCP_PATH } from "./McpRoute.js"
-import { type Body, closesConnection, headerOf, makeResponder, readBody, writeReply } from "../platform/http/NodeIo.js"
+import {
+  admissions,
+  type Body,
+  closesConnection,
+  headerOf,
+  makeResponder,
+  readBody,
+  writeReply,
+  writeSse
+} from "../platform/http/NodeIo.js"
 import { hasBody, pathOf, type Reply, RequestGuard } from "../platform/http/RequestGuard.js"
 
 export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", { message: Schema.String }) {}
@@ -36,6 +48,14 @@ const close = (server: Server) =>
     // Clients holding keep-alive connections get a few seconds to finish, then are cut.
     setTimeout(() => server.closeAllConnections(), 5_000).unref()
   })
+
+/**
+ * SSE streams being opened at once (guard, access check, subscription); the others wait their turn
+ * as a request and a response, before any work is done for them. A thousand opened together all in
+ * progress at once held each its fiber, contexts and spans through the whole burst: 60 MB promoted
+ * to the old generation per thousand, kept by the process (RSS) long after.
+ */
+const SSE_OPENINGS = 16
 
 /** How long a connection answered before its body ended keeps discarding what still comes. */
 const LINGER_MS = 2_000
@@ -68,12 +88,27 @@ const closeWhenAnsweredEarly: HttpApp.PreResponseHandler = (request, response) =
   )
 
 /**
- * Serves the backend on `node:http`: `/api/mcp` straight to the MCP handler and the CLI's per-thread
- * bridge calls straight to theirs (the hot paths), every other route through @effect/platform's
- * router. The RequestGuard decides every request from its headers before a byte of its body is
- * read: on the hot paths here, on the router through its GuardMiddleware. A body must arrive (and
- * headers before it) within `requestTimeoutMs`; a response is not bounded, so SSE streams live on.
- * Closes gracefully with the scope.
+ * A thread's event stream, as the HttpApi group's handler serves it (AgentHttp.ts, "events"): a
+ * thousand browser tabs open it at once on one thread (issue 27 §2).
+ */
+const makeSseFastEndpoints = Effect.map(EventStreams, (streams) =>
+  makeFastSseEndpoints([
+    fastSseRoute(ThreadsGroup, "events", ({ header, path, principal, urlParams }) =>
+      streams.threadEventsBody(
+        principal,
+        path.threadId,
+        parseCursor(urlParams.after ?? header("last-event-id")),
+        urlParams.batch === "1"
+      ))
+  ]))
+
+/**
+ * Serves the backend on `node:http`: `/api/mcp` straight to the MCP handler, the CLI's per-thread
+ * bridge calls and a thread's event stream straight to theirs (the hot paths), every other route
+ * through @effect/platform's router. The RequestGuard decides every request from its headers
+ * before a byte of its body is read: on the hot paths here, on the router through its
+ * GuardMiddleware. A body must arrive (and headers before it) within `requestTimeoutMs`; a
+ * response is not bounded, so SSE streams live on. Closes gracefully with the scope.
  */
 export const serveNode = <A, E, R>(
   routes: Layer.Layer<A, E, R>,
@@ -91,7 +126,10 @@ export const serveNode = <A, E, R>(
     )
     const platformListener = yield* NodeHttpServer.makeHandler(app)
     const agentFastPath = yield* makeAgentFastEndpoints
-    const respond = makeResponder(yield* Effect.runtime<never>())
+    const sseFastPath = yield* makeSseFastEndpoints
+    const runtime = yield* Effect.runtime<never>()
+    const respond = makeResponder(runtime)
+    const runFork = Runtime.runFork(runtime)
 
     /** Guards, reads the body (cut at the limit) and answers with `handler`'s reply. */
     const guarded = (
@@ -123,6 +161,50 @@ export const serveNode = <A, E, R>(
       )
     }
 
+    const openings = admissions(SSE_OPENINGS)
+
+    /** Guards, then answers with the endpoint's SSE body (or its reply) for as long as the client stays. */
+    const streamed = (request: IncomingMessage, response: ServerResponse, handler: FastSseHandlerOf) => {
+      // A GET's body, should one come, is not read: it is discarded.
+      request.resume()
+      openings(response, (opened) => stream(request, response, handler, opened))
+    }
+
+    const stream = (request: IncomingMessage, response: ServerResponse, handler: FastSseHandlerOf, opened: () => void) => {
+      const guardRequest = { method: request.method ?? "GET", url: request.url ?? "/", header: headerOf(request) }
+      const answer = Effect.flatMap(guard.check(guardRequest), (verdict) =>
+        Either.match(verdict, {
+          onLeft: (refusal) => writeReply(response, refusal),
+          onRight: ({ principal }) =>
+            Option.match(principal, {
+              onNone: () => Effect.dieMessage(`${guardRequest.url} was admitted without an API key`),
+              onSome: (principal) =>
+                Effect.flatMap(
+                  handler(principal, new URL(guardRequest.url, "http://localhost"), headerOf(request)),
+                  Either.match({
+                    onLeft: (reply) => writeReply(response, reply),
+                    onRight: (open) => writeSse(response, open, opened)
+                  })
+                )
+            })
+        }))
+      const fiber = runFork(answer.pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.zipRight(
+            Effect.logError(`${guardRequest.method} ${pathOf(guardRequest.url)} failed`, cause),
+            Effect.sync(() => (response.headersSent ? response.end() : response.writeHead(500).end()))
+          )
+        ),
+        Effect.ensuring(Effect.sync(opened))
+      ))
+      // The client went away while the stream was being opened: the opening ends (writeSse hands
+      // an open stream to a fiber of its own, which the same event ends). Once answered, the
+      // request's fiber is not kept by the response.
+      const leave = () => fiber.unsafeInterruptAsFork(FiberId.none)
+      response.once("close", leave)
+      fiber.addObserver(() => response.off("close", leave))
+    }
+
     const server = createServer({
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.requestTimeoutMs,
@@ -141,6 +223,8 @@ export const serveNode = <A, E, R>(
             body: () => body
           }, principal))
       }
+      const sse = sseFastPath(method, path)
+      if (sse !== undefined) return streamed(request, response, sse)
       const fast = agentFastPath(method, path)
       if (fast === undefined) return platformListener(request, response)
       guarded(request, response, (principal, body) =>

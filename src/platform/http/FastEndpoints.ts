@@ -14,15 +14,16 @@ import type { Reply } from "./RequestGuard.js"
 type AnyEndpoint = HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
 
 /** What is read of an endpoint and its group: where it is, and the Schemas of its contract. */
-interface EndpointContract {
+export interface EndpointContract {
   readonly method: string
   readonly path: string
   readonly pathSchema: Option.Option<{ readonly ast: SchemaAST.AST }>
+  readonly urlParamsSchema: Option.Option<{ readonly ast: SchemaAST.AST }>
   readonly payloadSchema: Option.Option<{ readonly ast: SchemaAST.AST }>
   readonly successSchema: { readonly ast: SchemaAST.AST }
   readonly errorSchema: { readonly ast: SchemaAST.AST }
 }
-interface GroupContract extends HttpApiGroup.HttpApiGroup.Any {
+export interface GroupContract extends HttpApiGroup.HttpApiGroup.Any {
   readonly errorSchema: { readonly ast: SchemaAST.AST }
   readonly endpoints: { readonly [name: string]: EndpointContract }
 }
@@ -68,13 +69,13 @@ export const fastRoute = <Group extends GroupContract, Name extends HttpApiGroup
 
 const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> => SchemaAST.isUnion(ast) ? ast.types.flatMap(members) : [ast]
 
-const json = (status: number, value: unknown): Reply =>
+export const json = (status: number, value: unknown): Reply =>
   value === undefined
     ? { status, headers: {}, body: "" }
     : { status, headers: { "content-type": "application/json" }, body: JSON.stringify(value) }
 
 /** `/threads/:threadId/chunks` as a matcher giving `{ threadId }`. */
-const matcherOf = (path: string) => {
+export const matcherOf = (path: string) => {
   const names: Array<string> = []
   const pattern = new RegExp(
     `^${
@@ -91,18 +92,36 @@ const matcherOf = (path: string) => {
   }
 }
 
-const decodeFailure = (error: ParseResult.ParseError): Effect.Effect<Reply> =>
+export const decodeFailure = (error: ParseResult.ParseError): Effect.Effect<Reply> =>
   Effect.flatMap(
     HttpApiError.HttpApiDecodeError.fromParseError(error),
     (decodeError) => Effect.map(Schema.encode(HttpApiError.HttpApiDecodeError)(decodeError).pipe(Effect.orDie), (body) => json(400, body))
   )
 
-const compile = ({ endpoint, group, handler }: FastRoute) => {
-  const match = matcherOf(endpoint.path)
-  const decodePath = Option.match(endpoint.pathSchema, {
-    onNone: () => (params: Record<string, string>) => Effect.succeed<unknown>(params),
+export const decoderOf = (schema: Option.Option<{ readonly ast: SchemaAST.AST }>) =>
+  Option.match(schema, {
+    onNone: () => (input: unknown) => Effect.succeed<unknown>(input),
     onSome: (schema) => Schema.decodeUnknown(Schema.make<unknown, unknown, never>(schema.ast))
   })
+
+/** An error as its declared status and body (the endpoint's errors, then the group's); an undeclared one is a defect. */
+export const errorEncoderOf = (endpoint: EndpointContract, group: GroupContract) => {
+  const errors = [...members(endpoint.errorSchema.ast), ...members(group.errorSchema.ast)].map((ast) => ({
+    is: Schema.is(Schema.make<unknown, unknown, never>(SchemaAST.typeAST(ast))),
+    encode: Schema.encodeUnknown(Schema.make<unknown, unknown, never>(ast)),
+    status: HttpApiSchema.getStatusErrorAST(ast)
+  }))
+  return (error: unknown): Effect.Effect<Reply> => {
+    const declared = errors.find((candidate) => candidate.is(error))
+    return declared === undefined
+      ? Effect.die(error)
+      : Effect.map(declared.encode(error).pipe(Effect.orDie), (body) => json(declared.status, body))
+  }
+}
+
+const compile = ({ endpoint, group, handler }: FastRoute) => {
+  const match = matcherOf(endpoint.path)
+  const decodePath = decoderOf(endpoint.pathSchema)
   const decodePayload = Option.match(endpoint.payloadSchema, {
     onNone: () => (_: string) => Effect.succeed<unknown>(undefined),
     onSome: (schema) => Schema.decodeUnknown(Schema.parseJson(Schema.make<unknown, unknown, never>(schema.ast)))
@@ -110,17 +129,7 @@ const compile = ({ endpoint, group, handler }: FastRoute) => {
   const successStatus = HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast)
   const noContent = HttpApiSchema.isVoid(endpoint.successSchema.ast)
   const encodeSuccess = Schema.encodeUnknown(Schema.make<unknown, unknown, never>(endpoint.successSchema.ast))
-  const errors = [...members(endpoint.errorSchema.ast), ...members(group.errorSchema.ast)].map((ast) => ({
-    is: Schema.is(Schema.make<unknown, unknown, never>(SchemaAST.typeAST(ast))),
-    encode: Schema.encodeUnknown(Schema.make<unknown, unknown, never>(ast)),
-    status: HttpApiSchema.getStatusErrorAST(ast)
-  }))
-  const encodeError = (error: unknown): Effect.Effect<Reply> => {
-    const declared = errors.find((candidate) => candidate.is(error))
-    return declared === undefined
-      ? Effect.die(error)
-      : Effect.map(declared.encode(error).pipe(Effect.orDie), (body) => json(declared.status, body))
-  }
+  const encodeError = errorEncoderOf(endpoint, group)
   const run = (params: Record<string, string>, body: string) =>
     Effect.gen(function*() {
       const path = yield* decodePath(params)

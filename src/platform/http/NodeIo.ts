@@ -1,7 +1,8 @@
-import { Cause, Effect, Either, Exit, Option, Runtime } from "effect"
+import { Cause, Effect, Either, Exit, FiberId, Option, Runtime, Scope } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { BodyTooLarge, BodyUnreadable } from "./Body.js"
 import { hasBody, type Reply } from "./RequestGuard.js"
+import { CONNECTED_BYTES, type SseBody, SSE_HEADERS } from "./Sse.js"
 
 /** What the `node:http` fast paths share: reading the body, writing the reply, running the handler. */
 
@@ -79,3 +80,75 @@ export const makeResponder = <R>(runtime: Runtime.Runtime<R>) => {
     if (Exit.isFailure(exit) && !wentAsync) response.writeHead(500).end()
   }
 }
+
+/**
+ * At most `size` of the given starts run at once, the others in their order of arrival; each gets
+ * a `done` to call (once is enough) when it no longer counts. A response closed while waiting is
+ * never started.
+ */
+export const admissions = (size: number) => {
+  let running = 0
+  const waiting: Array<() => void> = []
+  const next = () => {
+    running--
+    const start = waiting.shift()
+    if (start !== undefined) start()
+  }
+  return (response: ServerResponse, start: (done: () => void) => void) => {
+    const run = () => {
+      running++
+      if (response.destroyed) return next()
+      let counted = true
+      start(() => {
+        if (counted) next()
+        counted = false
+      })
+    }
+    if (running < size) run()
+    else waiting.push(run)
+  }
+}
+
+/** Resolves once the socket takes more (or the response is gone: its close ends the writer anyway). */
+const drained = (response: ServerResponse) =>
+  Effect.async<void>((resume) => {
+    const go = () => resume(Effect.void)
+    response.once("drain", go).once("close", go)
+    return Effect.sync(() => response.off("drain", go).off("close", go))
+  })
+
+/**
+ * Streams an SSE body as the response: opens it, writes the headers and the opening comment (then
+ * calls `opened`), and leaves the frames to a fiber of its own, which writes each as it comes
+ * until the body ends (the response ends) or the client goes away (the fiber is interrupted and
+ * the body's scope closes). That fiber starts with nothing on its stack: the request's fiber would
+ * have kept every frame of the request's handling (guard, handler, scopes) for as long as the
+ * stream lives. A frame the socket cannot take yet waits for it to drain: a slow reader holds back
+ * its own stream only.
+ */
+export const writeSse = (response: ServerResponse, open: Effect.Effect<SseBody, never, Scope.Scope>, opened: () => void) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Scope.make(), (scope) =>
+      restore(Scope.extend(open, scope)).pipe(
+        Effect.onExit((exit) => (Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void)),
+        Effect.flatMap((body) => {
+          response.writeHead(200, SSE_HEADERS)
+          response.write(CONNECTED_BYTES)
+          opened()
+          const send = (bytes: Uint8Array) => (response.write(bytes) ? Effect.void : drained(response))
+          const frames = Effect.forever(Effect.flatMap(body.next, send)).pipe(
+            Effect.catchAll(() => Effect.sync(() => response.end())),
+            Effect.interruptible,
+            Effect.ensuring(Scope.close(scope, Exit.void))
+          )
+          // A root fiber, not a child of this one: a forked fiber keeps its parent (the request's
+          // fiber, done by then) for as long as it lives.
+          return Effect.map(Effect.runtime<never>(), (runtime) => {
+            const fiber = Runtime.runFork(runtime)(frames)
+            const leave = () => fiber.unsafeInterruptAsFork(FiberId.none)
+            if (response.destroyed) leave()
+            else response.once("close", leave)
+          })
+        })
+      ))
+  )
