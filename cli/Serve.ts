@@ -10,6 +10,7 @@ import { bootstrap } from "../src/orgs/Bootstrap.js"
 import { ApiKeys } from "../src/platform/auth/ApiKeys.js"
 import { LINK_TTL, WebSessions } from "../src/platform/auth/WebSessions.js"
 import { type BridgeTimings, bridgeRateLimitConfig, defaults, isLoopbackHost, rateLimitConfig } from "../src/platform/TrellisConfig.js"
+import { stopWithLauncher } from "./agent/StopWithLauncher.js"
 import { credentialsPath, databaseOptions } from "./Environment.js"
 import { storedCredentials } from "./SignInLink.js"
 
@@ -108,6 +109,7 @@ export const serve = Command.make("serve", { host, port }, (options) =>
     const app = services.pipe(Layer.provideMerge(Database.layer(database)))
 
     yield* Effect.gen(function*() {
+      yield* stopWithLauncher
       const address = yield* serveNode(Trellis.routes, { host: options.host, port: options.port })
       const mcpUrl = `${urlFor(address.port)}${MCP_PATH}`
       const file = credentialsPath(database.home)

@@ -68,17 +68,15 @@ const postgresTicks = (): ReadonlyMap<number, number> => {
   return ticks
 }
 
-/** The PID of this process's child running `trellis serve` (task-tools' startServer does not expose it). */
-export const findServerPid = (): number | undefined => {
+/** The first child of `parent` whose command line has `serve`. */
+const serveChildOf = (parent: number): number | undefined => {
   try {
     for (const entry of readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue
       try {
         const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
-        const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-        if (parent !== process.pid) continue
-        const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")
-        if (command.includes("serve")) return Number(entry)
+        if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== parent) continue
+        if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes("serve")) return Number(entry)
       } catch {
         // The process ended while being read.
       }
@@ -87,6 +85,15 @@ export const findServerPid = (): number | undefined => {
     // No /proc.
   }
   return undefined
+}
+
+/**
+ * The PID of the process serving `trellis serve` started by this one (task-tools' startServer does
+ * not expose it): cli/bin.js's launcher starts the server as its own child.
+ */
+export const findServerPid = (): number | undefined => {
+  const launcher = serveChildOf(process.pid)
+  return launcher === undefined ? undefined : serveChildOf(launcher) ?? launcher
 }
 
 const machineTimes = () =>

@@ -11,11 +11,15 @@ export interface LoadResult {
 
 const count = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1)
 
+/** An answer's status and what its Retry-After asks (seconds), or the socket error's code. */
+type Outcome = { readonly status: number; readonly retryAfterSeconds: number } | string
+
 const post = (agent: http.Agent, url: URL, headers: Record<string, string>) =>
-  new Promise<number | string>((resolve) => {
+  new Promise<Outcome>((resolve) => {
     const request = http.request(url, { method: "POST", agent, headers }, (response) => {
       response.resume()
-      response.on("end", () => resolve(response.statusCode ?? 0))
+      const retryAfterSeconds = Number(response.headers["retry-after"] ?? "0")
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, retryAfterSeconds }))
       response.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
     })
     request.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
@@ -23,15 +27,24 @@ const post = (agent: http.Agent, url: URL, headers: Record<string, string>) =>
   })
 
 /**
+ * How a worker takes a 429: `eager` calls again at once (a client that ignores the answer: the most
+ * refusals a minute can hold); `polite` waits what Retry-After says first, as a client that reads it.
+ */
+export type RefusalHandling = "eager" | "polite"
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
  * `workers` clients calling `tools/call` back to back for `seconds` through one keep-alive agent
  * (as Node's default agent, undici and the MCP SDKs keep sockets), each worker with one of `keys`
- * in turn. Nothing waits between calls: a refusal is answered at once and the next call follows.
+ * in turn. Nothing waits between admitted calls; after a refusal, what `handling` says.
  */
 export const runWorkers = async (
   url: string,
   keys: ReadonlyArray<string>,
   workers: number,
-  seconds: number
+  seconds: number,
+  handling: RefusalHandling = "eager"
 ): Promise<LoadResult> => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: workers })
   const target = new URL(url)
@@ -52,8 +65,11 @@ export const runWorkers = async (
       const outcome = await post(agent, target, headers)
       if (typeof outcome === "string") count(socketErrors, outcome)
       else {
-        count(statuses, outcome)
-        if (outcome >= 200 && outcome < 300) okLatenciesMs.push(performance.now() - sent)
+        count(statuses, outcome.status)
+        if (outcome.status >= 200 && outcome.status < 300) okLatenciesMs.push(performance.now() - sent)
+        if (outcome.status === 429 && handling === "polite") {
+          await sleep(Math.min(outcome.retryAfterSeconds * 1000, deadline - performance.now()))
+        }
       }
     }
   }))

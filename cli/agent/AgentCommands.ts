@@ -7,6 +7,7 @@ import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as os from "node:os"
 import { CliProfileId } from "../../catalog/domain/Ids.js"
 import { runAgent } from "./AgentLoop.js"
+import { stopWithLauncher } from "./StopWithLauncher.js"
 import { AgentStatus, type LogFormat, makeAgentLog } from "./AgentLog.js"
 import { Git } from "./Git.js"
 import { Journal } from "./Journal.js"
@@ -52,20 +53,6 @@ const exitOnSecondSignal = Effect.acquireRelease(
       process.off("SIGINT", onSignal)
       process.off("SIGTERM", onSignal)
     })
-)
-
-/**
- * Started by cli/bin.js's launcher (see there), the agent ends as on SIGTERM when its launcher
- * is gone: the IPC channel between them closes however the launcher died.
- */
-const stopWithLauncher = Effect.acquireRelease(
-  Effect.sync(() => {
-    const onDisconnect = () => process.kill(process.pid, "SIGTERM")
-    process.channel?.unref()
-    process.on("disconnect", onDisconnect)
-    return onDisconnect
-  }),
-  (onDisconnect) => Effect.sync(() => process.off("disconnect", onDisconnect))
 )
 
 const start = Command.make("start", {
