@@ -1,5 +1,6 @@
 import { Option, Schema } from "effect"
-import { useEffect } from "react"
+import { QueryClientProvider } from "@tanstack/react-query"
+import { lazy, Suspense, useEffect } from "react"
 import { returnPath, SIGN_IN_PAGE, SignInLinkReason, signInPagePath } from "../../catalog/domain/SignIn.js"
 import { describeError, isSignedOut, signOut, useTool } from "./lib/api"
 import { SignInPage } from "./pages/SignIn"
@@ -10,14 +11,31 @@ import { ThreadsPage } from "./pages/Threads"
 import { WaitingPage } from "./pages/Waiting"
 import { useWaitingCount } from "./waitingCount"
 import { ProjectChangesProvider } from "./lib/projectChanges"
-import { followLink, machinesPath, navigate, newThreadPath, projectOf, type Route, threadsPath, useRoute, waitingPath } from "./lib/router"
+import { queryClient } from "./lib/queries"
+import {
+  boardPath,
+  followLink,
+  machinesPath,
+  navigate,
+  newThreadPath,
+  projectOf,
+  type Route,
+  threadsPath,
+  useRoute,
+  waitingPath
+} from "./lib/router"
+
+// The board brings the task tools' Schemas with it (./board/taskTools.ts): loaded when first opened.
+const BoardPage = lazy(() => import("./pages/Board").then((module) => ({ default: module.BoardPage })))
 
 export const App = () => {
   const route = useRoute()
   return route.page === "signIn" ? <SignIn /> : (
-    <ProjectChangesProvider projectId={projectOf(route)}>
-      <SignedIn route={route} />
-    </ProjectChangesProvider>
+    <QueryClientProvider client={queryClient}>
+      <ProjectChangesProvider projectId={projectOf(route)}>
+        <SignedIn route={route} />
+      </ProjectChangesProvider>
+    </QueryClientProvider>
   )
 }
 
@@ -83,6 +101,9 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
               >
                 Threads
               </a>
+              <a href={boardPath(current)} onClick={followLink} aria-current={route.page === "board" ? "page" : undefined}>
+                Tasks
+              </a>
               <a href={waitingPath(current)} onClick={followLink} aria-current={route.page === "waiting" ? "page" : undefined}>
                 Waiting on you{waiting > 0 ? <span className="count" aria-label={`${waiting} waiting`}>{waiting}</span> : null}
               </a>
@@ -105,13 +126,20 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
           Sign out
         </button>
       </header>
-      <main>
+      <main className={route.page === "board" ? "wide" : undefined}>
         {list.length === 0 ? <p className="page-status">You have no projects yet.</p> : null}
         {route.page === "threads" ? <ThreadsPage key={route.projectId} projectId={route.projectId} /> : null}
         {route.page === "thread" ? <ThreadPage projectId={route.projectId} threadId={route.threadId} /> : null}
         {route.page === "newThread" ? <NewThreadPage key={route.projectId} projectId={route.projectId} /> : null}
         {route.page === "waiting" ? <WaitingPage key={route.projectId} projectId={route.projectId} /> : null}
         {route.page === "machines" ? <MachinesPage key={route.projectId} projectId={route.projectId} /> : null}
+        {route.page === "board"
+          ? (
+            <Suspense fallback={<p className="page-status" role="status">Loading…</p>}>
+              <BoardPage key={route.projectId} projectId={route.projectId} />
+            </Suspense>
+          )
+          : null}
         {route.page === "unknown"
           ? (
             <p className="page-status">

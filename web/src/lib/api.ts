@@ -4,6 +4,7 @@ import { Effect, type Either, type Schema } from "effect"
 import { ListProjectAgents } from "../../../catalog/Agents.js"
 import { TrellisApi } from "../../../catalog/bridge/TrellisApi.js"
 import * as McpClient from "../../../catalog/McpClient.js"
+import type * as Tool from "../../../catalog/Tool.js"
 import { ListProjects } from "../../../catalog/Projects.js"
 import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "../../../catalog/Threads.js"
 import { useCallback, useEffect, useState } from "react"
@@ -25,8 +26,22 @@ const tools = {
   list_cli_profiles: ListCliProfiles,
   list_project_agents: ListProjectAgents
 } as const
+
+/** A typed caller of `tools` over MCP: the app's own, and the board's (loaded with its page). */
+export const makeToolCaller = <Tools extends { readonly [K in keyof Tools]: Tool.Any }>(tools: Tools) => {
+  const client = McpClient.makeWith(tools)({ url: `${window.location.origin}/api/mcp` })
+  return <N extends keyof Tools & string>(
+    name: N,
+    args: Schema.Schema.Encoded<Tools[N]["input"]>,
+    signal?: AbortSignal
+  ): Promise<Either.Either<Schema.Schema.Type<Tools[N]["output"]>, ToolError>> =>
+    Effect.runPromise(
+      client.call(name, args).pipe(Effect.either, Effect.provide(PageHttpClient)),
+      signal === undefined ? undefined : { signal }
+    )
+}
+
 type Tools = typeof tools
-const client = McpClient.makeWith(tools)({ url: `${window.location.origin}/api/mcp` })
 
 export type ToolName = keyof Tools
 export type ArgumentsOf<N extends ToolName> = Schema.Schema.Encoded<Tools[N]["input"]>
@@ -34,15 +49,7 @@ export type ResultOf<N extends ToolName> = Schema.Schema.Type<Tools[N]["output"]
 
 export type ToolError = McpClient.McpToolError | McpClient.McpRequestError
 
-export const callTool = <N extends ToolName>(
-  name: N,
-  args: ArgumentsOf<N>,
-  signal?: AbortSignal
-): Promise<Either.Either<ResultOf<N>, ToolError>> =>
-  Effect.runPromise(
-    client.call(name, args).pipe(Effect.either, Effect.provide(PageHttpClient)),
-    signal === undefined ? undefined : { signal }
-  )
+export const callTool = makeToolCaller(tools)
 
 export type Loaded<A> =
   | { readonly _tag: "Loading" }

@@ -9,14 +9,26 @@ import { keepOpen } from "./liveSource"
  * of those instead of asking on a timer, so an idle tab makes no request.
  */
 export type ProjectChange =
-  | { readonly _tag: "Named"; readonly threadIds: ReadonlySet<string>; readonly profileIds: ReadonlySet<string> }
+  | {
+    readonly _tag: "Named"
+    readonly threadIds: ReadonlySet<string>
+    readonly profileIds: ReadonlySet<string>
+    /** Tasks, Lists and labels written: what the board and the task pages show. */
+    readonly taskIds: ReadonlySet<string>
+    readonly listIds: ReadonlySet<string>
+    readonly labelIds: ReadonlySet<string>
+  }
   | { readonly _tag: "Anything" }
 
 export type ChangeListener = (change: ProjectChange) => void
 
+const Ids = Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 const decodeFrame = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
-  threadIds: Schema.Array(Schema.String),
-  profileIds: Schema.Array(Schema.String)
+  threadIds: Ids,
+  profileIds: Ids,
+  taskIds: Ids,
+  listIds: Ids,
+  labelIds: Ids
 })))
 
 interface Changes {
@@ -50,7 +62,15 @@ export const ProjectChangesProvider = (
         source.addEventListener("changes", (message: MessageEvent<unknown>) => {
           const frame = decodeFrame(message.data)
           if (Either.isRight(frame)) {
-            changes.tell({ _tag: "Named", threadIds: new Set(frame.right.threadIds), profileIds: new Set(frame.right.profileIds) })
+            const { labelIds, listIds, profileIds, taskIds, threadIds } = frame.right
+            changes.tell({
+              _tag: "Named",
+              threadIds: new Set(threadIds),
+              profileIds: new Set(profileIds),
+              taskIds: new Set(taskIds),
+              listIds: new Set(listIds),
+              labelIds: new Set(labelIds)
+            })
           }
         }),
       // Nothing is replayed: what changed while the stream was down is read again.
@@ -63,10 +83,12 @@ export const ProjectChangesProvider = (
   return <ChangesContext.Provider value={changes}>{children}</ChangesContext.Provider>
 }
 
-/** What a part of the page shows: some threads (or any of the project's), and the person's machines. */
+/** What a part of the page shows: some threads (or any of the project's), the person's machines, the project's tasks. */
 export interface Watched {
   readonly threads?: ReadonlyArray<string> | "any"
   readonly machines?: boolean
+  /** Any task, List or label of the project. */
+  readonly tasks?: boolean
 }
 
 /** True when the change may concern what is watched. */
@@ -74,7 +96,8 @@ export const concerns = (change: ProjectChange, watched: Watched): boolean => {
   if (change._tag === "Anything") return true
   const threads = watched.threads ?? []
   return (threads === "any" ? change.threadIds.size > 0 : threads.some((id) => change.threadIds.has(id))) ||
-    (watched.machines === true && change.profileIds.size > 0)
+    (watched.machines === true && change.profileIds.size > 0) ||
+    (watched.tasks === true && change.taskIds.size + change.listIds.size + change.labelIds.size > 0)
 }
 
 /** Calls `onChange` for each change of the project while the component is mounted. */

@@ -10,6 +10,7 @@ export type Route =
   | { readonly page: "newThread"; readonly projectId: string }
   | { readonly page: "waiting"; readonly projectId: string }
   | { readonly page: "machines"; readonly projectId: string }
+  | { readonly page: "board"; readonly projectId: string }
   | { readonly page: "unknown" }
 
 export const threadsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/threads`
@@ -19,6 +20,11 @@ export const newThreadPath = (projectId: string, spawnFrom?: string) =>
   `/projects/${encodeURIComponent(projectId)}/new-thread${spawnFrom === undefined ? "" : `?spawnFrom=${encodeURIComponent(spawnFrom)}`}`
 export const waitingPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/waiting`
 export const machinesPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/machines`
+/** The board (or table) of the project's tasks; `query` holds the List, the view and the grouping. */
+export const boardPath = (projectId: string, query?: URLSearchParams) => {
+  const search = query?.toString() ?? ""
+  return `/projects/${encodeURIComponent(projectId)}/board${search === "" ? "" : `?${search}`}`
+}
 
 /** The project a route shows, if any. */
 export const projectOf = (route: Route): string | undefined => "projectId" in route ? route.projectId : undefined
@@ -34,6 +40,7 @@ export const parseRoute = (pathname: string): Route => {
     if (section === "new-thread") return { page: "newThread", projectId }
     if (section === "waiting") return { page: "waiting", projectId }
     if (section === "machines") return { page: "machines", projectId }
+    if (section === "board") return { page: "board", projectId }
   }
   return parts.length === 4 && section === "threads" && threadId !== undefined
     ? { page: "thread", projectId, threadId }

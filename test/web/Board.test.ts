@@ -1,0 +1,281 @@
+/**
+ * The Tasks page (board and table) in Chromium against a real `trellis serve` holding 2,000 tasks:
+ * columns by status, a card moved with the pointer, with the keyboard and onto a List's tab, a
+ * refused move put back, another client's change shown without a reload, filters and inline
+ * creation, at 1440×900 and 390×844. Screenshots land in test-results/web/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { DEFAULT_STATUSES } from "../../catalog/domain/Task.js"
+import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
+import { Mcp, type Serve, startServe, trellisOk } from "../e2e/support/Trellis.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
+
+const TASKS = 2_000
+const DESKTOP = { width: 1440, height: 900 }
+const PHONE = { width: 390, height: 844 }
+
+const Created = Schema.Struct({ taskId: Schema.String, refId: Schema.NullOr(Schema.String) })
+const Id = Schema.Struct({ listId: Schema.optional(Schema.String), projectAgentId: Schema.optional(Schema.String) })
+const LabelCreated = Schema.Struct({ labelId: Schema.optional(Schema.String), _id: Schema.optional(Schema.String) })
+const TaskRead = Schema.Struct({
+  status: Schema.String,
+  list: Schema.NullOr(Schema.Struct({ ref: Schema.String }))
+})
+
+const decodeRequest = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ id: Schema.Number })))
+
+/** Task n's status: the five statuses in turn, so each column holds 400. */
+const statusOf = (n: number) => DEFAULT_STATUSES[n % DEFAULT_STATUSES.length] ?? "To Do"
+
+describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks page in Chromium", () => {
+  let serve: Serve | undefined
+  let mcp: Mcp | undefined
+  let browser: Browser | undefined
+  let page: Page | undefined
+  let errors: Array<string> = []
+  const refs: Array<string> = []
+
+  const backend = () => {
+    if (serve === undefined || mcp === undefined || browser === undefined || page === undefined) {
+      throw new Error("the backend or the browser did not start")
+    }
+    return { serve, mcp, browser, page }
+  }
+
+  const freshLink = async (next: string) => {
+    const { serve } = backend()
+    const out = await trellisOk(["admin", "signin-link", "--next", next], repoRoot, { ...serve.env, TRELLIS_HOME: serve.home })
+    const link = /^Sign in: (\S+) \(one use, 10 minutes\)$/m.exec(out)?.[1]
+    if (link === undefined) throw new Error(`trellis admin signin-link printed no link:\n${out}`)
+    return link
+  }
+
+  const boardPath = (query = "") => `/projects/${encodeURIComponent(backend().serve.credentials.projectId)}/board${query}`
+  const statusOnServer = async (ref: string) => {
+    const { mcp, serve } = backend()
+    return (await mcp.call(TaskRead, "get_task", { taskId: ref, projectId: serve.credentials.projectId })).status
+  }
+  const column = (title: string) => backend().page.locator("section.column", { has: backend().page.locator(`h2:text-is("${title}")`) })
+  const columnHolding = async (ref: string) =>
+    backend().page.locator(`[data-task-ref="${ref}"]`).evaluate((card) =>
+      card.closest("section")?.querySelector("h2")?.firstChild?.textContent?.trim()
+    )
+
+  /** A filter's select, by the label beside it. */
+  const filter = (page: Page, label: string) =>
+    page.locator("label.filter", { has: page.locator(`span:text-is("${label}")`) }).locator("select")
+
+  /**
+   * Picks the card up with Space, presses each arrow once the board has measured its drop targets
+   * (the column it reaches is outlined), and puts it down with Space.
+   */
+  const moveWithKeys = async (ref: string, arrows: ReadonlyArray<{ readonly key: string; readonly reaches: string }>) => {
+    const { page } = backend()
+    const card = page.locator(`[data-task-ref="${ref}"]`)
+    await card.focus()
+    await page.keyboard.press("Space")
+    await page.locator(`.card.dragging[data-task-ref="${ref}"]`).waitFor()
+    for (const { key, reaches } of arrows) {
+      await page.keyboard.press(key)
+      await page.locator("section.column.over", { has: page.locator(`h2:text-is("${reaches}")`) }).waitFor({ timeout: 5_000 })
+    }
+    await page.keyboard.press("Space")
+  }
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
+      throw new Error("dist/web/ is not built: run `npm run build` before this test")
+    }
+    fs.mkdirSync(SHOTS, { recursive: true })
+    serve = await startServe(tempDir("trellis-board-home-"))
+    mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
+    const { projectId } = serve.credentials
+    const { userId } = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ userId: Schema.String })))(
+      fs.readFileSync(path.join(serve.home, "credentials.json"), "utf8")
+    )
+    const client = mcp
+    await client.call(Id, "create_task_list", { projectId, name: "Design", ref: "DESIGN", defaultViewMode: "board" })
+    const agent = await client.call(Id, "create_project_agent", { projectId, name: "Reviewer", appearance: { color: "purple" } })
+    await client.call(LabelCreated, "create_task_label", { projectId, name: "frontend" })
+    // Eight writers at a time: 2,000 tasks in a few seconds; refs past a digit boundary (DEMO-1000).
+    for (let start = 0; start < TASKS; start += 8) {
+      const batch = await Promise.all(Array.from({ length: Math.min(8, TASKS - start) }, (_, offset) => {
+        const n = start + offset
+        return client.call(Created, "create_task", {
+          projectId,
+          name: n === 7 ? "Draw the onboarding flow" : `Task number ${n}`,
+          status: statusOf(n),
+          ...(n % 10 === 0 ? { assigneeId: userId } : {}),
+          ...(n % 25 === 0 && agent.projectAgentId !== undefined ? { delegatedToAgentId: agent.projectAgentId } : {}),
+          ...(n % 50 === 0 ? { label: "frontend" } : {})
+        })
+      }))
+      refs.push(...batch.map((task) => task.refId ?? task.taskId))
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    const opened = await openPage(browser, DESKTOP)
+    page = opened.page
+    errors = opened.errors
+    await page.goto(await freshLink(boardPath()))
+    await page.waitForURL((url) => url.pathname.endsWith("/board"))
+  }, 300_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await mcp?.close()
+    await killEverything()
+    removeTempDirs()
+  })
+
+  it("the board shows all 2,000 tasks in the project's status columns, in board order", async () => {
+    const { page } = backend()
+    const started = Date.now()
+    await page.getByText(`${TASKS} tasks`, { exact: true }).waitFor({ timeout: 30_000 })
+    const rendered = Date.now() - started
+    const titles = await page.locator("section.column h2").evaluateAll((headings) =>
+      headings.map((heading) => heading.firstChild?.textContent?.trim())
+    )
+    expect(titles).toEqual(DEFAULT_STATUSES)
+    for (const status of DEFAULT_STATUSES) {
+      await expect.poll(() => column(status).locator(".card").count()).toBe(TASKS / DEFAULT_STATUSES.length)
+    }
+    expect(await page.locator(`[data-task-ref="${refs[1_500]}"]`).count()).toBe(1)
+    await screenshot(page, "board-desktop", { fullPage: false })
+    expect(await accessibilityProblems(page, ".board-page")).toEqual([])
+    expect(errors).toEqual([])
+    console.info(`board of ${TASKS} tasks shown in ${rendered} ms after the page loaded`)
+  })
+
+  it("a card dragged to another column changes the task's status on the server", async () => {
+    const { page } = backend()
+    const ref = refs[0] ?? ""
+    expect(await columnHolding(ref)).toBe("To Do")
+    const card = page.locator(`[data-task-ref="${ref}"]`)
+    const from = await card.boundingBox()
+    const to = await column("In Review").locator("h2").boundingBox()
+    if (from === null || to === null) throw new Error("the card or the column is not on screen")
+    await page.mouse.move(from.x + 20, from.y + 10)
+    await page.mouse.down()
+    await page.mouse.move(from.x + 60, from.y + 30, { steps: 5 })
+    await page.mouse.move(to.x + 30, to.y + 10, { steps: 10 })
+    await page.mouse.up()
+    await eventually("the status to reach the server", () => statusOnServer(ref), (status) => status === "In Review")
+    await expect.poll(() => columnHolding(ref)).toBe("In Review")
+  })
+
+  it("a card picked up with Space, moved with the arrow keys and put down with Space changes its status", async () => {
+    const ref = refs[1] ?? ""
+    expect(await columnHolding(ref)).toBe("In Progress")
+    await moveWithKeys(ref, [{ key: "ArrowRight", reaches: "In Review" }, { key: "ArrowRight", reaches: "Done" }])
+    await eventually("the status to reach the server", () => statusOnServer(ref), (status) => status === "Done")
+    await expect.poll(() => columnHolding(ref)).toBe("Done")
+  })
+
+  it("a card dropped on a List's tab moves the task to that List", async () => {
+    const { mcp, page, serve } = backend()
+    const ref = refs[2] ?? ""
+    const card = page.locator(`[data-task-ref="${ref}"]`)
+    await card.scrollIntoViewIfNeeded()
+    const from = await card.boundingBox()
+    const tab = await page.getByRole("link", { name: "Design" }).boundingBox()
+    if (from === null || tab === null) throw new Error("the card or the tab is not on screen")
+    await page.mouse.move(from.x + 20, from.y + 10)
+    await page.mouse.down()
+    await page.mouse.move(from.x + 60, from.y - 30, { steps: 5 })
+    await page.mouse.move(tab.x + 10, tab.y + 5, { steps: 10 })
+    await page.mouse.up()
+    await eventually(
+      "the task to be in the Design List",
+      async () => (await mcp.call(TaskRead, "get_task", { taskId: ref, projectId: serve.credentials.projectId })).list?.ref,
+      (list) => list === "DESIGN"
+    )
+    await page.getByRole("link", { name: "Design" }).click()
+    await page.getByText("1 task", { exact: true }).waitFor()
+    expect(await page.locator(`[data-task-ref="${ref}"]`).count()).toBe(1)
+    await page.getByRole("link", { name: "All tasks" }).click()
+    await page.getByText(`${TASKS} tasks`, { exact: true }).waitFor()
+  })
+
+  it("a move the server refuses is put back in its column and the page says why", async () => {
+    const { page } = backend()
+    const ref = refs[3] ?? ""
+    const before = await columnHolding(ref)
+    await page.route("**/api/mcp", async (route) => {
+      const body = route.request().postData() ?? ""
+      if (!body.includes("\"update_task\"")) return route.continue()
+      const { id } = decodeRequest(body)
+      await route.fulfill({
+        contentType: "application/json",
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          result: { isError: true, content: [{ type: "text", text: "status: is not one of the project's statuses" }] }
+        })
+      })
+    })
+    await moveWithKeys(ref, [{ key: "ArrowLeft", reaches: "In Review" }])
+    await page.getByRole("alert").filter({ hasText: `${ref} was not moved` }).waitFor()
+    await page.unroute("**/api/mcp")
+    await expect.poll(() => columnHolding(ref)).toBe(before)
+    expect(await statusOnServer(ref)).toBe(before)
+  })
+
+  it("a task another client changes moves to its new column without a reload", async () => {
+    const { mcp, serve } = backend()
+    const ref = refs[4] ?? ""
+    expect(await columnHolding(ref)).toBe("Canceled")
+    await mcp.call(Schema.Struct({ taskId: Schema.String }), "update_task", {
+      taskId: ref,
+      projectId: serve.credentials.projectId,
+      status: "To Do"
+    })
+    await expect.poll(() => columnHolding(ref), { timeout: 5_000 }).toBe("To Do")
+  })
+
+  it("filters narrow the board: text, owner, delegated agent and label", async () => {
+    const { page } = backend()
+    await page.getByPlaceholder("Name or ref").fill("onboarding")
+    await page.getByText(`1 of ${TASKS} tasks`).waitFor({ timeout: 5_000 })
+    expect(await page.locator(".card").count()).toBe(1)
+    await page.getByPlaceholder("Name or ref").fill("")
+    await filter(page, "Agent").selectOption({ label: "Reviewer" })
+    await page.getByText(`${TASKS / 25} of ${TASKS} tasks`).waitFor({ timeout: 5_000 })
+    await filter(page, "Label").selectOption({ label: "frontend" })
+    await page.getByText(`${TASKS / 50} of ${TASKS} tasks`).waitFor({ timeout: 5_000 })
+    await filter(page, "Agent").selectOption({ label: "Any" })
+    await filter(page, "Label").selectOption({ label: "Any" })
+    // Delegating a task with no owner made the caller its owner (SPEC): every 10th and every 25th task has one.
+    const ownerless = Array.from({ length: TASKS }, (_, n) => n).filter((n) => n % 10 !== 0 && n % 25 !== 0).length
+    await filter(page, "Owner").selectOption({ label: "No owner" })
+    await page.getByText(`${ownerless} of ${TASKS} tasks`).waitFor({ timeout: 5_000 })
+    await filter(page, "Owner").selectOption({ label: "Any" })
+    await page.getByText(`${TASKS} tasks`, { exact: true }).waitFor({ timeout: 5_000 })
+  })
+
+  it("a task created inline appears on the board, and the table lists every task", async () => {
+    const { page } = backend()
+    await page.getByPlaceholder("New task in the Backlog").fill("Write the release notes")
+    await page.getByRole("button", { name: "Add task" }).click()
+    await page.getByText(`${TASKS + 1} tasks`, { exact: true }).waitFor()
+    expect(await column("To Do").getByText("Write the release notes").count()).toBe(1)
+    await page.getByRole("button", { name: "List", exact: true }).click()
+    await expect.poll(() => page.locator("table.tasks tbody tr").count()).toBe(TASKS + 1)
+    await screenshot(page, "board-table-desktop", { fullPage: false })
+    await page.getByRole("button", { name: "Board", exact: true }).click()
+  })
+
+  it("on a phone the board scrolls sideways inside itself: the page is no wider than the screen", async () => {
+    const { browser } = backend()
+    const phone = await openPage(browser, PHONE)
+    await phone.page.goto(await freshLink(boardPath()))
+    await phone.page.getByText(`${TASKS + 1} tasks`, { exact: true }).waitFor({ timeout: 30_000 })
+    expect(await fitsWidth(phone.page)).toBe(true)
+    await screenshot(phone.page, "board-phone", { fullPage: false })
+    expect(phone.errors).toEqual([])
+    await phone.context.close()
+  })
+})

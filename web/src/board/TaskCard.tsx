@@ -1,0 +1,54 @@
+import { useDraggable } from "@dnd-kit/core"
+import { memo } from "react"
+import type { ListColor } from "../../../catalog/domain/TaskList.js"
+import type { Task } from "./columns"
+
+/** What a card shows of a task, on the board and under the pointer while it is dragged. */
+export const CardBody = ({ task, agentColor }: { readonly task: Task; readonly agentColor: ListColor | undefined }) => (
+  <>
+    <div className="card-top">
+      <span className="card-ref">{task.refId}</span>
+      {task.priority === "None" ? null : <span className={`card-priority priority-${task.priority.toLowerCase()}`}>{task.priority}</span>}
+    </div>
+    <p className="card-name">{task.name}</p>
+    <div className="card-meta">
+      {task.assignee === null ? null : <span className="card-owner" title="Owner">{task.assignee.name}</span>}
+      {task.delegatedToAgent === null ? null : (
+        <span className={`card-agent palette-${agentColor ?? "gray"}`} title="Delegated to">
+          {task.delegatedToAgent.name}
+        </span>
+      )}
+      {task.label === null ? null : <span className="card-label">{task.label.name}</span>}
+      {task.subtaskCount === 0 ? null : (
+        <span className="card-subtasks" aria-label={`${task.subtaskCount} subtasks`}>
+          {task.subtaskCount} sub
+        </span>
+      )}
+      {task.isArchived ? <span className="card-archived">Archived</span> : null}
+    </div>
+  </>
+)
+
+/**
+ * A task on the board: dragged with a pointer, or picked up with Space or Enter and moved between
+ * columns with the arrow keys (./keyboardMoves.ts). A card is re-rendered only when its task changes.
+ */
+export const TaskCard = memo((
+  { agentColor, pending, task }: { readonly task: Task; readonly pending: boolean; readonly agentColor: ListColor | undefined }
+) => {
+  const { attributes, isDragging, listeners, setNodeRef } = useDraggable({ id: task.taskId })
+  return (
+    <li className="card-slot">
+      <div
+        ref={setNodeRef}
+        className={`card${isDragging ? " dragging" : ""}${pending ? " pending" : ""}`}
+        data-task-ref={task.refId}
+        {...attributes}
+        {...listeners}
+        aria-roledescription="Task card"
+      >
+        <CardBody task={task} agentColor={agentColor} />
+      </div>
+    </li>
+  )
+})

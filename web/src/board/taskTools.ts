@@ -1,0 +1,24 @@
+import type { Schema } from "effect"
+import { ListProjectAgents } from "../../../catalog/Agents.js"
+import { ListTaskLists } from "../../../catalog/Lists.js"
+import { CreateTask, ListTasks, MoveTasksToList, UpdateTask } from "../../../catalog/Tasks.js"
+import { makeToolHooks } from "../lib/queries"
+
+/**
+ * The tools the board calls. They load with the board's page: catalog/Tasks.ts brings the rich
+ * text Schemas (and their Markdown parser), which the thread pages never need.
+ */
+const tools = {
+  list_task_lists: ListTaskLists,
+  list_tasks: ListTasks,
+  create_task: CreateTask,
+  update_task: UpdateTask,
+  move_tasks_to_list: MoveTasksToList,
+  list_project_agents: ListProjectAgents
+} as const
+
+export type TaskToolName = keyof typeof tools
+export type TaskToolArgs<N extends TaskToolName> = Schema.Schema.Encoded<(typeof tools)[N]["input"]>
+export type TaskToolResult<N extends TaskToolName> = Schema.Schema.Type<(typeof tools)[N]["output"]>
+
+export const { useToolMutation, useToolQuery } = makeToolHooks(tools)

@@ -1,0 +1,219 @@
+import { Option, Schema } from "effect"
+import { type FormEvent, useMemo, useState } from "react"
+import type { TaskList } from "../../../catalog/Lists.js"
+import { BoardGroupBy, DEFAULT_BOARD_GROUP_BY, ViewMode } from "../../../catalog/domain/TaskList.js"
+import { describeError } from "../lib/api"
+import { useReloadOnChange } from "../lib/projectChanges"
+import { toolKey } from "../lib/queries"
+import { type TaskToolArgs, type TaskToolResult, useToolMutation, useToolQuery } from "../board/taskTools"
+import { boardPath, followLink, navigate } from "../lib/router"
+import { BoardColumns, BoardDnd, type DropTarget, DroppableList } from "../board/BoardColumns"
+import { BoardFilters } from "../board/BoardFilters"
+import { applyChange, applyFilters, columnsOf, filterChoices, type Filters, NO_FILTERS, type Task } from "../board/columns"
+import { TaskTable } from "../board/TaskTable"
+import "../board/Board.css"
+
+type List = Schema.Schema.Type<typeof TaskList>
+
+const decodeGroup = Schema.decodeUnknownOption(BoardGroupBy)
+const decodeView = Schema.decodeUnknownOption(ViewMode)
+
+/** The board's place in the URL: `?list=REF&view=list&group=priority`, so a view can be shared and reloaded. */
+const useBoardQuery = (projectId: string) => {
+  const query = new URLSearchParams(window.location.search)
+  const set = (name: string, value: string | undefined) => {
+    const next = new URLSearchParams(window.location.search)
+    if (value === undefined || value === "") next.delete(name)
+    else next.set(name, value)
+    navigate(boardPath(projectId, next), { replace: true })
+  }
+  return { list: query.get("list") ?? "", view: query.get("view"), group: query.get("group"), set }
+}
+
+const count = (n: number) => `${n} task${n === 1 ? "" : "s"}`
+
+const NewTask = ({ projectId, list }: { readonly projectId: string; readonly list: List | undefined }) => {
+  const [name, setName] = useState("")
+  const create = useToolMutation("create_task")
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    if (name.trim() === "") return
+    create.mutate({ projectId, name, ...(list === undefined ? {} : { listId: list.listId }) }, {
+      onSuccess: () => setName(""),
+      onSettled: () => create.client.invalidateQueries({ queryKey: ["list_tasks"] })
+    })
+  }
+  return (
+    <form className="new-task" onSubmit={submit} aria-label="New task">
+      <label className="visually-hidden" htmlFor="new-task-name">New task's name</label>
+      <input
+        id="new-task-name"
+        type="text"
+        value={name}
+        placeholder={`New task in ${list?.name ?? "the Backlog"}`}
+        onChange={(event) => setName(event.currentTarget.value)}
+      />
+      <button type="submit" disabled={create.isPending || name.trim() === ""}>Add task</button>
+      {create.isError ? <p className="field-error" role="alert">{describeError(create.error)}</p> : null}
+    </form>
+  )
+}
+
+/**
+ * A project's tasks as a board or a table, for the whole project or one List: columns by the
+ * List's grouping (status, priority, owner, label), a card dragged to another column changes that
+ * field and one dropped on a List's tab moves there. Read again when the project's changes stream
+ * names a task, List or label.
+ */
+export const BoardPage = ({ projectId }: { readonly projectId: string }) => {
+  const place = useBoardQuery(projectId)
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS)
+  const [includeArchived, setIncludeArchived] = useState(false)
+  const [failure, setFailure] = useState<string | undefined>(undefined)
+  const [pending, setPending] = useState<ReadonlySet<string>>(new Set())
+
+  const lists = useToolQuery("list_task_lists", { projectId, limit: 50 })
+  const allLists = lists.data?.lists ?? []
+  const list = allLists.find((candidate) => candidate.ref === place.list.toUpperCase() || candidate.listId === place.list)
+  const tasksArgs: TaskToolArgs<"list_tasks"> = {
+    projectId,
+    includeArchived,
+    ...(list === undefined ? {} : { listId: list.listId })
+  }
+  const tasks = useToolQuery("list_tasks", tasksArgs)
+  const agents = useToolQuery("list_project_agents", { projectId })
+  const agentColors = useMemo(
+    () => new Map((agents.data?.agents ?? []).map((agent) => [agent.projectAgentId, agent.appearance.color])),
+    [agents.data]
+  )
+  const update = useToolMutation("update_task")
+  const moveToList = useToolMutation("move_tasks_to_list")
+  const client = update.client
+
+  useReloadOnChange(
+    () => {
+      void client.invalidateQueries({ queryKey: ["list_tasks"] })
+      void client.invalidateQueries({ queryKey: ["list_task_lists"] })
+      void client.invalidateQueries({ queryKey: ["list_project_agents"] })
+    },
+    { tasks: true },
+    1_000
+  )
+
+  const groupBy = Option.getOrElse(decodeGroup(place.group), () => list?.defaultBoardGroupBy ?? DEFAULT_BOARD_GROUP_BY)
+  const view = Option.getOrElse(decodeView(place.view), () => list?.defaultViewMode ?? "board")
+  const loaded = tasks.data?.tasks ?? []
+  const choices = useMemo(() => filterChoices(loaded), [loaded])
+  const shown = useMemo(() => applyFilters(loaded, filters), [loaded, filters])
+  const columns = useMemo(() => columnsOf(groupBy, shown), [groupBy, shown])
+
+  const settle = (taskId: string) => {
+    setPending((before) => new Set([...before].filter((id) => id !== taskId)))
+    void client.invalidateQueries({ queryKey: ["list_tasks"] })
+  }
+  const drop = (task: Task, target: DropTarget) => {
+    setFailure(undefined)
+    if (target._tag === "List") {
+      if (target.listId === list?.listId || target.listId === task.list?.listId) return
+      setPending((before) => new Set(before).add(task.taskId))
+      moveToList.mutate({ projectId, taskIds: [task.taskId], listId: target.listId }, {
+        onError: (error) => setFailure(`${task.refId} was not moved: ${describeError(error)}`),
+        onSettled: () => settle(task.taskId)
+      })
+      return
+    }
+    const { change } = target.column
+    if (target.column.tasks.some((member) => member.taskId === task.taskId)) return
+    // Shown in its new column at once; put back if the server refuses.
+    const key = toolKey("list_tasks", tasksArgs)
+    const before = client.getQueryData<TaskToolResult<"list_tasks">>(key)
+    if (before !== undefined) {
+      client.setQueryData<TaskToolResult<"list_tasks">>(key, {
+        tasks: before.tasks.map((each) => each.taskId === task.taskId ? applyChange(each, change, target.column) : each)
+      })
+    }
+    setPending((previous) => new Set(previous).add(task.taskId))
+    update.mutate({ taskId: task.taskId, projectId, ...change }, {
+      onError: (error) => {
+        if (before !== undefined) client.setQueryData(key, before)
+        setFailure(`${task.refId} was not moved to ${target.column.title}: ${describeError(error)}`)
+      },
+      onSettled: () => settle(task.taskId)
+    })
+  }
+
+  const listLink = (ref: string) => {
+    const query = new URLSearchParams(window.location.search)
+    if (ref === "") query.delete("list")
+    else query.set("list", ref)
+    return boardPath(projectId, query)
+  }
+
+  return (
+    <div className="board-page">
+      <div className="page-head">
+        <h1>{list === undefined ? "All tasks" : list.name}</h1>
+        <div className="view-switch" role="group" aria-label="View">
+          <button type="button" className="quiet" aria-pressed={view === "board"} onClick={() => place.set("view", "board")}>Board</button>
+          <button type="button" className="quiet" aria-pressed={view === "list"} onClick={() => place.set("view", "list")}>List</button>
+        </div>
+        {view === "board" ?
+          (
+            <label className="filter">
+              <span>Group by</span>
+              <select value={groupBy} onChange={(event) => place.set("group", event.currentTarget.value)}>
+                {BoardGroupBy.literals.map((each) => <option key={each} value={each}>{each === "assignee" ? "owner" : each}</option>)}
+              </select>
+            </label>
+          ) :
+          null}
+      </div>
+      <BoardDnd columns={columns} onDrop={drop} agentColors={agentColors}>
+        <nav aria-label="Lists">
+          <ul className="list-tabs">
+            <li>
+              <a href={listLink("")} onClick={followLink} aria-current={list === undefined ? "page" : undefined}>All tasks</a>
+            </li>
+            {allLists.map((each) => (
+              <DroppableList key={each.listId} listId={each.listId}>
+                {(isOver) => (
+                  <a
+                    href={listLink(each.ref)}
+                    onClick={followLink}
+                    className={isOver ? "over" : undefined}
+                    aria-current={list?.listId === each.listId ? "page" : undefined}
+                  >
+                    {each.name}
+                  </a>
+                )}
+              </DroppableList>
+            ))}
+          </ul>
+        </nav>
+        <BoardFilters
+          filters={filters}
+          choices={choices}
+          onChange={setFilters}
+          includeArchived={includeArchived}
+          onIncludeArchived={setIncludeArchived}
+        />
+        <NewTask projectId={projectId} list={list} />
+        {failure === undefined ? null : <p className="page-status failure" role="alert">{failure}</p>}
+        {tasks.isPending ? <p className="page-status" role="status">Loading tasks…</p> : null}
+        {tasks.isError ? <p className="page-status" role="alert">Cannot load the tasks: {describeError(tasks.error)}</p> : null}
+        {tasks.isSuccess ?
+          (
+            <>
+              <p className="meta board-count" role="status">
+                {shown.length === loaded.length ? count(loaded.length) : `${shown.length} of ${count(loaded.length)}`}
+              </p>
+              {view === "board"
+                ? <BoardColumns columns={columns} pending={pending} agentColors={agentColors} />
+                : <TaskTable tasks={shown} />}
+            </>
+          ) :
+          null}
+      </BoardDnd>
+    </div>
+  )
+}
