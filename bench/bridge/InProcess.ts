@@ -7,8 +7,8 @@
  */
 import { Effect, Layer, Option, Redacted } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
-import { ChunkUploads } from "../../src/threads/ChunkUploads.js"
-import { ThreadClaims } from "../../src/threads/ThreadClaims.js"
+import { ChunkUploads } from "../../src/bridge/ChunkUploads.js"
+import { ThreadClaims } from "../../src/bridge/ThreadClaims.js"
 import * as Database from "../../src/platform/sql/Database.js"
 import { TrellisConfig } from "../../src/platform/TrellisConfig.js"
 import { bareClaims, checkStored, refreshSessions, resetClaims, serviceClaims, type ClaimRun, type ClaimSetup } from "./Claims.js"

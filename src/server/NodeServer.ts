@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import { ThreadsGroup } from "../../catalog/bridge/ThreadsApi.js"
 import type { Principal } from "../platform/auth/Principal.js"
-import { makeAgentFastEndpoints } from "../threads/AgentHttp.js"
+import { makeAgentFastEndpoints } from "../bridge/AgentHttp.js"
 import { EventStreams, parseCursor } from "../threads/EventStreams.js"
 import { BodyUnreadable } from "../platform/http/Body.js"
 import { type FastSseHandlerOf, fastSseRoute, makeFastSseEndpoints } from "../platform/http/FastStreams.js"

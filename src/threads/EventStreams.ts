@@ -7,7 +7,7 @@ import { NotFound } from "../../catalog/domain/Errors.js"
 import type { AgentSessionId } from "../../catalog/domain/Ids.js"
 import { ThreadRows } from "./ThreadRows.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
-import { LiveSessions } from "./LiveSessions.js"
+import { LiveSessions } from "../machines/LiveSessions.js"
 import { renderFrames, ThreadEventFeeds } from "./ThreadEventFeeds.js"
 
 /**

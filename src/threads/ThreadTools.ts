@@ -9,7 +9,7 @@ import {
   type Thread
 } from "../../catalog/Threads.js"
 import { CurrentPrincipal, CurrentProject, DefaultProject } from "../platform/auth/Principal.js"
-import { CliProfiles } from "./CliProfiles.js"
+import { CliProfiles } from "../machines/CliProfiles.js"
 import { CliType } from "../../catalog/domain/CliType.js"
 import { InvalidArgument } from "../../catalog/domain/Errors.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { AgentSessions } from "../../src/threads/AgentSessions.js"
-import { ClaimLeases } from "../../src/threads/ClaimLeases.js"
+import { AgentSessions } from "../../src/bridge/AgentSessions.js"
+import { ClaimLeases } from "../../src/bridge/ClaimLeases.js"
 
 /**
  * Expiry driven by the test instead of a wall clock. Leases and session TTLs are compared with the

@@ -55,8 +55,9 @@ export const registerCli = (
   })
 
 // ---------------------------------------------------------------------------------------------
-// Helpers for the bridge tests (test/threads/): a fake CLI speaking the bridge API, Claude
-// stream-json lines as runtime A prints them, and the thread tools over MCP, decoded by Schema.
+// Helpers for the bridge tests (test/bridge/, test/machines/, test/threads/): a fake CLI speaking
+// the bridge API, Claude stream-json lines as runtime A prints them, and the thread tools over MCP,
+// decoded by Schema.
 // ---------------------------------------------------------------------------------------------
 
 /** One raw runtime line as the CLI uploads it (seq is added by `numbered`). */

@@ -5,7 +5,7 @@ import type { AgentSessionId } from "../../catalog/domain/Ids.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { ClaimFence } from "./ClaimFence.js"
 import { releaseClaim } from "./ClaimRelease.js"
-import { LiveSessions } from "./LiveSessions.js"
+import { LiveSessions } from "../machines/LiveSessions.js"
 
 /** A claimed thread as a release reads it: the batch it abandons, and whose queue it rejoins. */
 const ClaimHolding = Schema.Struct({

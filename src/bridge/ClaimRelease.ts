@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { assistantText } from "./AssistantText.js"
-import { touchGroup } from "./GroupActivity.js"
+import { assistantText } from "../threads/AssistantText.js"
+import { touchGroup } from "../threads/GroupActivity.js"
 
 /**
  * How a claim and its batch end, statement by statement, for the queue modules to run inside

@@ -5,9 +5,9 @@ import { InvalidArgument } from "../../catalog/domain/Errors.js"
 import type { AgentSessionId } from "../../catalog/domain/Ids.js"
 import type { ChunkUpload } from "../../catalog/bridge/AgentApi.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
-import { normalizeChunk } from "./normalizers/normalize.js"
+import { normalizeChunk } from "../threads/normalizers/normalize.js"
 import { ClaimFence } from "./ClaimFence.js"
-import { LiveSessions } from "./LiveSessions.js"
+import { LiveSessions } from "../machines/LiveSessions.js"
 
 /** The upload as the queue takes it: the contract's payload without the claim it is fenced by. */
 export type Upload = Pick<typeof ChunkUpload.Type, "messageId" | "chunks" | "runtimeSessionId">

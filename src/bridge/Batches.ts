@@ -10,10 +10,10 @@ import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { ClaimFence } from "./ClaimFence.js"
 import { expireInteractions, failBatch, releaseClaim } from "./ClaimRelease.js"
 import { runtimeSessionSet } from "./ChunkUploads.js"
-import { assistantText } from "./AssistantText.js"
-import { touchGroup } from "./GroupActivity.js"
+import { assistantText } from "../threads/AssistantText.js"
+import { touchGroup } from "../threads/GroupActivity.js"
 import { IsoTimestamp } from "./IsoTimestamp.js"
-import { LiveSessions } from "./LiveSessions.js"
+import { LiveSessions } from "../machines/LiveSessions.js"
 
 /** A batch's user message is the contract's record; only its time arrives as a timestamp. */
 const BatchMessageRow = Schema.Struct({ ...BatchUserMessage.fields, createdAt: IsoTimestamp })

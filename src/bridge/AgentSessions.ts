@@ -7,9 +7,9 @@ import { requireWrite } from "../tasks/TaskAccess.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { SessionConflict } from "../../catalog/bridge/BridgeErrors.js"
 import type { RegisterPayload } from "../../catalog/bridge/AgentApi.js"
-import { CliProfiles } from "./CliProfiles.js"
+import { CliProfiles } from "../machines/CliProfiles.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
-import { LiveSessions } from "./LiveSessions.js"
+import { LiveSessions } from "../machines/LiveSessions.js"
 import { ClaimLeases } from "./ClaimLeases.js"
 
 const SessionIdRow = Schema.Struct({ id: Schema.String })

@@ -2,12 +2,12 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
 import type { Principal } from "../platform/auth/Principal.js"
-import { threadNotFound, threadReadableBy } from "./ThreadVisibility.js"
+import { threadNotFound, threadReadableBy } from "../threads/ThreadVisibility.js"
 import { CliType, RuntimeTransport } from "../../catalog/domain/CliType.js"
 import type { AgentSessionId } from "../../catalog/domain/Ids.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { ClaimLost } from "../../catalog/bridge/BridgeErrors.js"
-import { LiveSessions } from "./LiveSessions.js"
+import { LiveSessions } from "../machines/LiveSessions.js"
 
 /**
  * The fencing of SPEC's "Thread and message lifecycle in the CLI bridge": a claim is a

@@ -4,7 +4,7 @@ import type { Principal } from "../platform/auth/Principal.js"
 import { InvalidArgument } from "../../catalog/domain/Errors.js"
 import type { AgentSessionId } from "../../catalog/domain/Ids.js"
 import type { AgentPayload } from "./AgentPayload.js"
-import { CliProfiles } from "./CliProfiles.js"
+import { CliProfiles } from "../machines/CliProfiles.js"
 import { ClaimFence } from "./ClaimFence.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 

@@ -285,7 +285,7 @@ describe("thread and message lifecycle in the CLI bridge", () => {
           readonly cli: FakeCli
           readonly claim: Claim
         }
-        // Each path's reason is the failed answer's errorMessage (src/threads/ClaimLeases.ts, AgentSessions.ts).
+        // Each path's reason is the failed answer's errorMessage (src/bridge/ClaimLeases.ts, AgentSessions.ts).
         const abandon = {
           release: {
             reason: "The CLI released the thread mid-run",

@@ -7,7 +7,7 @@ import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { ClaimedThread } from "../../catalog/bridge/AgentApi.js"
 import { ClaimFence } from "./ClaimFence.js"
 import { IsoTimestamp } from "./IsoTimestamp.js"
-import { LiveSessions, reachSession } from "./LiveSessions.js"
+import { LiveSessions, reachSession } from "../machines/LiveSessions.js"
 
 /** The claimed thread's row is the contract's record; only the lease arrives as a timestamp. */
 const ClaimedRow = Schema.Struct({ ...ClaimedThread.fields, leaseExpiresAt: IsoTimestamp })
