@@ -58,7 +58,8 @@ const system = (line: Json): ReadonlyArray<Json> | "ignored" => {
           kind: "runtime-notice" as const,
           message,
           attempt,
-          delayMs: delayMs === undefined ? undefined : Math.round(delayMs),
+          // A delay is never negative; Math.max also turns a rounded -0, which JSON would write as 0, into 0.
+          delayMs: delayMs === undefined ? undefined : Math.max(0, Math.round(delayMs)),
           status
         })
       ]

@@ -242,6 +242,18 @@ describe("Claude Code normalizer: rules", () => {
       })
     }))
 
+  it.effect("a retry's delay is never negative: -5e-324 (which rounds to -0, written 0 by JSON) and -20 ms are 0", () =>
+    Effect.sync(() => {
+      for (const delay of [-5e-324, -20]) {
+        const event = normalizeClaudeChunk(
+          "system",
+          JSON.stringify({ type: "system", subtype: "api_retry", attempt: 1, retry_delay_ms: delay, error: "overloaded" })
+        )
+        expect(event).toMatchObject({ kind: "runtime-notice", delayMs: 0 })
+        expect(Object.is(event.kind === "runtime-notice" ? event.delayMs : undefined, 0)).toBe(true)
+      }
+    }))
+
   it.effect("malformed JSON is unknown/json-parse-error keeping the raw type and data", () =>
     Effect.sync(() => {
       expect(normalizeClaudeChunk("assistant", "{not json")).toEqual({
