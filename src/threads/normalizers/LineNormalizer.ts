@@ -25,7 +25,9 @@ export const obj = (value: unknown): Json => (isObject(value) ? value : {})
 
 export const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 
-export const num = (value: unknown): number | undefined => typeof value === "number" && Number.isFinite(value) ? value : undefined
+/** A finite number; a runtime's `-0` is 0, since JSON writes -0 as 0 and the stored event must equal the one sent. */
+export const num = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) ? (value === 0 ? 0 : value) : undefined
 
 /** Copies only the defined entries, so optional fields stay absent (exactOptionalPropertyTypes). */
 export const defined = (fields: Json): Json => {
