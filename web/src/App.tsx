@@ -27,6 +27,7 @@ import {
 
 // The board brings the task tools' Schemas with it (./board/taskTools.ts): loaded when first opened.
 const BoardPage = lazy(() => import("./pages/Board").then((module) => ({ default: module.BoardPage })))
+const TaskPage = lazy(() => import("./pages/Task").then((module) => ({ default: module.TaskPage })))
 
 export const App = () => {
   const route = useRoute()
@@ -101,7 +102,11 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
               >
                 Threads
               </a>
-              <a href={boardPath(current)} onClick={followLink} aria-current={route.page === "board" ? "page" : undefined}>
+              <a
+                href={boardPath(current)}
+                onClick={followLink}
+                aria-current={route.page === "board" || route.page === "task" ? "page" : undefined}
+              >
                 Tasks
               </a>
               <a href={waitingPath(current)} onClick={followLink} aria-current={route.page === "waiting" ? "page" : undefined}>
@@ -133,10 +138,12 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
         {route.page === "newThread" ? <NewThreadPage key={route.projectId} projectId={route.projectId} /> : null}
         {route.page === "waiting" ? <WaitingPage key={route.projectId} projectId={route.projectId} /> : null}
         {route.page === "machines" ? <MachinesPage key={route.projectId} projectId={route.projectId} /> : null}
-        {route.page === "board"
+        {route.page === "board" || route.page === "task"
           ? (
             <Suspense fallback={<p className="page-status" role="status">Loading…</p>}>
-              <BoardPage key={route.projectId} projectId={route.projectId} />
+              {route.page === "board"
+                ? <BoardPage key={route.projectId} projectId={route.projectId} />
+                : <TaskPage key={`${route.projectId}/${route.taskRef}`} projectId={route.projectId} taskRef={route.taskRef} />}
             </Suspense>
           )
           : null}

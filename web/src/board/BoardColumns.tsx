@@ -31,10 +31,11 @@ const targetOf = (id: string, columns: ReadonlyArray<Column>): DropTarget | unde
 /** The palette color of each project agent, by id: a card shows its delegated agent in it. */
 export type AgentColors = ReadonlyMap<string, ListColor>
 
-const ColumnView = ({ agentColors, column, pending }: {
+const ColumnView = ({ agentColors, column, onOpen, pending }: {
   readonly column: Column
   readonly pending: ReadonlySet<string>
   readonly agentColors: AgentColors
+  readonly onOpen: (task: Task) => void
 }) => {
   const { isOver, setNodeRef } = useDroppable({ id: columnTarget(column.key) })
   const headingId = `column-${column.key}`
@@ -49,6 +50,7 @@ const ColumnView = ({ agentColors, column, pending }: {
             key={task.taskId}
             task={task}
             pending={pending.has(task.taskId)}
+            onOpen={onOpen}
             agentColor={task.delegatedToAgent === null ? undefined : agentColors.get(task.delegatedToAgent.projectAgentId)}
           />
         ))}
@@ -76,7 +78,11 @@ export const BoardDnd = ({ agentColors, children, columns, onDrop }: {
   const sensors = useSensors(
     // A click on a card is not a drag: it moves 6 px first.
     useSensor(PointerSensor, { activationConstraint: { distance: 6 } }),
-    useSensor(KeyboardSensor, { coordinateGetter: toNextTarget })
+    // Enter opens the card's task; Space picks it up and puts it down.
+    useSensor(KeyboardSensor, {
+      coordinateGetter: toNextTarget,
+      keyboardCodes: { start: ["Space"], cancel: ["Escape"], end: ["Space"] }
+    })
   )
   const [dragged, setDragged] = useState<Task | undefined>(undefined)
   const start = (event: DragStartEvent) => {
@@ -105,12 +111,13 @@ export const BoardDnd = ({ agentColors, children, columns, onDrop }: {
   )
 }
 
-export const BoardColumns = ({ agentColors, columns, pending }: {
+export const BoardColumns = ({ agentColors, columns, onOpen, pending }: {
   readonly columns: ReadonlyArray<Column>
   readonly pending: ReadonlySet<string>
   readonly agentColors: AgentColors
+  readonly onOpen: (task: Task) => void
 }) => (
   <div className="board" role="region" aria-label="Board" tabIndex={0}>
-    {columns.map((column) => <ColumnView key={column.key} column={column} pending={pending} agentColors={agentColors} />)}
+    {columns.map((column) => <ColumnView key={column.key} column={column} pending={pending} agentColors={agentColors} onOpen={onOpen} />)}
   </div>
 )

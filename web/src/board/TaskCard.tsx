@@ -30,12 +30,16 @@ export const CardBody = ({ task, agentColor }: { readonly task: Task; readonly a
 )
 
 /**
- * A task on the board: dragged with a pointer, or picked up with Space or Enter and moved between
- * columns with the arrow keys (./keyboardMoves.ts). A card is re-rendered only when its task changes.
+ * A task on the board: a click or Enter opens its page; dragged with a pointer, or picked up with
+ * Space and moved between columns with the arrow keys (./keyboardMoves.ts). A card is re-rendered
+ * only when its task changes.
  */
-export const TaskCard = memo((
-  { agentColor, pending, task }: { readonly task: Task; readonly pending: boolean; readonly agentColor: ListColor | undefined }
-) => {
+export const TaskCard = memo(({ agentColor, onOpen, pending, task }: {
+  readonly task: Task
+  readonly pending: boolean
+  readonly agentColor: ListColor | undefined
+  readonly onOpen: (task: Task) => void
+}) => {
   const { attributes, isDragging, listeners, setNodeRef } = useDraggable({ id: task.taskId })
   return (
     <li className="card-slot">
@@ -45,6 +49,11 @@ export const TaskCard = memo((
         data-task-ref={task.refId}
         {...attributes}
         {...listeners}
+        onClick={() => onOpen(task)}
+        onKeyDown={(event) => {
+          if (event.key === "Enter") onOpen(task)
+          else listeners?.["onKeyDown"]?.(event)
+        }}
         aria-roledescription="Task card"
       >
         <CardBody task={task} agentColor={agentColor} />

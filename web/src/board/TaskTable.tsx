@@ -1,8 +1,9 @@
 import { ago } from "../lib/format"
+import { followLink, taskPath } from "../lib/router"
 import type { Task } from "./columns"
 
 /** The list view: one row per task, in the order list_tasks gives (rank order). */
-export const TaskTable = ({ tasks }: { readonly tasks: ReadonlyArray<Task> }) => (
+export const TaskTable = ({ projectId, tasks }: { readonly projectId: string; readonly tasks: ReadonlyArray<Task> }) => (
   <div className="table-wrap" role="region" aria-label="Tasks" tabIndex={0}>
     <table className="tasks">
       <thead>
@@ -21,7 +22,9 @@ export const TaskTable = ({ tasks }: { readonly tasks: ReadonlyArray<Task> }) =>
       <tbody>
         {tasks.map((task) => (
           <tr key={task.taskId} data-task-ref={task.refId}>
-            <td className="card-ref">{task.refId}</td>
+            <td className="card-ref">
+              <a href={taskPath(projectId, task.refId)} onClick={followLink}>{task.refId}</a>
+            </td>
             <td>{task.name}{task.subtaskCount > 0 ? <span className="meta">· {task.subtaskCount} sub</span> : null}</td>
             <td>{task.status}</td>
             <td>{task.priority}</td>

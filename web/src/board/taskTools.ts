@@ -1,11 +1,12 @@
 import type { Schema } from "effect"
 import { ListProjectAgents } from "../../../catalog/Agents.js"
 import { ListTaskLists } from "../../../catalog/Lists.js"
-import { CreateTask, ListTasks, MoveTasksToList, UpdateTask } from "../../../catalog/Tasks.js"
+import { ListTaskLabels } from "../../../catalog/Labels.js"
+import { CreateTask, CreateTaskComment, DeleteTask, GetTask, ListTasks, MoveTasksToList, UpdateTask } from "../../../catalog/Tasks.js"
 import { makeToolHooks } from "../lib/queries"
 
 /**
- * The tools the board calls. They load with the board's page: catalog/Tasks.ts brings the rich
+ * The tools the board and a task's page call. They load with the board's page: catalog/Tasks.ts brings the rich
  * text Schemas (and their Markdown parser), which the thread pages never need.
  */
 const tools = {
@@ -14,7 +15,11 @@ const tools = {
   create_task: CreateTask,
   update_task: UpdateTask,
   move_tasks_to_list: MoveTasksToList,
-  list_project_agents: ListProjectAgents
+  list_project_agents: ListProjectAgents,
+  list_task_labels: ListTaskLabels,
+  get_task: GetTask,
+  create_task_comment: CreateTaskComment,
+  delete_task: DeleteTask
 } as const
 
 export type TaskToolName = keyof typeof tools

@@ -11,6 +11,7 @@ export type Route =
   | { readonly page: "waiting"; readonly projectId: string }
   | { readonly page: "machines"; readonly projectId: string }
   | { readonly page: "board"; readonly projectId: string }
+  | { readonly page: "task"; readonly projectId: string; readonly taskRef: string }
   | { readonly page: "unknown" }
 
 export const threadsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/threads`
@@ -20,6 +21,9 @@ export const newThreadPath = (projectId: string, spawnFrom?: string) =>
   `/projects/${encodeURIComponent(projectId)}/new-thread${spawnFrom === undefined ? "" : `?spawnFrom=${encodeURIComponent(spawnFrom)}`}`
 export const waitingPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/waiting`
 export const machinesPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/machines`
+/** A task's page, by its ref (DEMO-12) or ID. */
+export const taskPath = (projectId: string, taskRef: string) =>
+  `/projects/${encodeURIComponent(projectId)}/tasks/${encodeURIComponent(taskRef)}`
 /** The board (or table) of the project's tasks; `query` holds the List, the view and the grouping. */
 export const boardPath = (projectId: string, query?: URLSearchParams) => {
   const search = query?.toString() ?? ""
@@ -33,7 +37,7 @@ export const parseRoute = (pathname: string): Route => {
   const parts = pathname.split("/").filter((part) => part !== "").map(decodeURIComponent)
   if (parts.length === 0) return { page: "home" }
   if (pathname === SIGN_IN_PAGE) return { page: "signIn" }
-  const [first, projectId, section, threadId] = parts
+  const [first, projectId, section, item] = parts
   if (first !== "projects" || projectId === undefined) return { page: "unknown" }
   if (parts.length === 3) {
     if (section === "threads") return { page: "threads", projectId }
@@ -42,8 +46,9 @@ export const parseRoute = (pathname: string): Route => {
     if (section === "machines") return { page: "machines", projectId }
     if (section === "board") return { page: "board", projectId }
   }
-  return parts.length === 4 && section === "threads" && threadId !== undefined
-    ? { page: "thread", projectId, threadId }
+  if (parts.length === 4 && section === "tasks" && item !== undefined) return { page: "task", projectId, taskRef: item }
+  return parts.length === 4 && section === "threads" && item !== undefined
+    ? { page: "thread", projectId, threadId: item }
     : { page: "unknown" }
 }
 

@@ -1,12 +1,12 @@
 import { Option, Schema } from "effect"
-import { type FormEvent, useMemo, useState } from "react"
+import { type FormEvent, useCallback, useMemo, useState } from "react"
 import type { TaskList } from "../../../catalog/Lists.js"
 import { BoardGroupBy, DEFAULT_BOARD_GROUP_BY, ViewMode } from "../../../catalog/domain/TaskList.js"
 import { describeError } from "../lib/api"
 import { useReloadOnChange } from "../lib/projectChanges"
 import { toolKey } from "../lib/queries"
 import { type TaskToolArgs, type TaskToolResult, useToolMutation, useToolQuery } from "../board/taskTools"
-import { boardPath, followLink, navigate } from "../lib/router"
+import { boardPath, followLink, navigate, taskPath } from "../lib/router"
 import { BoardColumns, BoardDnd, type DropTarget, DroppableList } from "../board/BoardColumns"
 import { BoardFilters } from "../board/BoardFilters"
 import { applyChange, applyFilters, columnsOf, filterChoices, type Filters, NO_FILTERS, type Task } from "../board/columns"
@@ -107,6 +107,7 @@ export const BoardPage = ({ projectId }: { readonly projectId: string }) => {
   const shown = useMemo(() => applyFilters(loaded, filters), [loaded, filters])
   const columns = useMemo(() => columnsOf(groupBy, shown), [groupBy, shown])
 
+  const open = useCallback((task: Task) => navigate(taskPath(projectId, task.refId)), [projectId])
   const settle = (taskId: string) => {
     setPending((before) => new Set([...before].filter((id) => id !== taskId)))
     void client.invalidateQueries({ queryKey: ["list_tasks"] })
@@ -208,8 +209,8 @@ export const BoardPage = ({ projectId }: { readonly projectId: string }) => {
                 {shown.length === loaded.length ? count(loaded.length) : `${shown.length} of ${count(loaded.length)}`}
               </p>
               {view === "board"
-                ? <BoardColumns columns={columns} pending={pending} agentColors={agentColors} />
-                : <TaskTable tasks={shown} />}
+                ? <BoardColumns columns={columns} pending={pending} agentColors={agentColors} onOpen={open} />
+                : <TaskTable projectId={projectId} tasks={shown} />}
             </>
           ) :
           null}

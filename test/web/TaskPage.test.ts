@@ -1,0 +1,210 @@
+/**
+ * A task's page in Chromium against a real `trellis serve`: opened from its card, each field saved
+ * as it changes (and read back over MCP), the description edited as Markdown, a subtask and a
+ * comment added, a refusal shown with the server's message, deleting with the cascade choice, an
+ * unknown ref, and the page at 390×844. Screenshots land in test-results/web/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
+import { Mcp, type Serve, startServe, trellisOk } from "../e2e/support/Trellis.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
+
+const DESKTOP = { width: 1440, height: 900 }
+const PHONE = { width: 390, height: 844 }
+
+const Created = Schema.Struct({ taskId: Schema.String, refId: Schema.NullOr(Schema.String) })
+const AgentCreated = Schema.Struct({ projectAgentId: Schema.String })
+const Read = Schema.Struct({
+  taskId: Schema.String,
+  status: Schema.String,
+  priority: Schema.String,
+  taskTypeKey: Schema.String,
+  dueDate: Schema.NullOr(Schema.Number),
+  tags: Schema.Array(Schema.String),
+  parentId: Schema.NullOr(Schema.String),
+  assignee: Schema.NullOr(Schema.Struct({ userId: Schema.String })),
+  delegatedToAgent: Schema.NullOr(Schema.Struct({ projectAgentId: Schema.String })),
+  label: Schema.NullOr(Schema.Struct({ name: Schema.String })),
+  descriptionMarkdown: Schema.String,
+  subtasks: Schema.Array(Schema.Struct({ refId: Schema.String, name: Schema.String })),
+  comments: Schema.Array(Schema.Struct({ content: Schema.String }))
+})
+const Missing = Schema.Struct({ tasks: Schema.Array(Schema.Struct({ identifier: Schema.String, error: Schema.optional(Schema.Unknown) })) })
+
+describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's page in Chromium", () => {
+  let serve: Serve | undefined
+  let mcp: Mcp | undefined
+  let browser: Browser | undefined
+  let page: Page | undefined
+  let errors: Array<string> = []
+  let ref = ""
+  let agentId = ""
+
+  const backend = () => {
+    if (serve === undefined || mcp === undefined || browser === undefined || page === undefined) {
+      throw new Error("the backend or the browser did not start")
+    }
+    return { serve, mcp, browser, page }
+  }
+  const read = (taskId: string) => backend().mcp.call(Read, "get_task", { taskId, projectId: backend().serve.credentials.projectId })
+  const freshLink = async (next: string) => {
+    const { serve } = backend()
+    const out = await trellisOk(["admin", "signin-link", "--next", next], repoRoot, { ...serve.env, TRELLIS_HOME: serve.home })
+    const link = /^Sign in: (\S+) \(one use, 10 minutes\)$/m.exec(out)?.[1]
+    if (link === undefined) throw new Error(`trellis admin signin-link printed no link:\n${out}`)
+    return link
+  }
+  const field = (label: string) => backend().page.locator("label.task-field", { has: backend().page.locator(`span:text-is("${label}")`) })
+  const projectPath = (rest: string) => `/projects/${encodeURIComponent(backend().serve.credentials.projectId)}${rest}`
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
+      throw new Error("dist/web/ is not built: run `npm run build` before this test")
+    }
+    fs.mkdirSync(SHOTS, { recursive: true })
+    serve = await startServe(tempDir("trellis-task-home-"))
+    mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
+    const { projectId } = serve.credentials
+    agentId = (await mcp.call(AgentCreated, "create_project_agent", { projectId, name: "Builder", appearance: { color: "teal" } }))
+      .projectAgentId
+    await mcp.call(Schema.Struct({}), "create_task_label", { projectId, name: "backend" })
+    const created = await mcp.call(Created, "create_task", { projectId, name: "Ship the export", description: "First **draft**" })
+    ref = created.refId ?? created.taskId
+    await mcp.call(Created, "create_task", { projectId, name: "Another task" })
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    const opened = await openPage(browser, DESKTOP)
+    page = opened.page
+    errors = opened.errors
+    await page.goto(await freshLink(projectPath("/board")))
+    await page.getByText("2 tasks", { exact: true }).waitFor({ timeout: 30_000 })
+  }, 180_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await mcp?.close()
+    await killEverything()
+    removeTempDirs()
+  })
+
+  it("a card clicked on the board opens its task's page", async () => {
+    const { page } = backend()
+    await page.locator(`[data-task-ref="${ref}"]`).click()
+    await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
+    expect(new URL(page.url()).pathname).toBe(projectPath(`/tasks/${ref}`))
+    expect(await page.locator(".task-page strong").textContent()).toBe("draft")
+  })
+
+  it("each field is saved as it changes and read back over MCP", async () => {
+    const task = await read(ref)
+    await field("Status").locator("select").selectOption("In Progress")
+    await field("Priority").locator("select").selectOption("High")
+    await field("Type").locator("select").selectOption("feature")
+    await field("Due").locator("input").fill("2027-03-15")
+    await field("Label").locator("select").selectOption({ label: "backend" })
+    await field("Tags").locator("input").fill("export, csv")
+    await field("Tags").locator("input").press("Enter")
+    await eventually(
+      "every field to be saved",
+      () => read(ref),
+      (saved) =>
+        saved.status === "In Progress" && saved.priority === "High" && saved.taskTypeKey === "feature" &&
+        saved.dueDate === Date.UTC(2027, 2, 15) / 1000 && saved.label?.name === "backend" && saved.tags.join(",") === "export,csv"
+    )
+    expect(task.assignee).toBeNull()
+    // SPEC: delegating a task with no owner makes the person who delegates it its owner.
+    await field("Delegated to").locator("select").selectOption({ label: "Builder" })
+    const delegated = await eventually("the delegation", () => read(ref), (saved) => saved.delegatedToAgent?.projectAgentId === agentId)
+    expect(delegated.assignee).not.toBeNull()
+    await expect.poll(() => field("Owner").locator("select").inputValue()).toBe(delegated.assignee?.userId)
+  })
+
+  it("the description is edited as Markdown and read back over MCP as Markdown", async () => {
+    const { page } = backend()
+    await page.getByRole("button", { name: "Edit" }).click()
+    await page.getByLabel("Description (Markdown)").fill("## Plan\n\n- export as *CSV*\n- then JSON")
+    await page.getByRole("button", { name: "Save" }).click()
+    await page.getByRole("heading", { level: 2, name: "Plan" }).waitFor()
+    const saved = await eventually("the description", () => read(ref), (task) => task.descriptionMarkdown.includes("## Plan"))
+    expect(saved.descriptionMarkdown).toContain("export as *CSV*")
+  })
+
+  it("a subtask added is listed with its ref and opens its own page", async () => {
+    const { page } = backend()
+    await page.getByPlaceholder("New subtask").fill("Write the CSV writer")
+    await page.getByRole("button", { name: "Add subtask" }).click()
+    const link = page.locator(".task-section", { hasText: "Subtasks" }).getByRole("link")
+    await link.waitFor()
+    const subtaskRef = (await link.textContent()) ?? ""
+    const [subtask] = (await read(ref)).subtasks
+    expect(subtask?.refId).toBe(subtaskRef)
+    expect(subtask?.name).toBe("Write the CSV writer")
+    await link.click()
+    await page.getByRole("heading", { level: 1, name: "Write the CSV writer" }).waitFor()
+    await page.goBack()
+    await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
+  })
+
+  it("a comment added shows as Markdown and is stored as written", async () => {
+    const { page } = backend()
+    await page.getByPlaceholder("Comment (Markdown)").fill("Looks **good**")
+    await page.getByRole("button", { name: "Comment", exact: true }).click()
+    await page.locator(".task-comments strong", { hasText: "good" }).waitFor()
+    expect((await read(ref)).comments.map((comment) => comment.content)).toEqual(["Looks **good**"])
+  })
+
+  it("a change the server refuses is shown with its message, naming the field", async () => {
+    const { page } = backend()
+    await page.getByRole("button", { name: "Rename" }).click()
+    await page.getByLabel("Name", { exact: true }).fill("x".repeat(501))
+    await page.getByRole("button", { name: "Save" }).click()
+    const alert = page.getByRole("alert").filter({ hasText: "Not saved" })
+    await alert.waitFor()
+    expect(await alert.textContent()).toContain("name")
+    expect(await alert.textContent()).toContain("500")
+    await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
+    await screenshot(page, "task-desktop")
+    expect(await accessibilityProblems(page, ".task-page")).toEqual([])
+    expect(errors).toEqual([])
+  })
+
+  it("deleting with \"keep them, one level up\" keeps the subtasks and returns to the board", async () => {
+    const { mcp, page, serve } = backend()
+    const [subtask] = (await read(ref)).subtasks
+    await page.getByRole("button", { name: "Delete task" }).click()
+    await page.getByLabel("Keep them, one level up").check()
+    await page.getByRole("button", { name: "Delete", exact: true }).click()
+    await page.waitForURL((url) => url.pathname.endsWith("/board"))
+    const found = await mcp.call(Missing, "get_tasks", { identifiers: [ref], projectId: serve.credentials.projectId })
+    expect(found.tasks[0]?.error).toBeDefined()
+    const kept = await read(subtask?.refId ?? "")
+    expect(kept.parentId).toBeNull()
+  })
+
+  it("an unknown ref says the task cannot be shown", async () => {
+    const { page } = backend()
+    await page.goto(new URL(projectPath("/tasks/DEMO-99999"), backend().serve.baseUrl).toString())
+    const alert = page.getByRole("alert")
+    await alert.waitFor()
+    expect(await alert.textContent()).toContain("Cannot show DEMO-99999")
+  })
+
+  it("on a phone the page is no wider than the screen", async () => {
+    const { browser, mcp, serve } = backend()
+    const task = await mcp.call(Created, "create_task", {
+      projectId: serve.credentials.projectId,
+      name: "A task with a long name that has to wrap on a narrow screen without scrolling sideways",
+      description: "A link: https://example.com/a/very/long/path/that/should/wrap/rather/than/widen/the/page"
+    })
+    const phone = await openPage(browser, PHONE)
+    await phone.page.goto(await freshLink(projectPath(`/tasks/${task.refId ?? task.taskId}`)))
+    await phone.page.getByRole("heading", { level: 1 }).waitFor({ timeout: 30_000 })
+    expect(await fitsWidth(phone.page)).toBe(true)
+    await screenshot(phone.page, "task-phone")
+    expect(await accessibilityProblems(phone.page, ".task-page")).toEqual([])
+    await phone.context.close()
+  })
+})
