@@ -1,6 +1,6 @@
 import { Option, Schema } from "effect"
 import { QueryClientProvider } from "@tanstack/react-query"
-import { lazy, Suspense, useEffect } from "react"
+import { lazy, Suspense, useCallback, useEffect, useState } from "react"
 import { returnPath, SIGN_IN_PAGE, SignInLinkReason, signInPagePath } from "../../catalog/domain/SignIn.js"
 import { describeError, isSignedOut, signOut, useTool } from "./lib/api"
 import { SignInPage } from "./pages/SignIn"
@@ -28,6 +28,25 @@ import {
 // The board brings the task tools' Schemas with it (./board/taskTools.ts): loaded when first opened.
 const BoardPage = lazy(() => import("./pages/Board").then((module) => ({ default: module.BoardPage })))
 const TaskPage = lazy(() => import("./pages/Task").then((module) => ({ default: module.TaskPage })))
+const SearchDialog = lazy(() => import("./search/SearchDialog").then((module) => ({ default: module.SearchDialog })))
+
+/** Where typing `/` is text, not a shortcut. */
+const isTyping = (target: EventTarget | null) =>
+  target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
+
+/** `/` (outside a field) or Ctrl/⌘K opens search. */
+const useSearchShortcut = (open: () => void) =>
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const slash = event.key === "/" && !event.ctrlKey && !event.metaKey && !event.altKey && !isTyping(event.target)
+      const commandK = event.key.toLowerCase() === "k" && (event.ctrlKey || event.metaKey)
+      if (!slash && !commandK) return
+      event.preventDefault()
+      open()
+    }
+    window.addEventListener("keydown", onKey)
+    return () => window.removeEventListener("keydown", onKey)
+  }, [open])
 
 export const App = () => {
   const route = useRoute()
@@ -58,6 +77,9 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
   const current = projectOf(route)
   const firstProject = projects._tag === "Ready" ? projects.value.projects[0]?.projectId : undefined
   const waiting = useWaitingCount(current)
+  const [searching, setSearching] = useState(false)
+  const openSearch = useCallback(() => setSearching(true), [])
+  useSearchShortcut(openSearch)
 
   useEffect(() => {
     if (route.page === "home" && firstProject !== undefined) navigate(threadsPath(firstProject), { replace: true })
@@ -121,6 +143,11 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
             </nav>
           ) :
           null}
+        {current === undefined ? null : (
+          <button type="button" className="quiet" onClick={openSearch} aria-keyshortcuts="/ Control+K Meta+K">
+            Search <kbd>/</kbd>
+          </button>
+        )}
         <button
           type="button"
           className="quiet"
@@ -131,6 +158,13 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
           Sign out
         </button>
       </header>
+      {searching && current !== undefined
+        ? (
+          <Suspense fallback={null}>
+            <SearchDialog projectId={current} onClose={() => setSearching(false)} />
+          </Suspense>
+        )
+        : null}
       <main className={route.page === "board" ? "wide" : undefined}>
         {list.length === 0 ? <p className="page-status">You have no projects yet.</p> : null}
         {route.page === "threads" ? <ThreadsPage key={route.projectId} projectId={route.projectId} /> : null}

@@ -2,12 +2,22 @@ import type { Schema } from "effect"
 import { ListProjectAgents } from "../../../catalog/Agents.js"
 import { ListTaskLists } from "../../../catalog/Lists.js"
 import { ListTaskLabels } from "../../../catalog/Labels.js"
-import { CreateTask, CreateTaskComment, DeleteTask, GetTask, ListTasks, MoveTasksToList, UpdateTask } from "../../../catalog/Tasks.js"
+import {
+  CreateTask,
+  CreateTaskComment,
+  DeleteTask,
+  GetTask,
+  ListTasks,
+  MoveTasksToList,
+  SearchTasks,
+  UpdateTask
+} from "../../../catalog/Tasks.js"
 import { makeToolHooks } from "../lib/queries"
 
 /**
- * The tools the board and a task's page call. They load with the board's page: catalog/Tasks.ts brings the rich
- * text Schemas (and their Markdown parser), which the thread pages never need.
+ * The tools the board, a task's page and search call. They load with those (chunks of their own):
+ * catalog/Tasks.ts brings the rich text Schemas and their Markdown parser, which the thread pages
+ * never need.
  */
 const tools = {
   list_task_lists: ListTaskLists,
@@ -19,7 +29,8 @@ const tools = {
   list_task_labels: ListTaskLabels,
   get_task: GetTask,
   create_task_comment: CreateTaskComment,
-  delete_task: DeleteTask
+  delete_task: DeleteTask,
+  search_tasks: SearchTasks
 } as const
 
 export type TaskToolName = keyof typeof tools
