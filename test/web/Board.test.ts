@@ -11,8 +11,8 @@ import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { DEFAULT_STATUSES } from "../../catalog/domain/Task.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
-import { Mcp, type Serve, startServe, trellisOk } from "../e2e/support/Trellis.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
+import { Mcp, type Serve, startServe } from "../e2e/support/Trellis.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS, signInLink } from "./support/Browser.js"
 
 const TASKS = 2_000
 const DESKTOP = { width: 1440, height: 900 }
@@ -46,13 +46,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
     return { serve, mcp, browser, page }
   }
 
-  const freshLink = async (next: string) => {
-    const { serve } = backend()
-    const out = await trellisOk(["admin", "signin-link", "--next", next], repoRoot, { ...serve.env, TRELLIS_HOME: serve.home })
-    const link = /^Sign in: (\S+) \(one use, 10 minutes\)$/m.exec(out)?.[1]
-    if (link === undefined) throw new Error(`trellis admin signin-link printed no link:\n${out}`)
-    return link
-  }
+  const freshLink = (next: string) => signInLink(backend().serve, next)
 
   const boardPath = (query = "") => `/projects/${encodeURIComponent(backend().serve.credentials.projectId)}/board${query}`
   const statusOnServer = async (ref: string) => {

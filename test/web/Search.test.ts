@@ -9,8 +9,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
-import { Mcp, type Serve, startServe, trellisOk } from "../e2e/support/Trellis.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
+import { Mcp, type Serve, startServe } from "../e2e/support/Trellis.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS, signInLink } from "./support/Browser.js"
 
 const DESKTOP = { width: 1440, height: 900 }
 const PHONE = { width: 390, height: 844 }
@@ -32,13 +32,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("search in
     return { serve, mcp, browser, page }
   }
   const projectPath = (rest: string) => `/projects/${encodeURIComponent(backend().serve.credentials.projectId)}${rest}`
-  const freshLink = async (next: string) => {
-    const { serve } = backend()
-    const out = await trellisOk(["admin", "signin-link", "--next", next], repoRoot, { ...serve.env, TRELLIS_HOME: serve.home })
-    const link = /^Sign in: (\S+) \(one use, 10 minutes\)$/m.exec(out)?.[1]
-    if (link === undefined) throw new Error(`trellis admin signin-link printed no link:\n${out}`)
-    return link
-  }
+  const freshLink = (next: string) => signInLink(backend().serve, next)
   const found = (page: Page) => page.getByRole("listbox", { name: "Tasks found" }).getByRole("option")
   const searchBox = () => backend().page.getByRole("dialog", { name: "Search tasks" }).getByRole("searchbox")
 

@@ -4,6 +4,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { repoRoot } from "../../e2e/support/Processes.js"
+import { type Serve, trellisOk } from "../../e2e/support/Trellis.js"
 
 /**
  * What every browser test shares: Debian's Chromium (Playwright never downloads one here), where
@@ -62,3 +63,11 @@ export const accessibilityProblems = async (page: Page, include?: string) => {
 
 /** Nothing wider than the screen: no sideways scrolling on a phone. */
 export const fitsWidth = async (page: Page) => (await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")) === true
+
+/** A fresh one-time sign-in link to `next`, printed by `trellis admin signin-link` as the person would. */
+export const signInLink = async (serve: Serve, next: string) => {
+  const out = await trellisOk(["admin", "signin-link", "--next", next], repoRoot, { ...serve.env, TRELLIS_HOME: serve.home })
+  const link = /^Sign in: (\S+) \(one use, 10 minutes\)$/m.exec(out)?.[1]
+  if (link === undefined) throw new Error(`trellis admin signin-link printed no link:\n${out}`)
+  return link
+}
