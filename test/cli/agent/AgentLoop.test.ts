@@ -1,6 +1,6 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
-import { describe, expect, layer } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -19,12 +19,19 @@ import { seedOwner } from "../../support/TestServer.js"
 
 const replay = fileURLToPath(new URL("../../support/replay/claude.mjs", import.meta.url))
 
-/** A bin directory whose `claude` is the replay runtime, put first on PATH for the spawned runtimes. */
-const installReplay = () => {
+/**
+ * A bin directory whose `claude` is the replay runtime, first on PATH for the spawned runtimes
+ * while this file runs (the worker runs other files after it, with PATH as it was).
+ */
+const savedPath = process.env["PATH"]
+beforeAll(() => {
   const bin = mkdtempSync(join(tmpdir(), "trellis-bin-"))
   copyFileSync(replay, join(bin, "claude"))
-  process.env["PATH"] = `${bin}:${process.env["PATH"] ?? ""}`
-}
+  process.env["PATH"] = `${bin}:${savedPath ?? ""}`
+})
+afterAll(() => {
+  if (savedPath !== undefined) process.env["PATH"] = savedPath
+})
 
 /** The backend on a random local port; its base URL is the service. */
 class ServerUrl extends Effect.Tag("test/ServerUrl")<ServerUrl, string>() {}
@@ -115,10 +122,9 @@ const answeredIn = (server: string, key: string, threadId: string) =>
       )
   )
 
-/** The backend's URL, a fresh owner, and a machine's home with its checkout; the replay runtime on PATH. */
+/** The backend's URL, a fresh owner, and a machine's home with its checkout. */
 const machineOf = (slug: string) =>
   Effect.gen(function*() {
-    installReplay()
     const server = yield* ServerUrl
     const owner = yield* seedOwner(slug)
     const home = mkdtempSync(join(tmpdir(), "trellis-agent-"))
