@@ -1,11 +1,12 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Stream } from "effect"
 import * as net from "node:net"
 import { TaskFileSummary } from "../../catalog/domain/TaskFile.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { TaskTree } from "../../src/tasks/TaskTree.js"
+import { connect, type Frame } from "../support/Sse.js"
 import { createKey, seedOwner, ServerPort, TestServer } from "../support/TestServer.js"
 import { ok, scopedTo } from "../support/TaskTools.js"
 import { createTask, getTask, joinAs } from "./TaskFixtures.js"
@@ -123,7 +124,7 @@ const allContents = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT coun
 )
 
 describe("task files: upload, list, download", () => {
-  layer(TestServer(config, "node"))((it) => {
+  layer(TestServer(config, "node"), { excludeTestServices: true })((it) => {
     it.effect("an uploaded file is listed by get_task with an absolute download URL, and a key downloads the same bytes", () =>
       Effect.gen(function*() {
         const { key, project, user } = yield* seedOwner("files-roundtrip")
@@ -306,5 +307,22 @@ describe("task files: upload, list, download", () => {
         expect(got.headers["x-content-type-options"]).toBe("nosniff")
         expect(Buffer.from(got.bytes).equals(Buffer.from(page))).toBe(true)
       }))
+
+    it.effect("attaching and removing a file names its task on the project's changes stream", () =>
+      Effect.gen(function*() {
+        const { key, project } = yield* seedOwner("files-changes")
+        const { taskId } = yield* createTask(key, project.id)
+        const changes = yield* connect(key, `/api/projects/${project.id}/changes`)
+        const namesTask = (frame: Frame) => JSON.stringify(Reflect.get(Object(frame.data), "taskIds") ?? []).includes(taskId)
+        const untilNamed = changes.pipe(Stream.filter(namesTask), Stream.take(1), Stream.timeout("10 seconds"), Stream.runCollect)
+        const file = yield* uploaded(key, taskId, "note.txt", new TextEncoder().encode("hello"), "text/plain")
+        expect([...yield* untilNamed]).toHaveLength(1)
+        const client = yield* HttpClient.HttpClient
+        const removed = yield* client.execute(
+          HttpClientRequest.del(new URL(file.downloadUrl).pathname).pipe(HttpClientRequest.setHeaders(bearer(key)))
+        ).pipe(Effect.orDie)
+        expect(removed.status).toBe(204)
+        expect([...yield* untilNamed]).toHaveLength(1)
+      }).pipe(Effect.scoped))
   })
 })
