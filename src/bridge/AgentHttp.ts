@@ -235,5 +235,7 @@ export const OPENAPI_PATH = "/api/openapi.json"
 
 /** The bridge and client endpoints on the router, with their OpenAPI document. */
 export const AgentRoutes = HttpLayerRouter.addHttpApi(TrellisApi, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide(Layer.mergeAll(AgentHandlers, ThreadHandlers, ProjectHandlers, TaskFileHandlers).pipe(Layer.provideMerge(AuthenticationLive)))
+  Layer.provide(
+    Layer.mergeAll(AgentHandlers, ThreadHandlers, ProjectHandlers, TaskFileHandlers).pipe(Layer.provideMerge(AuthenticationLive))
+  )
 )
