@@ -13,29 +13,29 @@ import { Authentication } from "./Authentication.js"
  */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", { message: Schema.String }) {}
 
-/** Where files are uploaded; the RequestGuard gives this route the file size limit instead of the usual body limit. */
-export const FILE_UPLOAD_PATH = "/api/tasks/:taskId/files"
+const PREFIX = "/api/tasks"
 
 const taskIdParam = HttpApiSchema.param("taskId", Schema.String.annotations({ description: "The task's ID (task_…) or scoped ref" }))
 const fileIdParam = HttpApiSchema.param("fileId", Schema.String)
 
+/** Upload: its own value, so that FILE_UPLOAD_PATH comes from the declaration. */
+const upload = HttpApiEndpoint.post("upload")`/${taskIdParam}/files`
+  .setUrlParams(Schema.Struct({
+    name: Schema.String.annotations({ description: `The file's name, 1–${MAX_FILE_NAME_LENGTH} characters` })
+  }))
+  .setPayload(HttpApiSchema.Uint8Array())
+  .addSuccess(TaskFileSummary, { status: 201 })
+  .addError(PayloadTooLarge, { status: 413 })
+  .annotate(
+    OpenApi.Description,
+    `Attach a file to the task: the body is the file's bytes, its Content-Type the file's type. At most ${MAX_FILE_BYTES} bytes ` +
+      `per file and ${MAX_TASK_FILE_BYTES} per task: 413, from Content-Length before the body is read (a chunked body past the ` +
+      "file cap is cut). Needs the project role member or admin"
+  )
+
 /** A task's attached files, beside MCP: bytes do not fit a JSON-RPC call. */
 export class TaskFilesGroup extends HttpApiGroup.make("taskFiles")
-  .add(
-    HttpApiEndpoint.post("upload")`/${taskIdParam}/files`
-      .setUrlParams(Schema.Struct({
-        name: Schema.String.annotations({ description: `The file's name, 1–${MAX_FILE_NAME_LENGTH} characters` })
-      }))
-      .setPayload(HttpApiSchema.Uint8Array())
-      .addSuccess(TaskFileSummary, { status: 201 })
-      .addError(PayloadTooLarge, { status: 413 })
-      .annotate(
-        OpenApi.Description,
-        `Attach a file to the task: the body is the file's bytes, its Content-Type the file's type. At most ${MAX_FILE_BYTES} bytes ` +
-          `per file and ${MAX_TASK_FILE_BYTES} per task (413, checked from Content-Length before the body is read, and while ` +
-          "reading a chunked body). Needs the project role member or admin"
-      )
-  )
+  .add(upload)
   .add(
     HttpApiEndpoint.get("download")`/${taskIdParam}/files/${fileIdParam}`
       .addSuccess(HttpApiSchema.Uint8Array())
@@ -52,6 +52,9 @@ export class TaskFilesGroup extends HttpApiGroup.make("taskFiles")
   .addError(NotFound, { status: 404 })
   .addError(Forbidden, { status: 403 })
   .addError(InvalidArgument, { status: 400 })
-  .prefix("/api/tasks")
+  .prefix(PREFIX)
   .middleware(Authentication)
 {}
+
+/** Where files are uploaded; the RequestGuard gives this route the file size limit instead of the usual body limit. */
+export const FILE_UPLOAD_PATH = `${PREFIX}${upload.path}`

@@ -197,6 +197,18 @@ describe("task files: upload, list, download", () => {
         expect(over.status).toBe(413)
         expect(refusal(over.body).message).toContain(`file: a task's files are at most 0.2 MB (${TASK_CAP} bytes) together`)
         expect(yield* storedFiles(taskId)).toEqual({ files: 2, contents: 2 })
+        // A chunked body declares no length: it is read, then refused by the write under the task's lock.
+        const client = yield* HttpClient.HttpClient
+        const chunked = yield* client.execute(
+          HttpClientRequest.post(`/api/tasks/${taskId}/files`).pipe(
+            HttpClientRequest.setUrlParam("name", "three.bin"),
+            HttpClientRequest.setHeaders(bearer(key)),
+            HttpClientRequest.bodyStream(Stream.make(binary(30_000), binary(30_000)), { contentType: "application/octet-stream" })
+          )
+        ).pipe(Effect.orDie)
+        expect(chunked.status).toBe(413)
+        expect(refusal(yield* chunked.json.pipe(Effect.orDie)).message).toContain(`(${TASK_CAP} bytes) together`)
+        expect(yield* storedFiles(taskId)).toEqual({ files: 2, contents: 2 })
         // Exactly the room left fits.
         yield* uploaded(key, taskId, "three.bin", binary(TASK_CAP - 2 * FILE_CAP))
         expect((yield* getTask(key, taskId)).files.map((file) => file.name)).toEqual(["one.bin", "two.bin", "three.bin"])
