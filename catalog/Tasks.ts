@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { ArtifactSummary } from "./domain/Artifact.js"
 import { LabelId, ProjectId, TaskListId } from "./domain/Ids.js"
 import { RichTextDocument } from "./domain/RichText.js"
+import { TaskFileSummary } from "./domain/TaskFile.js"
 import {
   ExternalLink,
   Link,
@@ -123,15 +124,9 @@ export const TaskDetails = Schema.Struct({
   artifacts: Schema.Array(ArtifactSummary).annotations({
     description: "The task's document artifacts, oldest first (read one with get_task_artifact)"
   }),
-  files: Schema.Array(
-    Schema.Struct({
-      fileId: Schema.String,
-      name: Schema.String,
-      size: Schema.Number,
-      contentType: Schema.String,
-      downloadUrl: Schema.String
-    })
-  ),
+  files: Schema.Array(TaskFileSummary).annotations({
+    description: "Files attached to the task, oldest first, each with an absolute download URL (upload: POST /api/tasks/{taskId}/files)"
+  }),
   comments: Schema.Array(TaskComment).annotations({ description: `The latest comments, at most ${MAX_COMMENTS_ON_GET}, oldest first` }),
   subtasks: Schema.Array(SubtaskSummary).annotations({ description: "Direct subtasks, in rank order" })
 }).annotations({ identifier: "TaskDetails" })

@@ -73,3 +73,6 @@ export type ArtifactId = typeof ArtifactId.Type
 
 export const ArtifactCommentId = makeId("acomment", "ArtifactCommentId")
 export type ArtifactCommentId = typeof ArtifactCommentId.Type
+
+export const TaskFileId = makeId("file", "TaskFileId")
+export type TaskFileId = typeof TaskFileId.Type

@@ -20,6 +20,7 @@ import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 import { EventStreams, parseCursor } from "../threads/EventStreams.js"
 import { sseResponse } from "../platform/http/Sse.js"
 import { ProjectHandlers } from "../projects/ProjectsHttp.js"
+import { TaskFileHandlers } from "../tasks/TaskFilesHttp.js"
 import { Interactions } from "./Interactions.js"
 import { Batches } from "./Batches.js"
 import { ChunkUploads } from "./ChunkUploads.js"
@@ -234,5 +235,7 @@ export const OPENAPI_PATH = "/api/openapi.json"
 
 /** The bridge and client endpoints on the router, with their OpenAPI document. */
 export const AgentRoutes = HttpLayerRouter.addHttpApi(TrellisApi, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide(Layer.mergeAll(AgentHandlers, ThreadHandlers, ProjectHandlers).pipe(Layer.provideMerge(AuthenticationLive)))
+  Layer.provide(
+    Layer.mergeAll(AgentHandlers, ThreadHandlers, ProjectHandlers, TaskFileHandlers).pipe(Layer.provideMerge(AuthenticationLive))
+  )
 )

@@ -1,4 +1,5 @@
 import { Config, ConfigError, Context, Either, Layer, Option } from "effect"
+import { MAX_FILE_BYTES, MAX_TASK_FILE_BYTES } from "../../catalog/domain/TaskFile.js"
 
 export interface RateLimit {
   /** Tokens added per second. */
@@ -20,6 +21,10 @@ export interface TrellisConfigShape {
   readonly bridgeRateLimit: Option.Option<RateLimit>
   /** The largest request body, on every route: a larger declared length is 413 before any byte is read. */
   readonly maxBodyBytes: number
+  /** The largest file attached to a task: the upload route's body limit, in place of `maxBodyBytes`. */
+  readonly maxFileBytes: number
+  /** The most bytes of files one task holds. */
+  readonly maxTaskFileBytes: number
   /** How long a client may take to send a request's headers and body; a response, SSE included, is not bounded. */
   readonly requestTimeoutMs: number
   /** How many tools one `tools/list` page holds. */
@@ -47,6 +52,8 @@ export const defaults: TrellisConfigShape = {
   rateLimit: Option.some({ perSecond: 20, burst: 100 }),
   bridgeRateLimit: Option.some({ perSecond: 200, burst: 2000 }),
   maxBodyBytes: 4 * 1024 * 1024,
+  maxFileBytes: MAX_FILE_BYTES,
+  maxTaskFileBytes: MAX_TASK_FILE_BYTES,
   requestTimeoutMs: 30_000,
   toolsPageSize: 100,
   appUrl: Option.none(),

@@ -2,6 +2,7 @@ import { Cause, Context, Effect, Either } from "effect"
 import { randomUUID } from "node:crypto"
 import { CurrentPrincipal, type Principal } from "../platform/auth/Principal.js"
 import { DefaultProject } from "../platform/auth/Principal.js"
+import { originOf, RequestOrigin } from "../platform/http/RequestOrigin.js"
 import type { BodyTooLarge, BodyUnreadable } from "../platform/http/Body.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import * as JsonRpc from "../platform/mcp/JsonRpc.js"
@@ -125,7 +126,8 @@ export class McpHttp extends Effect.Service<McpHttp>()("trellis/McpHttp", {
           Effect.provide(
             Context.make(CurrentPrincipal, principal).pipe(
               Context.add(DefaultProject, query.get("project")),
-              Context.add(CurrentToolAccess, access.right)
+              Context.add(CurrentToolAccess, access.right),
+              Context.add(RequestOrigin, originOf(config, request.header("host")))
             )
           ),
           Effect.catchAllCause((cause) => internalError(incoming.id, cause))

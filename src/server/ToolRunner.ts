@@ -31,6 +31,7 @@ import { ProjectTools } from "../projects/ProjectTools.js"
 import { PromptTools } from "../prompts/PromptTools.js"
 import { SkillTools } from "../skills/SkillTools.js"
 import { TaskTools } from "../tasks/TaskTools.js"
+import { TaskFiles } from "../tasks/TaskFiles.js"
 import { ThreadTools } from "../threads/ThreadTools.js"
 import type { CurrentPrincipal } from "../platform/auth/Principal.js"
 import type { ToolError } from "../../catalog/domain/Errors.js"
@@ -85,6 +86,7 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
     TaskWrites.Default,
     TaskLinks.Default,
     TaskComments.Default,
+    TaskFiles.Default,
     TaskSearch.Default,
     TaskTree.Default,
     Artifacts.Default,

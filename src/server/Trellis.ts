@@ -38,6 +38,7 @@ import { Scopes } from "../projects/Scopes.js"
 import { Skills } from "../skills/Skills.js"
 import { TaskPurgeLive } from "../tasks/TaskPurge.js"
 import { TaskComments } from "../tasks/TaskComments.js"
+import { TaskFiles } from "../tasks/TaskFiles.js"
 import { TaskLinks } from "../tasks/TaskLinks.js"
 import { TaskReads } from "../tasks/TaskReads.js"
 import { TaskSearch } from "../tasks/TaskSearch.js"
@@ -70,6 +71,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     TaskWrites.Default,
     TaskLinks.Default,
     TaskComments.Default,
+    TaskFiles.Default,
     TaskSearch.Default,
     TaskTree.Default,
     ProjectAgents.Default,

@@ -16,11 +16,13 @@ import {
 } from "../../catalog/Tasks.js"
 import { CurrentPrincipal, CurrentProject, DefaultProject } from "../platform/auth/Principal.js"
 import { InvalidArgument } from "../../catalog/domain/Errors.js"
-import type { ArtifactSummary } from "../../catalog/domain/Artifact.js"
 import { TaskArtifacts } from "./TaskArtifacts.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
 import type { ResolvedTask } from "./TaskAccess.js"
 import { TaskComments } from "./TaskComments.js"
+import { fileSummary, TaskFiles } from "./TaskFiles.js"
+import { baseUrl, RequestOrigin } from "../platform/http/RequestOrigin.js"
+import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { TaskLinks } from "./TaskLinks.js"
 import { TaskReads } from "./TaskReads.js"
 import { TaskSearch } from "./TaskSearch.js"
@@ -57,11 +59,27 @@ export const TaskTools = Effect.gen(function*() {
   const search = yield* TaskSearch
   const tree = yield* TaskTree
   const artifacts = yield* TaskArtifacts
+  const files = yield* TaskFiles
+  const config = yield* TrellisConfig
 
   const resolve = (address: string, projectId: string | undefined) => resolveTask(reads, address, projectId)
 
-  const details = (resolved: ResolvedTask, artifactsOf: ReadonlyMap<string, ReadonlyArray<typeof ArtifactSummary.Type>>) =>
-    Effect.map(reads.details(resolved), (found) => taskDetails(found, artifactsOf.get(found.task.id) ?? []))
+  /** What hangs off the tasks beside their own rows, each kind read once for all of them. */
+  const attachedTo = (taskIds: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const base = baseUrl(config, yield* RequestOrigin)
+      const fileRows = yield* files.listOf(taskIds)
+      return {
+        artifacts: yield* artifacts.summariesOf(taskIds),
+        files: (taskId: string) => fileRows.filter((row) => row.taskId === taskId).map((row) => fileSummary(row, base))
+      }
+    })
+
+  const details = (resolved: ResolvedTask, attached: Effect.Effect.Success<ReturnType<typeof attachedTo>>) =>
+    Effect.map(
+      reads.details(resolved),
+      (found) => taskDetails(found, attached.artifacts.get(found.task.id) ?? [], attached.files(found.task.id))
+    )
 
   return [
     Implement.unscoped(ListTaskTypes, () => Effect.succeed(taskTypes)),
@@ -83,21 +101,21 @@ export const TaskTools = Effect.gen(function*() {
     Implement.unscoped(GetTask, (input) =>
       Effect.gen(function*() {
         const resolved = yield* resolve(input.taskId, input.projectId)
-        return yield* details(resolved, yield* artifacts.summariesOf([resolved.task.id]))
+        return yield* details(resolved, yield* attachedTo([resolved.task.id]))
       })),
 
     Implement.unscoped(GetTasks, (input) =>
       Effect.gen(function*() {
         const found = yield* Effect.forEach(input.identifiers, (identifier) =>
           Effect.map(Effect.either(resolve(identifier, input.projectId)), (result) => ({ identifier, result })))
-        // One query for every task's artifacts, not one per task.
-        const artifactsOf = yield* artifacts.summariesOf(found.flatMap(({ result }) =>
+        // One query for every task's artifacts and files, not one per task.
+        const attached = yield* attachedTo(found.flatMap(({ result }) =>
           Either.isRight(result) ? [result.right.task.id] : []
         ))
         const results = yield* Effect.forEach(found, ({ identifier, result }) =>
           Effect.gen(function*() {
             if (Either.isLeft(result)) return { identifier, error: { code: result.left.code, message: result.left.message } }
-            return { identifier, task: yield* details(result.right, artifactsOf) }
+            return { identifier, task: yield* details(result.right, attached) }
           }))
         return { tasks: results }
       })),

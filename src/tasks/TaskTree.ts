@@ -138,7 +138,7 @@ export class TaskTree extends Effect.Service<TaskTree>()("trellis/TaskTree", {
       })).pipe(Effect.orDie)
     })
 
-    /** Removes for good the tasks deleted more than the retention period ago, with their links and comments. */
+    /** Removes for good the tasks deleted more than the retention period ago, with their links, comments, artifacts and files. */
     const purgeDeleted = Effect.fn("TaskTree.purgeDeleted")(function*() {
       return yield* sql.withTransaction(Effect.gen(function*() {
         const expired = sql`SELECT id FROM tasks WHERE deleted_at < now() - make_interval(days => ${SOFT_DELETE_RETENTION_DAYS})`
@@ -146,6 +146,8 @@ export class TaskTree extends Effect.Service<TaskTree>()("trellis/TaskTree", {
         yield* sql`DELETE FROM task_comments WHERE task_id IN (${expired})`
         // Their comment threads go with them (ON DELETE CASCADE).
         yield* sql`DELETE FROM task_artifacts WHERE task_id IN (${expired})`
+        // Their bytes go with them (ON DELETE CASCADE).
+        yield* sql`DELETE FROM task_files WHERE task_id IN (${expired})`
         // Children that stay (not yet expired) cannot point at a purged task: they move to the top level.
         yield* sql`UPDATE tasks SET parent_id = NULL WHERE parent_id IN (${expired}) AND id NOT IN (${expired})`
         const purged = yield* sql`DELETE FROM tasks WHERE id IN (${expired}) RETURNING id`

@@ -3,6 +3,7 @@ import type { SubtaskSummary, TaskDetails, TaskSummary } from "../../catalog/Tas
 import * as RichText from "../../catalog/domain/RichText.js"
 import type { ExternalLink } from "../../catalog/domain/Task.js"
 import type { ArtifactSummary } from "../../catalog/domain/Artifact.js"
+import type { TaskFileSummary } from "../../catalog/domain/TaskFile.js"
 import type { TaskDetailRows } from "./TaskReads.js"
 import type { StoredLink, TaskRow } from "./TaskRow.js"
 
@@ -46,8 +47,12 @@ const subtaskSummary = (row: TaskRow): typeof SubtaskSummary.Type => ({
   subtaskCount: row.subtaskCount
 })
 
-/** get_task's result; `artifacts` are this task's. */
-export const taskDetails = (found: TaskDetailRows, artifacts: ReadonlyArray<typeof ArtifactSummary.Type>): typeof TaskDetails.Type => {
+/** get_task's result; `artifacts` and `files` are this task's. */
+export const taskDetails = (
+  found: TaskDetailRows,
+  artifacts: ReadonlyArray<typeof ArtifactSummary.Type>,
+  files: ReadonlyArray<TaskFileSummary>
+): typeof TaskDetails.Type => {
   const { access, comments, links, subtasks, task, taskPath, taskUrl } = found
   const descriptionMarkdown = task.description === null
     ? ""
@@ -62,7 +67,7 @@ export const taskDetails = (found: TaskDetailRows, artifacts: ReadonlyArray<type
     descriptionMarkdown,
     externalLinks: links.map(externalLink),
     artifacts,
-    files: [],
+    files,
     comments: comments.map((comment) => ({ ...comment, createdAt: comment.createdAt.toISOString() })),
     subtasks: subtasks.map(subtaskSummary)
   }

@@ -1,7 +1,7 @@
-import { HttpClient, HttpClientRequest, HttpLayerRouter } from "@effect/platform"
+import { HttpClient, HttpClientRequest, HttpLayerRouter, HttpServer } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import type { Principal } from "../../src/platform/auth/Principal.js"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
@@ -21,22 +21,36 @@ import { mcpClient } from "./ToolCalls.js"
  */
 export type Transport = "platform" | "node"
 
+/** The test server's port on 127.0.0.1, for tests that speak raw HTTP over a socket. */
+export class ServerPort extends Context.Tag("test/ServerPort")<ServerPort, number>() {}
+
 const NodeTransport = Layer.unwrapScoped(Effect.gen(function*() {
   const address = yield* serveNode(Trellis.routes, { host: "127.0.0.1", port: 0 })
-  return Layer.effect(
-    HttpClient.HttpClient,
-    Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.prependUrl(`http://127.0.0.1:${address.port}`)))
-  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  return Layer.merge(
+    Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.prependUrl(`http://127.0.0.1:${address.port}`)))
+    ).pipe(Layer.provide(NodeHttpClient.layerUndici)),
+    Layer.succeed(ServerPort, address.port)
+  )
 }))
+
+const platformPort = Layer.effect(
+  ServerPort,
+  Effect.map(HttpServer.HttpServer, (server) => server.address._tag === "TcpAddress" ? server.address.port : 0)
+)
 
 /** The backend served on a random local port, with an HttpClient pointed at it, on a fresh database. */
 export const TestServer = (config: Partial<TrellisConfigShape> = {}, transport: Transport = "platform") => {
   const server: Layer.Layer<
-    HttpClient.HttpClient,
+    HttpClient.HttpClient | ServerPort,
     unknown,
     Layer.Layer.Success<ReturnType<typeof Trellis.services>> | SqlClient.SqlClient
   > = transport === "platform"
-    ? HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(Layer.provideMerge(NodeHttpServer.layerTest))
+    ? HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(
+      Layer.provideMerge(platformPort),
+      Layer.provideMerge(NodeHttpServer.layerTest)
+    )
     : NodeTransport
   return Layer.provideMerge(server, Trellis.services(config)).pipe(Layer.provideMerge(TestDatabase))
 }

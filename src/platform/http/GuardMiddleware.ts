@@ -22,7 +22,7 @@ export const GuardMiddleware = HttpLayerRouter.middleware(
           guard.check({ method: request.method, url: request.url, header: (name) => request.headers[name] }).pipe(
             Effect.flatMap(Either.match({
               onLeft: (refusal) => Effect.succeed(toResponse(refusal)),
-              onRight: () => app.pipe(HttpServerRequest.withMaxBodySize(Option.some(guard.maxBodyBytes)))
+              onRight: () => app.pipe(HttpServerRequest.withMaxBodySize(Option.some(guard.bodyLimit(request))))
             }))
           )
       )

@@ -6,6 +6,8 @@ import * as JsonRpc from "../mcp/JsonRpc.js"
 import { RateLimiter } from "./RateLimiter.js"
 import { TrellisConfig } from "../TrellisConfig.js"
 import * as OriginGuard from "./OriginGuard.js"
+import { FILE_UPLOAD_PATH } from "../../../catalog/bridge/TaskFilesApi.js"
+import { fileSizeRule } from "../../../catalog/domain/TaskFile.js"
 
 /**
  * Which rules a route answers to: `mcp` (`/api/mcp`), `bridge` (the CLI's `/api/agent/*`) and
@@ -62,6 +64,12 @@ export const hasBody = (header: GuardRequest["header"]): boolean => {
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
+
+const UPLOAD_PATTERN = new RegExp(`^${FILE_UPLOAD_PATH.replace(/:\w+/g, "[^/]+")}$`)
+
+/** A file upload, whose body may be as large as a file (`maxFileBytes`) rather than `maxBodyBytes`. */
+export const isFileUpload = (request: Pick<GuardRequest, "method" | "url">): boolean =>
+  request.method.toUpperCase() === "POST" && UPLOAD_PATTERN.test(pathOf(request.url))
 
 /**
  * Whose rate budget a request spends: a browser session's own, else its API key's. A page that
@@ -123,6 +131,20 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
       }
     }
 
+    /** The most bytes the request's body may hold. */
+    const bodyLimit = (request: Pick<GuardRequest, "method" | "url">): number =>
+      isFileUpload(request) ? config.maxFileBytes : config.maxBodyBytes
+
+    /** A body larger than the route's limit, declared or (chunked) as it turned out: 413. */
+    const tooLarge = (request: GuardRequest, declared?: number): Reply =>
+      isFileUpload(request)
+        ? refuse(
+          familyOf(pathOf(request.url)),
+          "tooLarge",
+          `file: ${fileSizeRule(config.maxFileBytes)}${declared === undefined ? "" : `; this one declares ${declared} bytes`}`
+        )
+        : refuse(familyOf(pathOf(request.url)), "tooLarge", `the body exceeds ${config.maxBodyBytes} bytes`)
+
     /**
      * A request signed in with a browser session (no key, a session cookie) that changes anything
      * must come from a page of an allowed origin: SameSite=Strict already keeps other sites'
@@ -175,9 +197,7 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
         }
 
         const declared = Number(request.header("content-length") ?? "0")
-        if (declared > config.maxBodyBytes) {
-          return Either.left(refuse(family, "tooLarge", `the body exceeds ${config.maxBodyBytes} bytes`))
-        }
+        if (declared > bodyLimit(request)) return Either.left(tooLarge(request, declared))
 
         const budget = family === "bridge" ? config.bridgeRateLimit : config.rateLimit
         if (principal.right !== undefined && Option.isSome(budget)) {
@@ -194,11 +214,7 @@ export class RequestGuard extends Effect.Service<RequestGuard>()("trellis/Reques
         return Either.right({ family, principal: Option.fromNullable(principal.right) })
       })
 
-    /** A body (chunked) that turned out larger than the limit: 413. */
-    const tooLarge = (request: GuardRequest): Reply =>
-      refuse(familyOf(pathOf(request.url)), "tooLarge", `the body exceeds ${config.maxBodyBytes} bytes`)
-
-    return { check, authenticate, tooLarge, maxBodyBytes: config.maxBodyBytes } as const
+    return { check, authenticate, tooLarge, bodyLimit, maxBodyBytes: config.maxBodyBytes } as const
   }),
   dependencies: [ApiKeys.Default, WebSessions.Default, RateLimiter.Default]
 }) {}

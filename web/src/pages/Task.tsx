@@ -5,6 +5,7 @@ import { useToolQuery } from "../board/taskTools"
 import { DeleteTask } from "../task/DeleteTask"
 import { TaskDescription } from "../task/TaskDescription"
 import { TaskFields } from "../task/TaskFields"
+import { TaskFiles } from "../task/TaskFiles"
 import { Comments, LinksAndArtifacts, Subtasks } from "../task/TaskSections"
 import { TaskTitle } from "../task/TaskTitle"
 import { useTaskUpdate } from "../task/useTaskUpdate"
@@ -12,7 +13,7 @@ import "../task/Task.css"
 
 /**
  * One task (`get_task` by ref or ID): its name and fields, each saved as it changes, the
- * description, subtasks, links and artifacts, comments, and deleting it. Read again when the
+ * description, subtasks, links and artifacts, attached files, comments, and deleting it. Read again when the
  * project's changes stream names a task.
  */
 export const TaskPage = ({ projectId, taskRef }: { readonly projectId: string; readonly taskRef: string }) => {
@@ -44,6 +45,7 @@ export const TaskPage = ({ projectId, taskRef }: { readonly projectId: string; r
       <TaskDescription markdown={details.descriptionMarkdown} save={save} saving={saving} />
       <Subtasks projectId={projectId} task={details} />
       <LinksAndArtifacts task={details} />
+      <TaskFiles task={details} />
       <Comments projectId={projectId} task={details} />
       <DeleteTask projectId={projectId} task={details} />
     </article>
