@@ -32,6 +32,8 @@ import { PromptTools } from "../prompts/PromptTools.js"
 import { SkillTools } from "../skills/SkillTools.js"
 import { TaskTools } from "../tasks/TaskTools.js"
 import { ThreadTools } from "../threads/ThreadTools.js"
+import { ThreadChangeTools } from "../threads/ThreadChangeTools.js"
+import { ChangeReportPages } from "../threads/ChangeReportPages.js"
 import type { CurrentPrincipal } from "../platform/auth/Principal.js"
 import type { ToolError } from "../../catalog/domain/Errors.js"
 import type { Complete, Implementation } from "../platform/mcp/ToolImplementation.js"
@@ -59,7 +61,8 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
       ...(yield* SkillTools),
       ...(yield* ArtifactTools),
       ...(yield* ArtifactCommentTools),
-      ...(yield* ThreadTools)
+      ...(yield* ThreadTools),
+      ...(yield* ThreadChangeTools)
     ])
     const byName = new Map<string, Implementation>(implementations.map((impl) => [impl.tool.name, impl]))
 
@@ -95,6 +98,7 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
     ThreadCreation.Default,
     ThreadMessages.Default,
     CliProfiles.Default,
+    ChangeReportPages.Default,
     ProjectAgents.Default,
     Scopes.Default,
     Prompts.Default,

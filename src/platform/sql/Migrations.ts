@@ -12,6 +12,7 @@ import webSessions from "./migrations/0009_web_sessions.js"
 import readOnlyKeys from "./migrations/0010_read_only_keys.js"
 import turnStops from "./migrations/0011_turn_stops.js"
 import projectChanges from "./migrations/0012_project_changes.js"
+import changeReports from "./migrations/0014_change_reports.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
@@ -26,7 +27,8 @@ export const migrations = Migrator.fromRecord({
   "0009_web_sessions": webSessions,
   "0010_read_only_keys": readOnlyKeys,
   "0011_turn_stops": turnStops,
-  "0012_project_changes": projectChanges
+  "0012_project_changes": projectChanges,
+  "0014_change_reports": changeReports
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.
