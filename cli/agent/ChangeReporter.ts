@@ -73,8 +73,15 @@ export const collectChanges = (directory: string, baseRef: string) =>
 
     const realIndex = path.resolve(root, (yield* git.output(root, ["rev-parse", "--git-path", "index"])).trim())
     yield* fs.copyFile(realIndex, tempIndex).pipe(Effect.orElse(() => ok(["read-tree", "HEAD"])))
-    const untracked = yield* ok(["ls-files", "-z", "--others", "--exclude-standard"])
-    if (untracked !== "") yield* ok(["add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"], { stdin: untracked })
+    // More untracked files than a report lists (a dependency folder nobody ignored) are not all
+    // read: git would count the lines of every one.
+    const untracked = (yield* ok(["ls-files", "-z", "--others", "--exclude-standard"])).split("\0").filter((name) => name !== "")
+    const marked = untracked.slice(0, MAX_REPORT_FILES)
+    if (marked.length > 0) {
+      yield* ok(["add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+        stdin: marked.map((name) => `${name}\0`).join("")
+      })
+    }
 
     // Whatever the user's configuration says of prefixes, colours, external tools or relative paths.
     const diff = (...args: ReadonlyArray<string>) => [
@@ -101,7 +108,10 @@ export const collectChanges = (directory: string, baseRef: string) =>
       )
     const summaries = new Map(entries.map((entry) => {
       const count = counts.get(entry.path)
-      return [entry, summaryOf(entry.path, count?.binary ?? false, generated.has(entry.path))] as const
+      const summary = summaryOf(entry.path, count?.binary ?? false, generated.has(entry.path))
+      // Every changed line takes at least two characters of patch: past this, it is over its cap unread.
+      const surelyTooLarge = count !== undefined && 2 * (count.additions + count.deletions) > MAX_FILE_PATCH
+      return [entry, summary ?? (surelyTooLarge ? "too_large" : undefined)] as const
     }))
 
     const pathsOf = (group: ReadonlyArray<NameStatus>) =>
@@ -123,7 +133,7 @@ export const collectChanges = (directory: string, baseRef: string) =>
       Effect.map(run(diff(baseCommit, "--", ...pathsOf([entry])), { maxBytes: FILE_BYTES }), (output) =>
         output.exceeded ? undefined : (splitPatch(output.stdout).get(diffHeader(entry)) ?? output.stdout))
 
-    let truncated = all.length > entries.length
+    let truncated = all.length > entries.length || untracked.length > marked.length
     let total = 0
     let body = encodedSize({ baseCommit, headCommit, branch, files: [], truncated: true, sessionId: "", epoch: 0 })
     const files: Array<ChangedFile> = []

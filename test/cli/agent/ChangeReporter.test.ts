@@ -70,6 +70,8 @@ describe("change reports: the working copy against its base", () => {
         writeFileSync(join(dir, "gen", "api.ts"), lines(30, "export const x"))
         writeFileSync(join(dir, "bundle.min.js"), "var a=1;\n")
         writeFileSync(join(dir, "huge.txt"), lines(40_000, "a rather long line of text"))
+        // So many changed lines that its patch is over the cap before it is read.
+        writeFileSync(join(dir, "many-lines.txt"), "x\n".repeat(MAX_FILE_PATCH))
         // A link pointing out of the working copy is reported as the link (its target's name), never followed.
         symlinkSync("/etc/hostname", join(dir, "outside"))
         const indexBefore = git(dir, "diff", "--cached", "--name-status")
@@ -89,6 +91,7 @@ describe("change reports: the working copy against its base", () => {
             "gen/api.ts",
             "huge.txt",
             "image.bin",
+            "many-lines.txt",
             "modified.txt",
             ODD_NAME,
             "outside",
@@ -121,6 +124,7 @@ describe("change reports: the working copy against its base", () => {
         expect(byPath.get("gen/api.ts")).toMatchObject({ additions: 30, patch: null, summarized: "generated" })
         expect(byPath.get("bundle.min.js")).toMatchObject({ patch: null, summarized: "generated" })
         expect(byPath.get("huge.txt")).toMatchObject({ additions: 40_000, patch: null, summarized: "too_large" })
+        expect(byPath.get("many-lines.txt")).toMatchObject({ additions: MAX_FILE_PATCH, patch: null, summarized: "too_large" })
         expect(byPath.get("outside")?.patch).toContain("+/etc/hostname")
 
         // The user's staging area is as it was: untracked files were marked in a copy of the index.
