@@ -227,7 +227,10 @@ export const sendChangeReport = (
     )
     yield* log.info(`thread ${claim.threadId}: changes reported (${report.value.files.length} file(s))`, { reportId: sent.reportId })
   }).pipe(
-    Effect.timeoutFail({ duration: REPORT_TIMEOUT, onTimeout: () => new GitError({ message: "timed out" }) }),
+    Effect.timeoutFail({
+      duration: REPORT_TIMEOUT,
+      onTimeout: () => new GitError({ message: `not done within ${Duration.format(REPORT_TIMEOUT)}` })
+    }),
     Effect.catchAll((error) =>
       log.warn(`thread ${claim.threadId}: changes not reported (${error._tag}${"message" in error ? `: ${error.message}` : ""})`)
     ),

@@ -213,6 +213,15 @@ describe("change reports", () => {
         expect(yield* toolError(owner.key, "get_thread_changes", { threadId, reportId: ids[0] })).toMatchObject({ code: "not_found" })
       }))
 
+    it.effect("the OpenAPI document lists the report and its read, with the caps", () =>
+      Effect.gen(function*() {
+        const res = yield* rawRequest({ method: "GET", path: "/api/openapi.json" })
+        expect(res.status).toBe(200)
+        const paths = Object.keys(Object(Reflect.get(Object(res.json), "paths")))
+        expect(paths).toEqual(expect.arrayContaining(["/api/agent/threads/{threadId}/changes", "/api/threads/{threadId}/changes"]))
+        expect(res.text).toContain(`"maxItems":${MAX_REPORT_FILES}`)
+      }))
+
     it.effect("a stored report tells the thread's project that the thread changed", () =>
       Effect.gen(function*() {
         const { cli, epoch, owner, threadId } = yield* claimed("changes-live")

@@ -157,6 +157,28 @@ describe("change reports: the working copy against its base", () => {
         expect(omitted.every((file) => file.additions > 0)).toBe(true)
       }))
 
+    it.effect("in a worktree, the base is the merge-base with the branch it started from, however far that branch moved", () =>
+      Effect.gen(function*() {
+        const dir = repo()
+        writeFileSync(join(dir, "shared.txt"), "shared\n")
+        git(dir, "add", "-A")
+        git(dir, "commit", "-qm", "base")
+        const forkPoint = git(dir, "rev-parse", "HEAD")
+        const worktree = join(mkdtempSync(join(tmpdir(), "trellis-worktree-")), "wt")
+        git(dir, "worktree", "add", "-q", "-b", "feature", worktree, "main")
+        // main moves on after the worktree was made: its changes are not the thread's.
+        writeFileSync(join(dir, "on-main.txt"), "main only\n")
+        git(dir, "add", "on-main.txt")
+        git(dir, "commit", "-qm", "main moves")
+        writeFileSync(join(worktree, "feature.txt"), "the thread's work\n")
+
+        const report = yield* collect(worktree, "main")
+        expect(report.baseCommit).toBe(forkPoint)
+        expect(report.branch).toBe("feature")
+        expect(report.files.map((file) => [file.path, file.status])).toEqual([["feature.txt", "added"]])
+        expect(git(worktree, "status", "--porcelain")).toBe("?? feature.txt")
+      }))
+
     it.effect("a directory that is not a git working tree reports nothing", () =>
       Effect.gen(function*() {
         const dir = mkdtempSync(join(tmpdir(), "trellis-not-git-"))
