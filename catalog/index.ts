@@ -28,6 +28,7 @@ import {
   UpdateTask,
   UpdateTaskLink
 } from "./Tasks.js"
+import { GetThreadChanges } from "./ThreadChanges.js"
 import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "./Threads.js"
 
 export * as Tool from "./Tool.js"
@@ -84,7 +85,7 @@ export const Toolsets = {
   },
   threads: {
     description: "Agent threads on connected machines, their messages and the machines (CLI profiles)",
-    tools: [ListCliProfiles, GetThread, ListThreads, ListThreadMessages, CreateThread, SendThreadMessage]
+    tools: [ListCliProfiles, GetThread, ListThreads, ListThreadMessages, GetThreadChanges, CreateThread, SendThreadMessage]
   }
 } as const
 

@@ -11,6 +11,7 @@ import { Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
 import { AgentSessionId, CliProfileId, ProjectId } from "../domain/Ids.js"
 import { ClaimLost, SessionConflict, SessionExpired } from "./BridgeErrors.js"
 import { Interaction, InteractionKind } from "../domain/Interaction.js"
+import { ChangeReportBody } from "../domain/ChangeReport.js"
 
 /**
  * The CLI bridge over HTTP (SPEC "CLI bridge HTTP endpoints", DESIGN §6): the contract both the
@@ -118,6 +119,9 @@ export const ChunkUpload = Schema.Struct({
   runtimeSessionId: Schema.optional(Schema.String)
 })
 
+/** A change report (issue 31 §1), sent under the claim after each turn. */
+export const ChangeReportPayload = Schema.Struct({ sessionId: AgentSessionId, epoch: Epoch, ...ChangeReportBody.fields })
+
 export class AgentGroup extends HttpApiGroup.make("agent")
   .add(
     HttpApiEndpoint.post("register", "/register")
@@ -207,6 +211,14 @@ export class AgentGroup extends HttpApiGroup.make("agent")
       .addSuccess(Schema.Struct({ pathId: Schema.String }))
       .addError(ClaimLost, { status: 409 })
       .addError(SessionExpired, { status: 410 })
+  )
+  .add(
+    HttpApiEndpoint.post("reportChanges")`/threads/${threadIdParam}/changes`
+      .setPayload(ChangeReportPayload)
+      .addSuccess(Schema.Struct({ reportId: Schema.String }))
+      .addError(ClaimLost, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+      .annotate(OpenApi.Description, "The thread's working copy against its base after a turn; the newest 20 per thread are kept")
   )
   .add(
     HttpApiEndpoint.post("requestInteraction")`/threads/${threadIdParam}/interactions`

@@ -10,6 +10,7 @@ import { Interaction } from "../domain/Interaction.js"
 import { Authentication } from "./Authentication.js"
 import { EventStream } from "./EventStream.js"
 import { MessagePage, MessagePageParams } from "./MessagePage.js"
+import { ChangesPage, ChangesPageInput, MAX_CHANGES_PAGE } from "../ThreadChanges.js"
 
 const threadIdParam = HttpApiSchema.param("threadId", Schema.String)
 
@@ -47,6 +48,17 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
     HttpApiEndpoint.get("message")`/${threadIdParam}/messages/${HttpApiSchema.param("messageId", Schema.String)}`
       .addSuccess(ThreadMessage)
       .annotate(OpenApi.Description, "One message with its whole text, never truncated")
+  )
+  .add(
+    HttpApiEndpoint.get("changes")`/${threadIdParam}/changes`
+      .setUrlParams(Schema.Struct({
+        reportId: ChangesPageInput.fields.reportId,
+        path: ChangesPageInput.fields.path,
+        cursor: Schema.optional(Schema.String),
+        limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_CHANGES_PAGE)))
+      }))
+      .addSuccess(ChangesPage)
+      .annotate(OpenApi.Description, "A page of the thread's latest (or reportId's) change report, as get_thread_changes returns it")
   )
   .add(HttpApiEndpoint.post("retry")`/${threadIdParam}/retry`.addSuccess(Thread).addError(Conflict, { status: 409 }))
   .add(

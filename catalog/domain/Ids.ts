@@ -54,6 +54,9 @@ export type CliPathId = typeof CliPathId.Type
 export const AgentSessionId = makeId("session", "AgentSessionId")
 export type AgentSessionId = typeof AgentSessionId.Type
 
+export const ChangeReportId = makeId("changes", "ChangeReportId")
+export type ChangeReportId = typeof ChangeReportId.Type
+
 export const ThreadId = makeId("thread", "ThreadId")
 export type ThreadId = typeof ThreadId.Type
 

@@ -1,7 +1,7 @@
 import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Effect, Schema, Stream } from "effect"
+import { Chunk, Effect, Fiber, Schema, Stream } from "effect"
 
 /** git could not be run, or failed in a way that is not "not a repository". */
 export class GitError extends Schema.TaggedError<GitError>()("GitError", { message: Schema.String }) {}
@@ -92,6 +92,28 @@ interface GitOutput {
 
 const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
 
+export interface ExecOptions {
+  /** Added to the environment (never a secret: the environment of a process is its owner's to read). */
+  readonly env?: Readonly<Record<string, string>>
+  readonly stdin?: string
+  /** Stop reading (and end git) once stdout passes this many bytes: `exceeded` is then true. */
+  readonly maxBytes?: number
+}
+
+export interface ExecOutput extends GitOutput {
+  readonly exceeded: boolean
+}
+
+const concat = (chunks: Chunk.Chunk<Uint8Array>) => {
+  const bytes = new Uint8Array(Chunk.reduce(chunks, 0, (sum, chunk) => sum + chunk.length))
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.length
+  }
+  return bytes
+}
+
 /** git facts of a directory, read with the `git` executable. */
 export class Git extends Effect.Service<Git>()("trellis/cli/Git", {
   effect: Effect.gen(function*() {
@@ -113,6 +135,31 @@ export class Git extends Effect.Service<Git>()("trellis/cli/Git", {
           { concurrency: "unbounded" }
         )
         return { exitCode, stdout, stderr }
+      })).pipe(
+        Effect.provideService(CommandExecutor.CommandExecutor, executor),
+        Effect.mapError((error) => new GitError({ message: `cannot run git (is it installed?): ${error.message}` }))
+      )
+
+    /**
+     * Runs git with an environment, input and an output cap: a diff of a huge file is cut off
+     * rather than held whole. Whatever git still writes is dropped, and git ended, with the scope.
+     */
+    const exec = (directory: string, args: ReadonlyArray<string>, options: ExecOptions = {}): Effect.Effect<ExecOutput, GitError> =>
+      Effect.scoped(Effect.gen(function*() {
+        const base = Command.make("git", "-C", directory, ...args).pipe(
+          Command.env({ GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...options.env })
+        )
+        const process = yield* Command.start(options.stdin === undefined ? base : Command.feed(base, options.stdin))
+        const stderr = yield* Effect.forkScoped(Stream.mkString(Stream.decodeText(process.stderr)))
+        const limit = options.maxBytes ?? Number.POSITIVE_INFINITY
+        let read = 0
+        const chunks = yield* process.stdout.pipe(
+          Stream.takeUntil((chunk) => (read += chunk.length) > limit),
+          Stream.runCollect
+        )
+        if (read > limit) return { exitCode: -1, stdout: "", stderr: "", exceeded: true }
+        const exitCode = yield* process.exitCode
+        return { exitCode, stdout: new TextDecoder().decode(concat(chunks)), stderr: yield* Fiber.join(stderr), exceeded: false }
       })).pipe(
         Effect.provideService(CommandExecutor.CommandExecutor, executor),
         Effect.mapError((error) => new GitError({ message: `cannot run git (is it installed?): ${error.message}` }))
@@ -166,7 +213,7 @@ export class Git extends Effect.Service<Git>()("trellis/cli/Git", {
       return parseWorktreeList(yield* output(directory, ["worktree", "list", "--porcelain"]))
     })
 
-    return { repoRoot, remoteUrl, currentBranch, worktrees, output } as const
+    return { repoRoot, remoteUrl, currentBranch, worktrees, output, exec } as const
   }),
   dependencies: [NodeContext.layer]
 }) {}

@@ -14,6 +14,7 @@ import type { InteractionOutcome, InteractionRequest, RawLine, Runtime } from ".
 import { callTool } from "./TrellisTools.js"
 import { stoppable } from "./TurnStop.js"
 import { createWorktree, WorktreeRequest } from "./Worktree.js"
+import { changeBase, sendChangeReport } from "./ChangeReporter.js"
 import { Schema } from "effect"
 
 /**
@@ -160,6 +161,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
     const active = yield* Ref.make<Option.Option<JournalHeader>>(Option.none())
     const runtime = context.runtimeFor(claim.cliType)
     const cwd = yield* workingDirectory(context, claim)
+    const baseRef = Either.isRight(cwd) ? yield* changeBase(claim, cwd.right, Option.getOrNull(decodeWorktree(claim.worktree))) : null
 
     const work = Effect.gen(function*() {
       while (true) {
@@ -249,6 +251,8 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
         yield* journal.remove(header)
         yield* Ref.set(active, Option.none())
         yield* log.info(`thread ${threadId}: batch ${Either.isLeft(outcome) ? "failed" : "completed"}`)
+        // Under the claim, before the next batch: once the queue drains the claim is gone.
+        if (baseRef !== null) yield* sendChangeReport(client, { threadId, ...claimRef }, cwd.right, baseRef, log)
       }
     })
 

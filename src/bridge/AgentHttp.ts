@@ -15,6 +15,7 @@ import { AgentSessions } from "./AgentSessions.js"
 import { fastRoute, type GroupHandler, makeFastEndpoints } from "../platform/http/FastEndpoints.js"
 import { bearerToken } from "../platform/http/RequestGuard.js"
 import { AgentGroup } from "../../catalog/bridge/AgentApi.js"
+import { DEFAULT_CHANGES_PAGE } from "../../catalog/ThreadChanges.js"
 import { Authentication } from "../../catalog/bridge/Authentication.js"
 import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 import { EventStreams, parseCursor } from "../threads/EventStreams.js"
@@ -27,6 +28,8 @@ import { ChunkUploads } from "./ChunkUploads.js"
 import { ClaimLeases } from "./ClaimLeases.js"
 import { ThreadClaims } from "./ThreadClaims.js"
 import { WorktreeReports } from "./WorktreeReports.js"
+import { ChangeReports } from "./ChangeReports.js"
+import { ChangeReportPages } from "../threads/ChangeReportPages.js"
 
 /**
  * The Bearer API key, checked like `/api/mcp`'s: the principal is what every handler acts as.
@@ -126,6 +129,7 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
     const interactions = yield* Interactions
     const hot = yield* hotHandlers
     const worktrees = yield* WorktreeReports
+    const changes = yield* ChangeReports
     const stops = yield* TurnStops
     return handlers
       .handle("register", ({ payload }) =>
@@ -152,6 +156,11 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
           const pathId = yield* worktrees.reportWorktree(yield* CurrentPrincipal, payload.sessionId, path.threadId, payload.epoch, payload)
           return { pathId }
         }))
+      .handle("reportChanges", ({ path, payload: { epoch, sessionId, ...body } }) =>
+        Effect.gen(function*() {
+          const reportId = yield* changes.report(yield* CurrentPrincipal, sessionId, path.threadId, epoch, body)
+          return { reportId }
+        }))
       .handle("requestInteraction", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           interactions.request(principal, payload.sessionId, path.threadId, payload.epoch, payload)))
@@ -174,6 +183,7 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
     const projects = yield* Projects
     const streams = yield* EventStreams
     const interactions = yield* Interactions
+    const changePages = yield* ChangeReportPages
     return handlers
       .handleRaw("events", ({ path, request, urlParams }) =>
         Effect.gen(function*() {
@@ -186,6 +196,15 @@ const ThreadHandlers = HttpApiBuilder.group(TrellisApi, "threads", (handlers) =>
       .handle("message", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           pages.message(principal, path.threadId, path.messageId)))
+      .handle("changes", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          changePages.page(principal, {
+            threadId: path.threadId,
+            reportId: urlParams.reportId,
+            path: urlParams.path,
+            limit: urlParams.limit ?? DEFAULT_CHANGES_PAGE,
+            cursor: urlParams.cursor ?? null
+          })))
       .handle("retry", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           messages.retry(principal, path.threadId)).pipe(Effect.map(threadView)))

@@ -33,6 +33,8 @@ import { SkillTools } from "../skills/SkillTools.js"
 import { TaskTools } from "../tasks/TaskTools.js"
 import { TaskFiles } from "../tasks/TaskFiles.js"
 import { ThreadTools } from "../threads/ThreadTools.js"
+import { ThreadChangeTools } from "../threads/ThreadChangeTools.js"
+import { ChangeReportPages } from "../threads/ChangeReportPages.js"
 import type { CurrentPrincipal } from "../platform/auth/Principal.js"
 import type { ToolError } from "../../catalog/domain/Errors.js"
 import type { Complete, Implementation } from "../platform/mcp/ToolImplementation.js"
@@ -60,7 +62,8 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
       ...(yield* SkillTools),
       ...(yield* ArtifactTools),
       ...(yield* ArtifactCommentTools),
-      ...(yield* ThreadTools)
+      ...(yield* ThreadTools),
+      ...(yield* ThreadChangeTools)
     ])
     const byName = new Map<string, Implementation>(implementations.map((impl) => [impl.tool.name, impl]))
 
@@ -97,6 +100,7 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
     ThreadCreation.Default,
     ThreadMessages.Default,
     CliProfiles.Default,
+    ChangeReportPages.Default,
     ProjectAgents.Default,
     Scopes.Default,
     Prompts.Default,

@@ -16,6 +16,8 @@ import { ChunkUploads } from "../bridge/ChunkUploads.js"
 import { ClaimLeases } from "../bridge/ClaimLeases.js"
 import { ThreadClaims } from "../bridge/ThreadClaims.js"
 import { WorktreeReports } from "../bridge/WorktreeReports.js"
+import { ChangeReports } from "../bridge/ChangeReports.js"
+import { ChangeReportPages } from "../threads/ChangeReportPages.js"
 import { GuardMiddleware } from "../platform/http/GuardMiddleware.js"
 import { HealthRoute } from "../platform/http/HealthRoute.js"
 import { WebAppRoutes } from "../platform/http/WebApp.js"
@@ -93,6 +95,8 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     Batches.Default,
     ChunkUploads.Default,
     WorktreeReports.Default,
+    ChangeReports.Default,
+    ChangeReportPages.Default,
     AgentSessions.Default,
     ThreadRows.Default,
     ThreadListing.Default,

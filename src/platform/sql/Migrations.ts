@@ -13,6 +13,7 @@ import readOnlyKeys from "./migrations/0010_read_only_keys.js"
 import turnStops from "./migrations/0011_turn_stops.js"
 import projectChanges from "./migrations/0012_project_changes.js"
 import taskFiles from "./migrations/0013_task_files.js"
+import changeReports from "./migrations/0014_change_reports.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
@@ -28,7 +29,8 @@ export const migrations = Migrator.fromRecord({
   "0010_read_only_keys": readOnlyKeys,
   "0011_turn_stops": turnStops,
   "0012_project_changes": projectChanges,
-  "0013_task_files": taskFiles
+  "0013_task_files": taskFiles,
+  "0014_change_reports": changeReports
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.

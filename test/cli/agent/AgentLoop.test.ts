@@ -2,7 +2,8 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
-import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -195,6 +196,45 @@ describe("trellis agent: the claim loop", () => {
         yield* answeredIn(server, owner.key, String(first["threadId"]))
         yield* answeredIn(server, owner.key, String(second["threadId"]))
         expect(batches).toBe(2)
+        yield* Fiber.interrupt(agent)
+      }))
+
+    it.effect("a turn that edits files is followed by a change report of the checkout", () =>
+      Effect.gen(function*() {
+        const { checkout, home, owner, server } = yield* machineOf("agent-loop-changes")
+        const git = (...args: ReadonlyArray<string>) => execFileSync("git", ["-C", checkout, ...args], { encoding: "utf8" }).trim()
+        git("init", "-q", "-b", "main")
+        git("-c", "user.email=dev@example.com", "-c", "user.name=Dev", "commit", "-q", "--allow-empty", "-m", "base")
+        const base = git("rev-parse", "HEAD")
+        // The runtime edits the working copy during its turn, as an agent does.
+        const runtime: Runtime = {
+          ...ClaudeCode,
+          run: (input) =>
+            Stream.unwrap(
+              Effect.sync(() => writeFileSync(join(input.cwd, "edited.txt"), "written by the agent\n")).pipe(
+                Effect.as(ClaudeCode.run(input))
+              )
+            )
+        }
+        const agent = yield* Effect.forkDaemon(startAgent(server, owner, checkout, home, { log: [], runtime, maxConcurrent: 1 }))
+        const { pathId, profileId } = yield* registered(server, owner)
+        const thread = yield* mcp(server, owner.key, "create_thread", { content: "edit a file", profileId, pathId, cliType: "claude" })
+        const threadId = String(thread["threadId"])
+
+        const changes = yield* eventually(
+          "the change report",
+          mcp(server, owner.key, "get_thread_changes", { threadId }),
+          (result) => result["report"] !== null && result["report"] !== undefined
+        )
+        expect(changes["report"]).toMatchObject({ baseCommit: base, headCommit: base, branch: "main", totals: { files: 1, additions: 1 } })
+        expect(changes["files"]).toEqual([{
+          path: "edited.txt",
+          status: "added",
+          additions: 1,
+          deletions: 0,
+          binary: false,
+          patch: expect.stringContaining("+written by the agent")
+        }])
         yield* Fiber.interrupt(agent)
       }))
   })
