@@ -12,7 +12,7 @@ import {
   SearchTasks,
   UpdateTask
 } from "../../../catalog/Tasks.js"
-import { ListThreads } from "../../../catalog/Threads.js"
+import { ListThreadMessages, ListThreads } from "../../../catalog/Threads.js"
 import { makeToolHooks } from "../lib/queries"
 
 /**
@@ -32,7 +32,8 @@ const tools = {
   create_task_comment: CreateTaskComment,
   delete_task: DeleteTask,
   search_tasks: SearchTasks,
-  list_threads: ListThreads
+  list_threads: ListThreads,
+  list_thread_messages: ListThreadMessages
 } as const
 
 export type TaskToolName = keyof typeof tools
