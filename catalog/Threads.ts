@@ -28,6 +28,16 @@ export const ThreadTarget = Schema.Struct({
   profileName: Schema.String
 })
 
+/** What a run cost, as its runtime reported it: present on a task's runs (`list_threads` with taskId). */
+export const ThreadUsage = Schema.Struct({
+  costUsd: Schema.NullOr(Schema.Number).annotations({
+    description: "The sum of the costs the runtime reported for the thread's turns, in US dollars; null when it reported none"
+  }),
+  contextTokens: Schema.NullOr(Schema.Number).annotations({
+    description: "Tokens in the runtime's context window at its latest report; null when it reported none"
+  })
+}).annotations({ identifier: "ThreadUsage" })
+
 export const OrdinaryThread = Schema.Struct({
   threadId: Schema.String,
   kind: Schema.Literal("thread"),
@@ -58,7 +68,8 @@ export const OrdinaryThread = Schema.Struct({
   runtimeSessionElsewhere: Schema.Boolean.annotations({
     description:
       "The profile's CLI is connected from another machine than the one holding this thread's runtime session: the thread waits for that machine, unless started fresh (POST /api/threads/{threadId}/start-fresh)"
-  })
+  }),
+  usage: Schema.optionalWith(ThreadUsage, { exact: true })
 }).annotations({ identifier: "Thread" })
 
 export const ThreadContainer = Schema.Struct({
@@ -111,20 +122,29 @@ export const GetThread = Tool.make("get_thread", {
   annotations: { readOnly: true, destructive: false, idempotent: true }
 })
 
+/** The most runs `list_threads` returns for one task, in one page. */
+export const MAX_TASK_RUNS = 100
+
 export const ListThreads = Tool.make("list_threads", {
   title: "List threads",
   description:
-    `Without threadId: the caller's own threads in the project, most recent activity first; a group or workflow run is one row. With a group's threadId: its members (up to ${MAX_GROUP_SIZE}, one page). An unreadable ID returns an empty list.`,
+    `Without threadId: the caller's own threads in the project, most recent activity first; a group or workflow run is one row. With a group's threadId: its members (up to ${MAX_GROUP_SIZE}, one page). With a taskId: the task's runs, the threads bound to it that the caller may read (their own and shared ones), running and pending first, then most recent activity, up to ${MAX_TASK_RUNS} in one page, each with its usage. An unreadable ID returns an empty list.`,
   input: Schema.Struct({
     projectId: Schema.optional(ProjectId.annotations({
-      description: "The project's ID; optional with threadId or when the connection URL carries ?project=<id>"
+      description:
+        "The project's ID; optional with threadId, with a taskId that is an ID or scoped ref, or when the connection URL carries ?project=<id>"
     })),
     threadId: Schema.optional(AnyThreadId.annotations({ description: "A group or workflow run ID: list its members" })),
+    taskId: Schema.optional(
+      Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
+        description: "A task's ID or ref: list its runs (not with threadId)"
+      })
+    ),
     includeDone: Schema.optionalWith(Schema.Boolean, { default: () => false }),
     limit: Schema.optionalWith(
       Schema.Int.pipe(Schema.between(1, 50, { message: () => "must be an integer from 1 to 50" })),
       { default: () => 20 }
-    ).annotations({ description: "Page size (ignored with threadId)" }),
+    ).annotations({ description: "Page size (ignored with threadId or taskId)" }),
     cursor: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
   }),
   output: Schema.Struct({ threads: Schema.Array(Thread), nextCursor: Schema.NullOr(Schema.String) }),

@@ -16,6 +16,7 @@ import { TaskTree } from "../tasks/TaskTree.js"
 import { TaskWrites } from "../tasks/TaskWrites.js"
 import { ThreadCreation } from "../threads/ThreadCreation.js"
 import { ThreadListing } from "../threads/ThreadListing.js"
+import { ThreadUsage } from "../threads/ThreadUsage.js"
 import { ThreadMessages } from "../threads/ThreadMessages.js"
 import { ThreadRows } from "../threads/ThreadRows.js"
 import { CliProfiles } from "../machines/CliProfiles.js"
@@ -97,6 +98,7 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
     ArtifactComments.Default,
     ThreadRows.Default,
     ThreadListing.Default,
+    ThreadUsage.Default,
     ThreadCreation.Default,
     ThreadMessages.Default,
     CliProfiles.Default,

@@ -3,9 +3,10 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Principal, ProjectAccess } from "../platform/auth/Principal.js"
 import { MAX_GROUP_SIZE } from "../../catalog/domain/Thread.js"
-import type { ListThreads } from "../../catalog/Threads.js"
+import { type ListThreads, MAX_TASK_RUNS } from "../../catalog/Threads.js"
 import type * as Tool from "../../catalog/Tool.js"
 import { ThreadRows } from "./ThreadRows.js"
+import { threadReadableBy } from "./ThreadVisibility.js"
 
 /**
  * After the last row's (last activity, id). The activity is microseconds since the epoch, an
@@ -76,7 +77,25 @@ export class ThreadListing extends Effect.Service<ThreadListing>()("trellis/Thre
       )
     })
 
-    return { listProject, listMembers } as const
+    /** A task's runs: the threads bound to it that the caller may read, running and pending first. */
+    const listTask = Effect.fn("ThreadListing.listTask")(function*(
+      principal: Principal,
+      taskId: string,
+      includeDone: boolean
+    ) {
+      return yield* rows.select(
+        sql.and([
+          sql`t.associated_task_id = ${taskId}`,
+          sql`t.kind = 'thread'`,
+          sql`t.deleted_at IS NULL`,
+          includeDone ? sql`true` : sql`t.done_at IS NULL`,
+          threadReadableBy(sql, principal)
+        ]),
+        sql`ORDER BY (t.status IN ('running', 'pending')) DESC, t.last_activity_at DESC, t.id DESC LIMIT ${MAX_TASK_RUNS}`
+      )
+    })
+
+    return { listProject, listMembers, listTask } as const
   }),
   dependencies: [ThreadRows.Default]
 }) {}

@@ -20,6 +20,8 @@ import { ThreadCreation } from "./ThreadCreation.js"
 import { ThreadListing } from "./ThreadListing.js"
 import { ThreadMessages } from "./ThreadMessages.js"
 import { ThreadRows } from "./ThreadRows.js"
+import { ThreadUsage } from "./ThreadUsage.js"
+import { TaskReads } from "../tasks/TaskReads.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
 
 const iso = (date: Date | null) => date?.toISOString() ?? null
@@ -78,6 +80,8 @@ const projectIdFromUrl = Schema.decodeUnknownEither(ProjectId)
 export const ThreadTools = Effect.gen(function*() {
   const rows = yield* ThreadRows
   const listing = yield* ThreadListing
+  const usage = yield* ThreadUsage
+  const tasks = yield* TaskReads
   const threadMessages = yield* ThreadMessages
   const creation = yield* ThreadCreation
   const profiles = yield* CliProfiles
@@ -111,9 +115,30 @@ export const ThreadTools = Effect.gen(function*() {
       GetThread,
       ({ threadId }) => Effect.map(Effect.flatMap(CurrentPrincipal, (principal) => rows.get(principal, threadId)), threadView)
     ),
-    Implement.unscoped(ListThreads, ({ cursor, includeDone, limit, projectId, threadId }) =>
+    Implement.unscoped(ListThreads, ({ cursor, includeDone, limit, projectId, taskId, threadId }) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
+        if (taskId !== undefined) {
+          if (threadId !== undefined) {
+            return yield* new InvalidArgument({ message: "taskId: not with threadId (a group's members are listed by threadId alone)" })
+          }
+          // An unreadable task lists nothing, as an unreadable threadId does; a malformed one is still an error.
+          const task = yield* tasks.resolve(principal, taskId, projectId ?? (yield* DefaultProject)).pipe(
+            Effect.map((resolved) => resolved.task.id),
+            Effect.catchTags({ NotFound: () => Effect.succeed(null), Forbidden: () => Effect.succeed(null) })
+          )
+          if (task === null) return { threads: [], nextCursor: null }
+          const runs = yield* listing.listTask(principal, task, includeDone)
+          const usageOf = yield* usage.usageOf(runs.map((run) => run.id))
+          return {
+            threads: runs.map((run) => {
+              const view = threadView(run)
+              const spent = usageOf.get(run.id)
+              return view.kind === "thread" && spent !== undefined ? { ...view, usage: spent } : view
+            }),
+            nextCursor: null
+          }
+        }
         if (threadId !== undefined) {
           const members = yield* listing.listMembers(principal, threadId, includeDone)
           return { threads: members.map(threadView), nextCursor: null }

@@ -1,4 +1,4 @@
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect } from "@effect/vitest"
 import { Clock, Duration, Effect, Schema } from "effect"
@@ -18,6 +18,19 @@ export const bridgeClient = (key: string) =>
   })
 
 export type BridgeClient = Effect.Effect.Success<ReturnType<typeof bridgeClient>>
+
+/**
+ * The same client for a `trellis serve` process at `baseUrl`, over Node's fetch: a client that
+ * outlives the effect that built it (a scoped agent would not), for tests driven by promises.
+ */
+export const remoteBridgeClient = (baseUrl: string, key: string): Promise<BridgeClient> =>
+  Effect.gen(function*() {
+    const http = yield* HttpClient.HttpClient
+    return yield* HttpApiClient.makeWith(TrellisApi, {
+      httpClient: http.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key))),
+      baseUrl
+    })
+  }).pipe(Effect.provide(FetchHttpClient.layer), Effect.runPromise)
 
 /** Registers a CLI for the project with one checkout and the three executable runtimes. */
 export const registerCli = (

@@ -238,6 +238,21 @@ export const chunks = {
       uuid: nextUuid(),
       message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolUseId, content }] }
     })
+  }),
+  /** The end of a turn: its cost and the tokens of its context (input, output and cache, as Claude Code counts them). */
+  result: (costUsd: number, usage: { readonly input: number; readonly output: number; readonly cacheRead: number }): Chunk => ({
+    type: "result",
+    data: JSON.stringify({
+      type: "result",
+      subtype: "success",
+      uuid: nextUuid(),
+      session_id: "session-1",
+      total_cost_usd: costUsd,
+      duration_ms: 1200,
+      num_turns: 1,
+      usage: { input_tokens: usage.input, output_tokens: usage.output, cache_read_input_tokens: usage.cacheRead },
+      modelUsage: { "claude-sonnet": { contextWindow: 200000 } }
+    })
   })
 }
 

@@ -5,13 +5,15 @@
  * creation, at 1440×900 and 390×844. Screenshots land in test-results/web/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { DEFAULT_STATUSES } from "../../catalog/domain/Task.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
-import { Mcp, type Serve, startServe } from "../e2e/support/Trellis.js"
+import { ProjectId } from "../../catalog/domain/Ids.js"
+import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
+import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
 import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS, signInLink } from "./support/Browser.js"
 
 const TASKS = 2_000
@@ -166,7 +168,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
     expect(await columnHolding(ref)).toBe("In Progress")
     await moveWithKeys(ref, [{ key: "ArrowRight", reaches: "In Review" }, { key: "ArrowRight", reaches: "Done" }])
     await eventually("the status to reach the server", () => statusOnServer(ref), (status) => status === "Done")
-    await expect.poll(() => columnHolding(ref)).toBe("Done")
+    await expect.poll(() => columnHolding(ref), { timeout: 5_000 }).toBe("Done")
   })
 
   it("a card dropped on a List's tab moves the task to that List", async () => {
@@ -228,6 +230,43 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
       status: "To Do"
     })
     await expect.poll(() => columnHolding(ref), { timeout: 5_000 }).toBe("To Do")
+  })
+
+  it("while a thread bound to a task runs, its card shows a live chip with the state and the agent's latest line", async () => {
+    const { mcp, page, serve } = backend()
+    const ref = refs[12] ?? ""
+    const card = page.locator(`[data-task-ref="${ref}"]`)
+    const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.orDie(effect))
+    const client = await remoteBridgeClient(serve.baseUrl, serve.credentials.apiKey)
+    const projectId = Schema.decodeUnknownSync(ProjectId)(serve.credentials.projectId)
+    const { profile, sessionId } = await run(registerCli(client, projectId, { name: "board-box" }))
+    const { threadId } = await mcp.call(Thread, "create_thread", {
+      profileId: profile.profileId,
+      pathId: profile.paths[0]?.pathId ?? "",
+      cliType: "claude",
+      taskId: ref,
+      projectId,
+      content: "Draw it"
+    })
+    await card.locator(".card-run", { hasText: "Pending" }).waitFor({ timeout: 5_000 })
+    const { thread } = await run(client.agent.claim({ payload: { sessionId, threadId } }))
+    const epoch = thread?.epoch ?? 0
+    const batch = await run(client.agent.startBatch({ path: { threadId }, payload: { sessionId, epoch } }))
+    const messageId = batch.drained ? "" : batch.assistantMessageId
+    const say = (seq: number, text: string) => ({
+      seq,
+      type: "assistant",
+      data: JSON.stringify({ type: "assistant", uuid: `line-${seq}`, message: { content: [{ type: "text", text }] } })
+    })
+    await run(client.agent.uploadChunks({
+      path: { threadId },
+      payload: { sessionId, epoch, messageId, chunks: [say(0, "Reading the brief.\n\nSketching the first screen.")] }
+    }))
+    await expect.poll(() => card.locator(".card-run").textContent(), { timeout: 5_000 }).toBe("RunningSketching the first screen.")
+    await screenshot(page, "board-live-chip-1440", { fullPage: false })
+    await run(client.agent.complete({ path: { threadId }, payload: { sessionId, epoch, messageId } }))
+    await run(client.agent.startBatch({ path: { threadId }, payload: { sessionId, epoch } }))
+    await card.locator(".card-run").waitFor({ state: "detached", timeout: 5_000 })
   })
 
   it("filters narrow the board: text, owner, delegated agent and label", async () => {

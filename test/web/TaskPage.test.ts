@@ -5,12 +5,14 @@
  * unknown ref, and the page at 390×844. Screenshots land in test-results/web/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
-import { Mcp, type Serve, startServe } from "../e2e/support/Trellis.js"
+import { ProjectId } from "../../catalog/domain/Ids.js"
+import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
+import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
 import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS, signInLink } from "./support/Browser.js"
 
 const DESKTOP = { width: 1440, height: 900 }
@@ -124,6 +126,64 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     await page.getByRole("heading", { level: 2, name: "Plan" }).waitFor()
     const saved = await eventually("the description", () => read(ref), (task) => task.descriptionMarkdown.includes("## Plan"))
     expect(saved.descriptionMarkdown).toContain("export as *CSV*")
+  })
+
+  it("the task's runs show machine, runtime, state, tokens and cost; a new run appears first without a reload", async () => {
+    const { mcp, page, serve } = backend()
+    const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.orDie(effect))
+    const client = await remoteBridgeClient(serve.baseUrl, serve.credentials.apiKey)
+    const projectId = Schema.decodeUnknownSync(ProjectId)(serve.credentials.projectId)
+    const { profile, sessionId } = await run(registerCli(client, projectId, { name: "runs-box" }))
+    const target = { profileId: profile.profileId, pathId: profile.paths[0]?.pathId ?? "", cliType: "claude", taskId: ref, projectId }
+    const first = await mcp.call(Thread, "create_thread", { ...target, content: "Export the rows" })
+    const { thread: claimed } = await run(client.agent.claim({ payload: { sessionId, threadId: first.threadId } }))
+    const epoch = claimed?.epoch ?? 0
+    const batch = await run(client.agent.startBatch({ path: { threadId: first.threadId }, payload: { sessionId, epoch } }))
+    const messageId = batch.drained ? "" : batch.assistantMessageId
+    const line = (data: object) => ({ type: String(Reflect.get(data, "type")), data: JSON.stringify(data) })
+    await run(client.agent.uploadChunks({
+      path: { threadId: first.threadId },
+      payload: {
+        sessionId,
+        epoch,
+        messageId,
+        chunks: [
+          { seq: 0, ...line({ type: "assistant", uuid: "a1", message: { content: [{ type: "text", text: "Exported." }] } }) },
+          {
+            seq: 1,
+            ...line({
+              type: "result",
+              subtype: "success",
+              uuid: "r1",
+              session_id: "s1",
+              total_cost_usd: 0.5,
+              usage: { input_tokens: 1000, output_tokens: 200 }
+            })
+          }
+        ]
+      }
+    }))
+    await run(client.agent.complete({ path: { threadId: first.threadId }, payload: { sessionId, epoch, messageId } }))
+    // The next batch finds nothing waiting: the claim ends and the thread is idle.
+    await run(client.agent.startBatch({ path: { threadId: first.threadId }, payload: { sessionId, epoch } }))
+
+    const runs = page.locator(".task-section", { hasText: "Runs" })
+    const rows = runs.locator(".task-run")
+    await expect.poll(() => rows.first().textContent(), { timeout: 10_000 }).toContain("Finished")
+    const finished = (await rows.first().textContent()) ?? ""
+    for (const part of ["Export the rows", "$0.50", "runs-box", "claude", "1.2k tokens"]) expect(finished).toContain(part)
+
+    await mcp.call(Thread, "create_thread", { ...target, content: "Write the docs" })
+    await expect.poll(() => runs.locator(".task-run > a").allTextContents(), { timeout: 5_000 }).toEqual([
+      "Write the docs",
+      "Export the rows"
+    ])
+    expect(await rows.first().textContent()).toContain("Pending")
+    await screenshot(page, "task-runs-1440")
+    await runs.getByRole("link", { name: "Export the rows" }).click()
+    await page.waitForURL((url) => url.pathname === projectPath(`/threads/${first.threadId}`))
+    await page.goBack()
+    await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
   })
 
   it("a subtask added is listed with its ref and opens its own page", async () => {

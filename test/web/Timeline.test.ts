@@ -4,18 +4,16 @@
  * so each test decides exactly which runtime lines a turn streams and when. Screenshots land in
  * test-results/web/.
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
-import { registerCli } from "../support/FakeCli.js"
+import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
 import { accessibilityProblems, CHROMIUM, openPage, screenshot, SHOTS } from "./support/Browser.js"
 
 const DESKTOP = { width: 1280, height: 800 }
@@ -68,22 +66,11 @@ const steps = (from: number, count: number): ReadonlyArray<Line> =>
 
 // ---- a fake CLI over the bridge API of the real server -------------------------------------------
 
-const bridge = (baseUrl: string, key: string) =>
-  Effect.gen(function*() {
-    const http = yield* HttpClient.HttpClient
-    return yield* HttpApiClient.makeWith(TrellisApi, {
-      httpClient: http.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(key))),
-      baseUrl
-    })
-    // Node's fetch: a client that outlives the effect that built it (a scoped agent would not).
-  }).pipe(Effect.provide(FetchHttpClient.layer))
-
-type Bridge = Effect.Effect.Success<ReturnType<typeof bridge>>
 const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(Effect.orDie(effect))
 
 /** A machine whose runtime is this test: each turn's lines are uploaded when the test says. */
 const fakeMachine = async (serve: Serve, mcp: Mcp) => {
-  const client: Bridge = await run(bridge(serve.baseUrl, serve.credentials.apiKey))
+  const client = await remoteBridgeClient(serve.baseUrl, serve.credentials.apiKey)
   const projectId = Schema.decodeUnknownSync(ProjectId)(serve.credentials.projectId)
   const registered = await run(registerCli(client, projectId, { name: "timeline-box" }))
   const sessionId = registered.sessionId

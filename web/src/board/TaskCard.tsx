@@ -2,6 +2,7 @@ import { useDraggable } from "@dnd-kit/core"
 import { memo } from "react"
 import type { ListColor } from "../../../catalog/domain/TaskList.js"
 import type { Task } from "./columns"
+import { LiveRunChip } from "./liveRuns"
 
 /** What a card shows of a task, on the board and under the pointer while it is dragged. */
 export const CardBody = ({ task, agentColor }: { readonly task: Task; readonly agentColor: ListColor | undefined }) => (
@@ -26,6 +27,7 @@ export const CardBody = ({ task, agentColor }: { readonly task: Task; readonly a
       )}
       {task.isArchived ? <span className="card-archived">Archived</span> : null}
     </div>
+    <LiveRunChip taskId={task.taskId} />
   </>
 )
 

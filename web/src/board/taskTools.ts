@@ -12,6 +12,7 @@ import {
   SearchTasks,
   UpdateTask
 } from "../../../catalog/Tasks.js"
+import { ListThreadMessages, ListThreads } from "../../../catalog/Threads.js"
 import { makeToolHooks } from "../lib/queries"
 
 /**
@@ -30,7 +31,9 @@ const tools = {
   get_task: GetTask,
   create_task_comment: CreateTaskComment,
   delete_task: DeleteTask,
-  search_tasks: SearchTasks
+  search_tasks: SearchTasks,
+  list_threads: ListThreads,
+  list_thread_messages: ListThreadMessages
 } as const
 
 export type TaskToolName = keyof typeof tools

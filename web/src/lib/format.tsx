@@ -15,6 +15,20 @@ export const ago = (iso: string, now = Date.now()): string => {
   return new Date(iso).toLocaleDateString()
 }
 
+export const tokens = (count: number): string =>
+  count >= 1000 ? `${(count / 1000).toFixed(count >= 100_000 ? 0 : 1)}k` : String(Math.round(count))
+
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
+
+export const usd = (cost: number): string => `$${cost < 0.01 ? cost.toFixed(4) : cost.toFixed(2)}`
+
+/** A run's length at a glance: seconds under a minute, then minutes, then hours and minutes. */
+export const duration = (ms: number): string => {
+  if (ms < minute) return seconds(Math.max(0, ms))
+  if (ms < 60 * minute) return `${Math.floor(ms / minute)} min`
+  return `${Math.floor(ms / (60 * minute))} h ${Math.floor((ms % (60 * minute)) / minute)} min`
+}
+
 export const runtimeOf = (thread: OrdinaryThread): string =>
   [thread.target.cliType, thread.cliModel, thread.cliEffort].filter((part) => part !== null && part !== "").join(" · ")
 

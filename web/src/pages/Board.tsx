@@ -4,6 +4,7 @@ import type { TaskList } from "../../../catalog/Lists.js"
 import { BoardGroupBy, DEFAULT_BOARD_GROUP_BY, ViewMode } from "../../../catalog/domain/TaskList.js"
 import { describeError } from "../lib/api"
 import { useReloadOnChange } from "../lib/projectChanges"
+import { LiveRunsProvider } from "../board/liveRuns"
 import { toolKey } from "../lib/queries"
 import { type TaskToolArgs, type TaskToolResult, useToolMutation, useToolQuery } from "../board/taskTools"
 import { boardPath, followLink, navigate, taskPath } from "../lib/router"
@@ -63,7 +64,7 @@ const NewTask = ({ projectId, list }: { readonly projectId: string; readonly lis
  * A project's tasks as a board or a table, for the whole project or one List: columns by the
  * List's grouping (status, priority, owner, label), a card dragged to another column changes that
  * field and one dropped on a List's tab moves there. Read again when the project's changes stream
- * names a task, List or label.
+ * names a task, List or label; a card whose task has a running thread shows it live.
  */
 export const BoardPage = ({ projectId }: { readonly projectId: string }) => {
   const place = useBoardQuery(projectId)
@@ -151,70 +152,74 @@ export const BoardPage = ({ projectId }: { readonly projectId: string }) => {
   }
 
   return (
-    <div className="board-page">
-      <div className="page-head">
-        <h1>{list === undefined ? "All tasks" : list.name}</h1>
-        <div className="view-switch" role="group" aria-label="View">
-          <button type="button" className="quiet" aria-pressed={view === "board"} onClick={() => place.set("view", "board")}>Board</button>
-          <button type="button" className="quiet" aria-pressed={view === "list"} onClick={() => place.set("view", "list")}>List</button>
+    <LiveRunsProvider projectId={projectId}>
+      <div className="board-page">
+        <div className="page-head">
+          <h1>{list === undefined ? "All tasks" : list.name}</h1>
+          <div className="view-switch" role="group" aria-label="View">
+            <button type="button" className="quiet" aria-pressed={view === "board"} onClick={() => place.set("view", "board")}>
+              Board
+            </button>
+            <button type="button" className="quiet" aria-pressed={view === "list"} onClick={() => place.set("view", "list")}>List</button>
+          </div>
+          {view === "board" ?
+            (
+              <label className="filter">
+                <span>Group by</span>
+                <select value={groupBy} onChange={(event) => place.set("group", event.currentTarget.value)}>
+                  {BoardGroupBy.literals.map((each) => <option key={each} value={each}>{each === "assignee" ? "owner" : each}</option>)}
+                </select>
+              </label>
+            ) :
+            null}
         </div>
-        {view === "board" ?
-          (
-            <label className="filter">
-              <span>Group by</span>
-              <select value={groupBy} onChange={(event) => place.set("group", event.currentTarget.value)}>
-                {BoardGroupBy.literals.map((each) => <option key={each} value={each}>{each === "assignee" ? "owner" : each}</option>)}
-              </select>
-            </label>
-          ) :
-          null}
+        <BoardDnd columns={columns} onDrop={drop} agentColors={agentColors}>
+          <nav aria-label="Lists">
+            <ul className="list-tabs">
+              <li>
+                <a href={listLink("")} onClick={followLink} aria-current={list === undefined ? "page" : undefined}>All tasks</a>
+              </li>
+              {allLists.map((each) => (
+                <DroppableList key={each.listId} listId={each.listId}>
+                  {(isOver) => (
+                    <a
+                      href={listLink(each.ref)}
+                      onClick={followLink}
+                      className={isOver ? "over" : undefined}
+                      aria-current={list?.listId === each.listId ? "page" : undefined}
+                    >
+                      {each.name}
+                    </a>
+                  )}
+                </DroppableList>
+              ))}
+            </ul>
+          </nav>
+          <BoardFilters
+            filters={filters}
+            choices={choices}
+            onChange={setFilters}
+            includeArchived={includeArchived}
+            onIncludeArchived={setIncludeArchived}
+          />
+          <NewTask projectId={projectId} list={list} />
+          {failure === undefined ? null : <p className="page-status failure" role="alert">{failure}</p>}
+          {tasks.isPending ? <p className="page-status" role="status">Loading tasks…</p> : null}
+          {tasks.isError ? <p className="page-status" role="alert">Cannot load the tasks: {describeError(tasks.error)}</p> : null}
+          {tasks.isSuccess ?
+            (
+              <>
+                <p className="meta board-count" role="status">
+                  {shown.length === loaded.length ? count(loaded.length) : `${shown.length} of ${count(loaded.length)}`}
+                </p>
+                {view === "board"
+                  ? <BoardColumns columns={columns} pending={pending} agentColors={agentColors} onOpen={open} />
+                  : <TaskTable projectId={projectId} tasks={shown} />}
+              </>
+            ) :
+            null}
+        </BoardDnd>
       </div>
-      <BoardDnd columns={columns} onDrop={drop} agentColors={agentColors}>
-        <nav aria-label="Lists">
-          <ul className="list-tabs">
-            <li>
-              <a href={listLink("")} onClick={followLink} aria-current={list === undefined ? "page" : undefined}>All tasks</a>
-            </li>
-            {allLists.map((each) => (
-              <DroppableList key={each.listId} listId={each.listId}>
-                {(isOver) => (
-                  <a
-                    href={listLink(each.ref)}
-                    onClick={followLink}
-                    className={isOver ? "over" : undefined}
-                    aria-current={list?.listId === each.listId ? "page" : undefined}
-                  >
-                    {each.name}
-                  </a>
-                )}
-              </DroppableList>
-            ))}
-          </ul>
-        </nav>
-        <BoardFilters
-          filters={filters}
-          choices={choices}
-          onChange={setFilters}
-          includeArchived={includeArchived}
-          onIncludeArchived={setIncludeArchived}
-        />
-        <NewTask projectId={projectId} list={list} />
-        {failure === undefined ? null : <p className="page-status failure" role="alert">{failure}</p>}
-        {tasks.isPending ? <p className="page-status" role="status">Loading tasks…</p> : null}
-        {tasks.isError ? <p className="page-status" role="alert">Cannot load the tasks: {describeError(tasks.error)}</p> : null}
-        {tasks.isSuccess ?
-          (
-            <>
-              <p className="meta board-count" role="status">
-                {shown.length === loaded.length ? count(loaded.length) : `${shown.length} of ${count(loaded.length)}`}
-              </p>
-              {view === "board"
-                ? <BoardColumns columns={columns} pending={pending} agentColors={agentColors} onOpen={open} />
-                : <TaskTable projectId={projectId} tasks={shown} />}
-            </>
-          ) :
-          null}
-      </BoardDnd>
-    </div>
+    </LiveRunsProvider>
   )
 }

@@ -7,13 +7,14 @@ import { TaskDescription } from "../task/TaskDescription"
 import { TaskFields } from "../task/TaskFields"
 import { TaskFiles } from "../task/TaskFiles"
 import { Comments, LinksAndArtifacts, Subtasks } from "../task/TaskSections"
+import { TaskRuns } from "../task/TaskRuns"
 import { TaskTitle } from "../task/TaskTitle"
 import { useTaskUpdate } from "../task/useTaskUpdate"
 import "../task/Task.css"
 
 /**
  * One task (`get_task` by ref or ID): its name and fields, each saved as it changes, the
- * description, subtasks, links and artifacts, attached files, comments, and deleting it. Read again when the
+ * description, the agents' runs on it, subtasks, links and artifacts, attached files, comments, and deleting it. Read again when the
  * project's changes stream names a task.
  */
 export const TaskPage = ({ projectId, taskRef }: { readonly projectId: string; readonly taskRef: string }) => {
@@ -43,6 +44,7 @@ export const TaskPage = ({ projectId, taskRef }: { readonly projectId: string; r
       {failure === undefined ? null : <p className="field-error" role="alert">Not saved: {failure}</p>}
       <TaskFields projectId={projectId} task={details} save={save} />
       <TaskDescription markdown={details.descriptionMarkdown} save={save} saving={saving} />
+      <TaskRuns projectId={projectId} taskId={details.taskId} />
       <Subtasks projectId={projectId} task={details} />
       <LinksAndArtifacts task={details} />
       <TaskFiles task={details} />

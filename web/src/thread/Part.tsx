@@ -1,5 +1,6 @@
 import { memo, type ReactNode } from "react"
 import type { MessagePart, ToolPart } from "../../../catalog/events/compose.js"
+import { seconds, tokens } from "../lib/format"
 import { Markdown } from "./Markdown"
 import { STOPPED_CALL } from "./rows"
 
@@ -30,10 +31,6 @@ const pretty = (json: string): string => {
     return json
   }
 }
-
-const tokens = (count: number): string => count >= 1000 ? `${(count / 1000).toFixed(count >= 100_000 ? 0 : 1)}k` : String(Math.round(count))
-
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
 
 /**
  * Whether a collapsible part is open is held by the timeline, not the `details` element: a row
@@ -149,5 +146,3 @@ const PartView = (
 export const Part = memo(PartView, (before, after) =>
   before.disclosure.open === after.disclosure.open && before.asking === after.asking &&
   (before.part === after.part || (before.part.type === "text" && after.part.type === "text" && before.part.text === after.part.text)))
-
-export { seconds, tokens }

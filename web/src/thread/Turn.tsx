@@ -1,6 +1,5 @@
 import type { ContextWindow, SessionInfo } from "../../../catalog/events/compose.js"
-import { StatusBadge } from "../lib/format"
-import { seconds, tokens } from "./Part"
+import { seconds, StatusBadge, tokens, usd } from "../lib/format"
 
 /** The assistant turn's heading: who speaks and the message's state. */
 export const TurnHead = ({ state, model }: { readonly state: string; readonly model: string | undefined }) => (
@@ -10,8 +9,6 @@ export const TurnHead = ({ state, model }: { readonly state: string; readonly mo
     {model === undefined ? null : <span className="meta">{model}</span>}
   </div>
 )
-
-const usd = (cost: number): string => `$${cost < 0.01 ? cost.toFixed(4) : cost.toFixed(2)}`
 
 /** How full the context window is: a meter when the runtime reported its size, the count alone otherwise. */
 const ContextMeter = ({ window }: { readonly window: ContextWindow }) => {
