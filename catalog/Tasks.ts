@@ -110,14 +110,17 @@ export const SubtaskSummary = Schema.Struct({
   subtaskCount: Schema.Number
 }).annotations({ identifier: "SubtaskSummary" })
 
+const TaskPath = Schema.NullOr(Schema.String).annotations({ description: "The task's page in the web app" })
+const TaskUrl = Schema.NullOr(Schema.String).annotations({
+  description: "The task's page in full: on TRELLIS_APP_URL if set, else on the URL this server was reached by"
+})
+
 export const TaskDetails = Schema.Struct({
   ...TaskSummary.fields,
   projectId: ProjectId,
   scopedRef: Schema.String.annotations({ description: "org-slug/REF-n, unique across organizations" }),
-  taskPath: Schema.NullOr(Schema.String).annotations({
-    description: "Path of the task in the web app; null when TRELLIS_APP_URL is not configured"
-  }),
-  taskUrl: Schema.NullOr(Schema.String).annotations({ description: "Full URL; null when TRELLIS_APP_URL is not configured" }),
+  taskPath: TaskPath,
+  taskUrl: TaskUrl,
   description: Schema.NullOr(RichTextDocument),
   descriptionMarkdown: Schema.String,
   externalLinks: Schema.Array(ExternalLink),
@@ -214,8 +217,8 @@ export const CreateTask = Tool.make("create_task", {
   output: Schema.Struct({
     taskId: Schema.String,
     refId: Schema.NullOr(Schema.String),
-    taskPath: Schema.NullOr(Schema.String),
-    taskUrl: Schema.NullOr(Schema.String)
+    taskPath: TaskPath,
+    taskUrl: TaskUrl
   }),
   annotations: writes
 })

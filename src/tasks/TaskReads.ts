@@ -6,6 +6,7 @@ import { InvalidArgument, NotFound } from "../../catalog/domain/Errors.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
 import { parseTaskAddress, TASK_ADDRESS_RULE } from "../../catalog/domain/Task.js"
 import type { Principal, ProjectAccess } from "../platform/auth/Principal.js"
+import { baseUrl, RequestOrigin } from "../platform/http/RequestOrigin.js"
 import { TrellisConfig } from "../platform/TrellisConfig.js"
 import { TaskLists } from "../lists-labels/TaskLists.js"
 import { Projects } from "../projects/Projects.js"
@@ -130,14 +131,16 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
       ]))
     })
 
-    /** Where the web app shows a task; nothing when TRELLIS_APP_URL is not configured. */
-    const paths = (access: ProjectAccess, ref: string) => {
-      const path = `/${access.project.organizationSlug}/${access.project.ref}/tasks/${ref}`
-      return Option.match(config.appUrl, {
-        onNone: () => ({ taskPath: null, taskUrl: null }),
-        onSome: (base) => ({ taskPath: path, taskUrl: `${base.replace(/\/+$/, "")}${path}` })
+    /**
+     * Where the web app shows a task: its page's path, on TRELLIS_APP_URL when one is configured,
+     * else on the URL the request reached this server by (the server serves the web app itself).
+     */
+    const paths = (access: ProjectAccess, ref: string) =>
+      Effect.map(RequestOrigin, (origin) => {
+        const path = `/projects/${encodeURIComponent(access.project.id)}/tasks/${encodeURIComponent(ref)}`
+        const base = Option.getOrElse(config.appUrl, () => baseUrl(config, origin)).replace(/\/+$/, "")
+        return { taskPath: path, taskUrl: `${base}${path}` }
       })
-    }
 
     /** A task with its links, latest comments, direct subtasks and web app location. */
     const details = Effect.fn("TaskReads.details")(function*(resolved: ResolvedTask) {
@@ -145,7 +148,7 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
       const taskLinks = yield* links.linksOf([task.id])
       const latestComments = yield* comments.latest(task.id)
       const subtasks = yield* findRows(sql`t.parent_id = ${task.id}`)
-      return { task, access, links: taskLinks, comments: latestComments, subtasks, ...paths(access, task.ref) }
+      return { task, access, links: taskLinks, comments: latestComments, subtasks, ...(yield* paths(access, task.ref)) }
     })
 
     return { resolve, list, details, findRows, paths } as const

@@ -162,7 +162,7 @@ export class TaskWrites extends Effect.Service<TaskWrites>()("trellis/TaskWrites
         yield* links.insert(id, externalLinks)
         return ref
       })).pipe(Effect.catchTags({ SqlError: concurrentChange, ParseError: Effect.die }))
-      return { taskId: id, refId: ref, ...reads.paths(access, ref) }
+      return { taskId: id, refId: ref, ...(yield* reads.paths(access, ref)) }
     })
 
     const update = Effect.fn("TaskWrites.update")(function*(principal: Principal, resolved: ResolvedTask, changes: TaskChanges) {

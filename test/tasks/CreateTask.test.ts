@@ -1,17 +1,24 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { seedOwner, ServerPort, TestServer } from "../support/TestServer.js"
 import { fails, ok, scopedTo } from "../support/TaskTools.js"
 import { createTask, doc, getTask, listTasks, noRateLimit, paragraph, url } from "./TaskFixtures.js"
 
 describe("create_task", () => {
   layer(TestServer(noRateLimit))((it) => {
-    it.effect("create_task returns { taskId, refId, taskPath, taskUrl }; refs count up per project; path and URL are null without TRELLIS_APP_URL", () =>
+    it.effect("create_task returns { taskId, refId, taskPath, taskUrl }; refs count up per project; the URL is the web app's page on the server the request reached", () =>
       Effect.gen(function*() {
         const { key, organization, project } = yield* seedOwner("create")
+        const port = yield* ServerPort
         const first = yield* createTask(key, project.id, { name: "One" })
-        expect(first).toEqual({ taskId: expect.stringMatching(/^task_[0-9a-f]{32}$/), refId: "MAIN-1", taskPath: null, taskUrl: null })
+        const taskPath = `/projects/${project.id}/tasks/MAIN-1`
+        expect(first).toEqual({
+          taskId: expect.stringMatching(/^task_[0-9a-f]{32}$/),
+          refId: "MAIN-1",
+          taskPath,
+          taskUrl: `http://127.0.0.1:${port}${taskPath}`
+        })
         expect(Object.keys(first).sort()).toEqual(["refId", "taskId", "taskPath", "taskUrl"])
         expect((yield* createTask(key, project.id, { name: "Two" })).refId).toBe("MAIN-2")
         expect((yield* ok(key, "create_task", { name: "Three", projectId: project.id })).refId).toBe("MAIN-3")
@@ -19,7 +26,7 @@ describe("create_task", () => {
         expect((yield* createTask(key, other.id)).refId).toBe("OTHER-1")
         expect((yield* createTask(key, project.id, { name: "Four" })).refId).toBe("MAIN-4")
         const details = yield* getTask(key, first.taskId)
-        expect(details).toMatchObject({ taskId: first.taskId, refId: "MAIN-1", name: "One", taskPath: null, taskUrl: null })
+        expect(details).toMatchObject({ taskId: first.taskId, refId: "MAIN-1", name: "One", taskPath, taskUrl: first.taskUrl })
       }))
 
     it.effect("create_task defaults: taskTypeKey task, priority None, status To Do, List BACKLOG, tags [], no owner, agent, label or due date", () =>
@@ -302,15 +309,15 @@ describe("create_task", () => {
   })
 
   layer(TestServer({ ...noRateLimit, appUrl: Option.some("https://app.example.com/") }))((it) => {
-    it.effect("with TRELLIS_APP_URL, create_task and get_task give the task's path and full URL", () =>
+    it.effect("with TRELLIS_APP_URL, create_task and get_task give the task's page on that URL", () =>
       Effect.gen(function*() {
         const { key, project } = yield* seedOwner("with-url")
         const created = yield* createTask(key, project.id)
         expect(created).toEqual({
           taskId: expect.stringMatching(/^task_/),
           refId: "MAIN-1",
-          taskPath: "/with-url/MAIN/tasks/MAIN-1",
-          taskUrl: "https://app.example.com/with-url/MAIN/tasks/MAIN-1"
+          taskPath: `/projects/${project.id}/tasks/MAIN-1`,
+          taskUrl: `https://app.example.com/projects/${project.id}/tasks/MAIN-1`
         })
         expect(yield* getTask(key, created.taskId)).toMatchObject({ taskPath: created.taskPath, taskUrl: created.taskUrl })
       }))
