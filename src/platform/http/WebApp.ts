@@ -50,10 +50,10 @@ const readFile = (file: string): File => {
   }
 }
 
-/** The built app, read once at start: the shell and every file beside it, by URL path. */
+/** The built app: the shell, read at start, and every file beside it by URL path, read when first asked for. */
 export interface BuiltApp {
   readonly shell: File
-  readonly files: ReadonlyMap<string, File>
+  readonly file: (url: string) => File | undefined
 }
 
 /**
@@ -75,18 +75,28 @@ const listFiles = (dir: string, prefix: string): ReadonlyArray<[string, string]>
   })
 
 /**
- * Reads the build into memory. Only the files found here are ever served, so no request path
- * reaches the file system (no traversal to guard against); the build is a few hundred KB.
+ * Lists the build at start; a file is read (and gzipped) the first time it is asked for, then kept.
+ * Only the files listed here are ever served, so no request path reaches the file system (no
+ * traversal to guard against). Most of the build is chunks few pages load (the diff view's
+ * syntax grammars, one per language): read at start, they would cost every server's start and
+ * memory for files a session may never ask for.
  */
 export const loadBuiltApp = (dir: string): Effect.Effect<Option.Option<BuiltApp>> =>
   Effect.sync(() => {
     const shellFile = path.join(dir, "index.html")
     if (!fs.existsSync(shellFile)) return Option.none()
-    const files = new Map<string, File>()
-    for (const [url, file] of listFiles(dir, "/")) {
-      if (url !== "/index.html") files.set(url, readFile(file))
+    const paths = new Map(listFiles(dir, "/").filter(([url]) => url !== "/index.html"))
+    const read = new Map<string, File>()
+    const file = (url: string): File | undefined => {
+      const known = read.get(url)
+      if (known !== undefined) return known
+      const onDisk = paths.get(url)
+      if (onDisk === undefined) return undefined
+      const loaded = readFile(onDisk)
+      read.set(url, loaded)
+      return loaded
     }
-    return Option.some({ shell: readFile(shellFile), files })
+    return Option.some({ shell: readFile(shellFile), file })
   })
 
 const notBuilt = HttpServerResponse.html(
@@ -136,7 +146,7 @@ export const makeWebAppRoutes = (dir: string) =>
         if (requested.startsWith("/api/") || requested === "/api") return notFound(requested)
         if (Option.isNone(app)) return notBuilt
         const encoding = request.headers["accept-encoding"]
-        const found = app.value.files.get(requested)
+        const found = app.value.file(requested)
         if (found !== undefined) return file(found, requested.startsWith(ASSETS_PREFIX) ? IMMUTABLE : "no-cache", encoding)
         // A bundle that is not there (an old page after a redeploy) must not get the shell as JavaScript.
         if (requested.startsWith(ASSETS_PREFIX)) return notFound(requested)

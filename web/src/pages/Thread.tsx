@@ -1,4 +1,4 @@
-import { type ReactNode, useCallback, useEffect, useMemo, useRef } from "react"
+import { lazy, type ReactNode, Suspense, useCallback, useEffect, useMemo, useRef } from "react"
 import { describeError, useTool } from "../lib/api"
 import { useThreadEvents } from "../lib/events"
 import { followLink, threadsPath } from "../lib/router"
@@ -15,6 +15,9 @@ import { Composer } from "../thread/Composer"
 import { ThreadActions } from "../thread/ThreadActions"
 import { ThreadInteractions } from "../thread/ThreadInteractions"
 import type { CliType } from "../../../catalog/domain/CliType.js"
+
+/** What the thread changed: a chunk of its own, with the change report's Schemas and the diff view. */
+const ChangesPanel = lazy(() => import("../changes/ChangesPanel"))
 
 const noMessages: ReadonlyArray<Message> = []
 
@@ -129,6 +132,9 @@ export const ThreadPage = ({ projectId, threadId }: { readonly projectId: string
             {thread.value.kind === "thread" ?
               (
                 <>
+                  <Suspense fallback={null}>
+                    <ChangesPanel key={threadId} threadId={threadId} />
+                  </Suspense>
                   <Conversation
                     key={threadId}
                     threadId={threadId}
