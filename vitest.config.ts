@@ -33,6 +33,9 @@ export default defineConfig({
   test: {
     exclude: configDefaults.exclude,
     testTimeout: 30_000,
+    // A condition waited on with expect.poll may take this long on a loaded 2-core machine (a
+    // debounced search, a board of 2,000 cards redrawn): the default second is a typical time, not a deadline.
+    expect: { poll: { timeout: 5_000 } },
     hookTimeout: 60_000,
     // PGlite loads a WASM PostgreSQL per test file; two cores fit two at a time.
     maxWorkers: 2,

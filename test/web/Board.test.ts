@@ -8,13 +8,22 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import { type Browser, type Page } from "playwright-core"
 import { DEFAULT_STATUSES } from "../../catalog/domain/Task.js"
-import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
+import { eventually } from "../e2e/support/Processes.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
-import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
+import { Mcp, type Serve, Thread } from "../e2e/support/Trellis.js"
 import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS, signInLink } from "./support/Browser.js"
+import {
+  accessibilityProblems,
+  fitsWidth,
+  launchChromium,
+  openPage,
+  screenshot,
+  signInLink,
+  startBackend,
+  stopBackend
+} from "./support/Browser.js"
 
 const TASKS = 2_000
 const DESKTOP = { width: 1440, height: 900 }
@@ -83,12 +92,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
-      throw new Error("dist/web/ is not built: run `npm run build` before this test")
-    }
-    fs.mkdirSync(SHOTS, { recursive: true })
-    serve = await startServe(tempDir("trellis-board-home-"))
-    mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
+    const started = await startBackend("trellis-board-home-")
+    serve = started.serve
+    mcp = started.mcp
     const { projectId } = serve.credentials
     const { userId } = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ userId: Schema.String })))(
       fs.readFileSync(path.join(serve.home, "credentials.json"), "utf8")
@@ -112,7 +118,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
       }))
       refs.push(...batch.map((task) => task.refId ?? task.taskId))
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    browser = await launchChromium()
     const opened = await openPage(browser, DESKTOP)
     page = opened.page
     errors = opened.errors
@@ -120,12 +126,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
     await page.waitForURL((url) => url.pathname.endsWith("/board"))
   }, 300_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await mcp?.close()
-    await killEverything()
-    removeTempDirs()
-  })
+  afterAll(() => stopBackend(browser, mcp))
 
   it("the board shows all 2,000 tasks in the project's status columns, in board order", async () => {
     const { page } = backend()

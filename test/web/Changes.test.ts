@@ -7,15 +7,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import { type Browser, type Page } from "playwright-core"
 import type { ChangedFile } from "../../catalog/domain/ChangeReport.js"
 import { type AgentSessionId, ProjectId } from "../../catalog/domain/Ids.js"
-import { killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
-import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
+import { Mcp, type Serve, Thread } from "../e2e/support/Trellis.js"
 import { type BridgeClient, registerCli, remoteBridgeClient } from "../support/FakeCli.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS, signInLink } from "./support/Browser.js"
+import {
+  accessibilityProblems,
+  fitsWidth,
+  launchChromium,
+  openPage,
+  screenshot,
+  signInLink,
+  startBackend,
+  stopBackend
+} from "./support/Browser.js"
 
 const DESKTOP = { width: 1440, height: 900 }
 const PHONE = { width: 390, height: 844 }
@@ -87,12 +93,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a thread'
   const fileRow = (file: string) => panel().locator(`li.change-file[data-path="${file}"]`)
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
-      throw new Error("dist/web/ is not built: run `npm run build` before this test")
-    }
-    fs.mkdirSync(SHOTS, { recursive: true })
-    serve = await startServe(tempDir("trellis-changes-home-"))
-    mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
+    const started = await startBackend("trellis-changes-home-")
+    serve = started.serve
+    mcp = started.mcp
     client = await remoteBridgeClient(serve.baseUrl, serve.credentials.apiKey)
     const projectId = Schema.decodeUnknownSync(ProjectId)(serve.credentials.projectId)
     const { profile, sessionId } = await run(registerCli(client, projectId, { name: "changes-box" }))
@@ -106,7 +109,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a thread'
     claim = { threadId, sessionId, epoch: thread?.epoch ?? 0 }
     await run(client.agent.startBatch({ path: { threadId }, payload: { sessionId, epoch: claim.epoch } }))
     await report(FIRST_REPORT)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    browser = await launchChromium()
     const opened = await openPage(browser, DESKTOP)
     page = opened.page
     errors = opened.errors
@@ -114,12 +117,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a thread'
     await page.getByRole("heading", { level: 1, name: "Export the rows as CSV" }).waitFor({ timeout: 30_000 })
   }, 180_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await mcp?.close()
-    await killEverything()
-    removeTempDirs()
-  })
+  afterAll(() => stopBackend(browser, mcp))
 
   it("the panel sums the report and lists each file under its folder with its counts", async () => {
     const summary = panel().locator("summary")

@@ -7,10 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
-import { killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
-import { Mcp, type Serve, startServe } from "../e2e/support/Trellis.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS, signInLink } from "./support/Browser.js"
+import { type Browser, type Page } from "playwright-core"
+import { Mcp, type Serve } from "../e2e/support/Trellis.js"
+import {
+  accessibilityProblems,
+  fitsWidth,
+  launchChromium,
+  openPage,
+  screenshot,
+  signInLink,
+  startBackend,
+  stopBackend
+} from "./support/Browser.js"
 
 const DESKTOP = { width: 1440, height: 900 }
 const PHONE = { width: 390, height: 844 }
@@ -37,12 +45,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("search in
   const searchBox = () => backend().page.getByRole("dialog", { name: "Search tasks" }).getByRole("searchbox")
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
-      throw new Error("dist/web/ is not built: run `npm run build` before this test")
-    }
-    fs.mkdirSync(SHOTS, { recursive: true })
-    serve = await startServe(tempDir("trellis-search-home-"))
-    mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
+    const started = await startBackend("trellis-search-home-")
+    serve = started.serve
+    mcp = started.mcp
     const { projectId } = serve.credentials
     for (let n = 0; n < TASKS; n++) {
       const name = n === 3 ? "Repair the zeppelin mooring" : n === 11 ? "Paint the hangar" : `Routine chore ${n}`
@@ -50,18 +55,13 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("search in
       const created = await mcp.call(Created, "create_task", { projectId, name, ...(description === undefined ? {} : { description }) })
       refs.push(created.refId ?? created.taskId)
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    browser = await launchChromium()
     page = (await openPage(browser, DESKTOP)).page
     await page.goto(await freshLink(projectPath("/threads")))
     await page.waitForURL((url) => url.pathname.endsWith("/threads"))
   }, 180_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await mcp?.close()
-    await killEverything()
-    removeTempDirs()
-  })
+  afterAll(() => stopBackend(browser, mcp))
 
   it("/ opens search; words find the tasks whose name or description has them, the name's match first; Enter opens it", async () => {
     const { page } = backend()

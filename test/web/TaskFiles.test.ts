@@ -6,13 +6,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import { type Browser, type Page } from "playwright-core"
 import { MAX_FILE_BYTES } from "../../catalog/domain/TaskFile.js"
-import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
-import { Mcp, type Serve, startServe } from "../e2e/support/Trellis.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS, signInLink } from "./support/Browser.js"
+import { eventually } from "../e2e/support/Processes.js"
+import { Mcp, type Serve } from "../e2e/support/Trellis.js"
+import {
+  accessibilityProblems,
+  fitsWidth,
+  launchChromium,
+  openPage,
+  screenshot,
+  signInLink,
+  startBackend,
+  stopBackend
+} from "./support/Browser.js"
 
 const DESKTOP = { width: 1440, height: 900 }
 const PHONE = { width: 390, height: 844 }
@@ -58,16 +65,13 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
-      throw new Error("dist/web/ is not built: run `npm run build` before this test")
-    }
-    fs.mkdirSync(SHOTS, { recursive: true })
-    serve = await startServe(tempDir("trellis-files-home-"))
-    mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
+    const started = await startBackend("trellis-files-home-")
+    serve = started.serve
+    mcp = started.mcp
     const created = await mcp.call(Created, "create_task", { projectId: serve.credentials.projectId, name: "Ship the export" })
     taskId = created.taskId
     taskRef = created.refId ?? created.taskId
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    browser = await launchChromium()
     const opened = await openPage(browser, DESKTOP)
     page = opened.page
     errors = opened.errors
@@ -75,12 +79,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor({ timeout: 30_000 })
   }, 180_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await mcp?.close()
-    await killEverything()
-    removeTempDirs()
-  })
+  afterAll(() => stopBackend(browser, mcp))
 
   it("a file attached through the picker is listed, and get_task's URL gives the same bytes to an API key", async () => {
     const { page } = backend()

@@ -6,14 +6,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
-import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
+import { type Browser, type Page } from "playwright-core"
+import { eventually } from "../e2e/support/Processes.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
-import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
+import { Mcp, type Serve, Thread } from "../e2e/support/Trellis.js"
 import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS, signInLink } from "./support/Browser.js"
+import {
+  accessibilityProblems,
+  fitsWidth,
+  launchChromium,
+  openPage,
+  screenshot,
+  signInLink,
+  startBackend,
+  stopBackend
+} from "./support/Browser.js"
 
 const DESKTOP = { width: 1440, height: 900 }
 const PHONE = { width: 390, height: 844 }
@@ -58,12 +65,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
   const projectPath = (rest: string) => `/projects/${encodeURIComponent(backend().serve.credentials.projectId)}${rest}`
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
-      throw new Error("dist/web/ is not built: run `npm run build` before this test")
-    }
-    fs.mkdirSync(SHOTS, { recursive: true })
-    serve = await startServe(tempDir("trellis-task-home-"))
-    mcp = await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey)
+    const started = await startBackend("trellis-task-home-")
+    serve = started.serve
+    mcp = started.mcp
     const { projectId } = serve.credentials
     agentId = (await mcp.call(AgentCreated, "create_project_agent", { projectId, name: "Builder", appearance: { color: "teal" } }))
       .projectAgentId
@@ -71,7 +75,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     const created = await mcp.call(Created, "create_task", { projectId, name: "Ship the export", description: "First **draft**" })
     ref = created.refId ?? created.taskId
     await mcp.call(Created, "create_task", { projectId, name: "Another task" })
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    browser = await launchChromium()
     const opened = await openPage(browser, DESKTOP)
     page = opened.page
     errors = opened.errors
@@ -79,12 +83,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     await page.getByText("2 tasks", { exact: true }).waitFor({ timeout: 30_000 })
   }, 180_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await mcp?.close()
-    await killEverything()
-    removeTempDirs()
-  })
+  afterAll(() => stopBackend(browser, mcp))
 
   it("a card clicked on the board opens its task's page", async () => {
     const { page } = backend()

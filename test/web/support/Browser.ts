@@ -2,9 +2,9 @@ import { Schema } from "effect"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import type { Browser, Page } from "playwright-core"
-import { repoRoot } from "../../e2e/support/Processes.js"
-import { type Serve, trellisOk } from "../../e2e/support/Trellis.js"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { killEverything, removeTempDirs, repoRoot, tempDir } from "../../e2e/support/Processes.js"
+import { Mcp, type Serve, startServe, trellisOk } from "../../e2e/support/Trellis.js"
 
 /**
  * What every browser test shares: Debian's Chromium (Playwright never downloads one here), where
@@ -70,4 +70,27 @@ export const signInLink = async (serve: Serve, next: string) => {
   const link = /^Sign in: (\S+) \(one use, 10 minutes\)$/m.exec(out)?.[1]
   if (link === undefined) throw new Error(`trellis admin signin-link printed no link:\n${out}`)
   return link
+}
+
+/**
+ * A browser test's backend: `trellis serve` on a fresh home (its name starts with `homePrefix`)
+ * and the MCP SDK client on the bootstrap key. The web app must be built: the server serves dist/web/.
+ */
+export const startBackend = async (homePrefix: string): Promise<{ readonly serve: Serve; readonly mcp: Mcp }> => {
+  if (!fs.existsSync(path.join(repoRoot, "dist", "web", "index.html"))) {
+    throw new Error("dist/web/ is not built: run `npm run build` before this test")
+  }
+  fs.mkdirSync(SHOTS, { recursive: true })
+  const serve = await startServe(tempDir(homePrefix))
+  return { serve, mcp: await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey) }
+}
+
+export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+
+/** Closes what a browser test opened, then stops every process and removes every temporary directory it made. */
+export const stopBackend = async (browser: Browser | undefined, mcp: Mcp | undefined): Promise<void> => {
+  await browser?.close()
+  await mcp?.close()
+  await killEverything()
+  removeTempDirs()
 }
