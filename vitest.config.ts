@@ -39,10 +39,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // PGlite loads a WASM PostgreSQL per test file; two cores fit two at a time.
     maxWorkers: 2,
-    // A worker runs its files one after another in one module graph: the backend is loaded and
-    // compiled once per worker, not once per file (half the wall time of the in-process tiers).
-    // What a file changes of the process it restores (PATH, console); @effect/vitest's `it` is reset.
-    isolate: false,
+    // `npm run test:quick` runs without isolation (--no-isolate: the backend is loaded once per
+    // worker, not per file); a file restores what it changes of the process, and
+    // @effect/vitest's `it` is reset before each file. `npm test` keeps isolation: without it,
+    // vitest runs the tiers one after another, and the browser tier's files two at a time on 2 cores.
     setupFiles: ["test/support/EffectVitestReset.ts"],
     minWorkers: 1,
     passWithNoTests: true,
