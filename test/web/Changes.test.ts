@@ -169,10 +169,10 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a thread'
   })
 
   it("on a phone the panel fits the screen and opens in the unified view", async () => {
-    const { browser, serve } = backend()
-    const phone = await openPage(browser, PHONE)
+    const { browser, page } = backend()
+    const phone = await openPage(browser, PHONE, { signedInAs: page })
     await report(FIRST_REPORT)
-    await phone.page.goto(await signInLink(serve, new URL(backend().page.url()).pathname))
+    await phone.page.goto(page.url())
     const summary = phone.page.locator("details.changes summary")
     await expect.poll(() => summary.textContent(), { timeout: 15_000 }).toBe("Changes 4 files +123 −82")
     await summary.click()

@@ -127,9 +127,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("search in
   })
 
   it("on a phone the search button opens it and it fits the screen", async () => {
-    const { browser } = backend()
-    const phone = await openPage(browser, PHONE)
-    await phone.page.goto(await freshLink(projectPath("/board")))
+    const { browser, page, serve } = backend()
+    const phone = await openPage(browser, PHONE, { signedInAs: page })
+    await phone.page.goto(`${serve.baseUrl}${projectPath("/board")}`)
     await phone.page.getByRole("button", { name: /Search/ }).click()
     await phone.page.getByRole("dialog", { name: "Search tasks" }).getByRole("searchbox").fill("hangar")
     await expect.poll(() => found(phone.page).count()).toBe(1)

@@ -246,18 +246,18 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
   })
 
   it("on a phone the page is no wider than the screen", async () => {
-    const { browser, mcp, serve } = backend()
+    const { browser, mcp, page, serve } = backend()
     const task = await mcp.call(Created, "create_task", {
       projectId: serve.credentials.projectId,
       name: "A task with a long name that has to wrap on a narrow screen without scrolling sideways",
       description: "A link: https://example.com/a/very/long/path/that/should/wrap/rather/than/widen/the/page"
     })
-    const phone = await openPage(browser, PHONE)
-    await phone.page.goto(await freshLink(projectPath(`/tasks/${task.refId ?? task.taskId}`)))
+    const phone = await openPage(browser, PHONE, { signedInAs: page })
+    await phone.page.goto(`${serve.baseUrl}${projectPath(`/tasks/${task.refId ?? task.taskId}`)}`)
     await phone.page.getByRole("heading", { level: 1 }).waitFor({ timeout: 30_000 })
     expect(await fitsWidth(phone.page)).toBe(true)
     await screenshot(phone.page, "task-phone")
     expect(await accessibilityProblems(phone.page, ".task-page")).toEqual([])
     await phone.context.close()
-  })
+  }, 60_000)
 })

@@ -32,14 +32,21 @@ export const recordErrors = (page: Page): Array<string> => {
 }
 
 /**
- * A fresh browser profile (no cookie) and its page, recording script errors. It bypasses the app's
- * content security policy, which would refuse the injected axe-core script; phones get 2× pixels.
+ * A fresh browser profile and its page, recording script errors: without a cookie, or signed in
+ * as `signedInAs`'s profile is (its cookies copied, so no second sign-in link, a CLI process, is
+ * needed). It bypasses the app's content security policy, which would refuse the injected
+ * axe-core script; phones get 2× pixels.
  */
-export const openPage = async (browser: Browser, viewport: Viewport, options: { readonly deviceScaleFactor?: number } = {}) => {
+export const openPage = async (
+  browser: Browser,
+  viewport: Viewport,
+  options: { readonly deviceScaleFactor?: number; readonly signedInAs?: Page } = {}
+) => {
   const context = await browser.newContext({
     viewport,
     deviceScaleFactor: options.deviceScaleFactor ?? (viewport.width < 500 ? 2 : 1),
-    bypassCSP: true
+    bypassCSP: true,
+    ...(options.signedInAs === undefined ? {} : { storageState: await options.signedInAs.context().storageState() })
   })
   const page = await context.newPage()
   return { context, page, errors: recordErrors(page) }
