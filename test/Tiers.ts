@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from "node:path"
  * - browser: Chromium (playwright-core)
  * - process: `trellis` binaries, signals, installs (test/e2e/, or a spawned cli/bin.js)
  * - endpoint: a server in process, over HTTP or MCP (test/support/TestServer.ts, serveNode)
- * - service: a database, no HTTP (test/support/TestDatabase.ts)
+ * - service: a database, no HTTP (test/support/TestDatabase.ts, through ServiceTest.ts or directly)
  * - unit: none of those
  */
 export const TIERS = ["unit", "service", "endpoint", "process", "browser", "runtime"] as const
@@ -22,7 +22,7 @@ const REACHES: ReadonlyArray<readonly [Tier, RegExp]> = [
   ["browser", /["']playwright-core["']/],
   ["process", /cli\/bin\.js|support\/Processes\.js/],
   ["endpoint", /support\/TestServer\.js|\bserveNode\(/],
-  ["service", /support\/TestDatabase\.js/]
+  ["service", /\/TestDatabase\.js["']/]
 ]
 
 const IMPORT = /(?:import|export)\s[^"']*?from\s+["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g

@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, ok, scopedTo, type Scope, type ToolErrorBody } from "../support/TaskTools.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /** Words that only organization A's agents, prompts and Skills contain: no answer to B may carry them. */
 const SECRETS = ["Alpha agent", "alpha-prompt", "Alpha prompt text", "alpha-skill", "Alpha skill body", "alpha file", "Alpha org"]

@@ -5,7 +5,8 @@ import { CliType } from "../../catalog/domain/CliType.js"
 import { ProjectAgentId } from "../../catalog/domain/Ids.js"
 import { AgentColor } from "../../catalog/domain/ProjectAgent.js"
 import { createTask, fails, getTask, joinAs, ok, okNull, scopedTo } from "../support/TaskTools.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 const agentsOf = (key: string, projectId: string) => Effect.map(ok(key, "list_project_agents", {}, scopedTo(projectId)), (r) => r.agents)
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Layer, Schema } from "effect"
 import type { ProjectAccess } from "../../src/platform/auth/Principal.js"
 import { CliType } from "../../catalog/domain/CliType.js"
 import { ProjectAgentId } from "../../catalog/domain/Ids.js"
@@ -11,7 +11,8 @@ import { ProjectAgents } from "../../src/agents/ProjectAgents.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { TaskWrites } from "../../src/tasks/TaskWrites.js"
 import { Users } from "../../src/orgs/Users.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { ServiceTest } from "../support/ServiceTest.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /** A fresh organization and project, seen with `role`. */
 const seed = (slug: string, role: ProjectRole = "admin") =>
@@ -49,7 +50,7 @@ const countThreads = (projectId: string) =>
   )
 
 describe("ProjectAgents", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(Layer.mergeAll(ProjectAgents.Default, TaskWrites.Default)))((it) => {
     it.effect("create returns the new agent's ID; list shows every stored field, unset ones null", () =>
       Effect.gen(function*() {
         const { access, agents } = yield* seed("pa-create")

@@ -6,8 +6,8 @@ import { MAX_COMMENT_IDS_PER_STATUS_BATCH } from "../../catalog/domain/Artifact.
 import type { ToolError } from "../../catalog/domain/Errors.js"
 import { ArtifactCommentId } from "../../catalog/domain/Ids.js"
 import type { ArtifactComments, ThreadRows } from "../../src/artifacts/ArtifactComments.js"
-import { memberAs, seedArtifact } from "../support/ArtifactServices.js"
-import { TestServer } from "../support/TestServer.js"
+import { ArtifactServices, memberAs, seedArtifact } from "../support/ArtifactServices.js"
+import { ServiceTest } from "../support/ServiceTest.js"
 
 /** The rules of SPEC.md's "Artifact comments", checked on the ArtifactComments and Artifacts services themselves. */
 
@@ -30,7 +30,7 @@ const storedContext = (commentId: string) =>
 const paragraph = (topic: string) => `The section on the ${topic} page says this: fix it before the release reaches the ${topic} users.\n`
 
 describe("ArtifactComments rules", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(ArtifactServices))((it) => {
     it.effect("a thread is a root comment anchored to the first match of an exact snippet, with its fields", () =>
       Effect.gen(function*() {
         const { artifactId, comments, current, principal, user } = yield* seedArtifact(

@@ -4,7 +4,8 @@ import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { Users } from "../../src/orgs/Users.js"
 import { comment, createArtifact, getArtifact, seedTask } from "../support/ArtifactTools.js"
-import { createKey, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey } from "../support/Seed.js"
 import { call, createTask, ok, type Scope, type ToolErrorBody } from "../support/TaskTools.js"
 
 /** Words only organization A's artifacts and comments contain: no answer to anyone else may carry them. */

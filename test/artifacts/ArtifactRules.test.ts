@@ -4,8 +4,9 @@ import { Effect } from "effect"
 import { MAX_ARTIFACT_CONTENT_LENGTH } from "../../catalog/domain/Artifact.js"
 import type { ToolError } from "../../catalog/domain/Errors.js"
 import { Projects } from "../../src/projects/Projects.js"
-import { memberAs, seedArtifact } from "../support/ArtifactServices.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { ArtifactServices, memberAs, seedArtifact } from "../support/ArtifactServices.js"
+import { ServiceTest } from "../support/ServiceTest.js"
+import { seedOwner } from "../support/Seed.js"
 
 /** The rules of SPEC.md's "Artifacts", checked on the Artifacts service itself (the MCP tools are tested in test/tools). */
 
@@ -20,7 +21,7 @@ const commentCount = (artifactId: string) =>
   )
 
 describe("Artifacts rules", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(ArtifactServices))((it) => {
     it.effect("an artifact has a trimmed name, empty content, contentType markdown and no runId by default; timestamps; the creator is its author", () =>
       Effect.gen(function*() {
         const { artifacts, principal, task, user } = yield* seedArtifact("ar-defaults", "")

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Exit } from "effect"
-import { seedArtifact } from "../support/ArtifactServices.js"
+import { ArtifactServices, seedArtifact } from "../support/ArtifactServices.js"
 import { concurrently } from "../support/TestDatabase.js"
-import { TestServer } from "../support/TestServer.js"
+import { ServiceTest } from "../support/ServiceTest.js"
 
 /**
  * Runs `effect` with a row trigger on `table` in place (`event`, `condition`, plpgsql `body`), so a
@@ -23,7 +23,7 @@ const withTrigger = (event: string, table: string, condition: string, body: stri
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
 
 describe("Artifacts", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(ArtifactServices))((it) => {
     it.effect("resolving an artifact (for comment calls, moves, deletes and edits) leaves its content unread; read loads it", () =>
       Effect.gen(function*() {
         const { artifactId, artifacts, principal } = yield* seedArtifact("art-resolve", "Body")

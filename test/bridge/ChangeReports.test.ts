@@ -6,7 +6,8 @@ import { KEPT_REPORTS_PER_THREAD, MAX_FILE_PATCH, MAX_REPORT_FILES, MAX_TOTAL_PA
 import { ChangesPage } from "../../catalog/ThreadChanges.js"
 import { LiveEvents } from "../../src/platform/notifications/LiveEvents.js"
 import { claimThread, connectCli, createThread, type FakeCli, outcome, realSleep, tool, toolError } from "../support/FakeCli.js"
-import { rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
+import { rawRequest, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 /**
  * Issue 31 §1: after each turn the CLI reports the thread's working copy under its claim

@@ -17,7 +17,8 @@ import {
   upload
 } from "../support/FakeCli.js"
 import { concurrently } from "../support/TestDatabase.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /**
  * Claims racing each other (DESIGN §8: "20 competing CLIs … each thread claimed exactly once").

@@ -18,7 +18,8 @@ import {
   upload
 } from "../support/FakeCli.js"
 import { ageLease, sweepOnce } from "../support/Expiry.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 /**
  * DESIGN §6: claims are thread-level leases fenced by an epoch that grows at every claim; every

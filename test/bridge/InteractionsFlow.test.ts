@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { bridgeClient, realSleep, registerCli } from "../support/FakeCli.js"
-import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 const structured = (json: unknown): Record<string, unknown> =>
   Object(Reflect.get(Object(Reflect.get(Object(json), "result")), "structuredContent"))

@@ -16,7 +16,8 @@ import {
   toolError
 } from "../support/FakeCli.js"
 import { missingThreadId } from "../support/ThreadFixtures.js"
-import { createKey, rawRequest, seedOwner, TestServer, type Transport } from "../support/TestServer.js"
+import { rawRequest, TestServer, type Transport } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /**
  * Issue 22 §3: a CLI session learns nothing about a thread it cannot read. Every write it makes

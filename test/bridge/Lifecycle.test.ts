@@ -20,7 +20,8 @@ import {
   threadRecord,
   upload
 } from "../support/FakeCli.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 /**
  * SPEC "Thread and message lifecycle in the CLI bridge", row by row, played by a fake CLI over

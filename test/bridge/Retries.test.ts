@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { claimThread, claude, complete, connectCli, createThread, listMessages, numbered, startBatch, upload } from "../support/FakeCli.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 /** A CLI whose request reached the backend but whose answer was lost sends it again: no harm may follow. */
 describe("retried CLI requests", () => {

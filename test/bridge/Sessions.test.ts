@@ -18,7 +18,8 @@ import {
   toolError
 } from "../support/FakeCli.js"
 import { ageHeartbeat, sweepOnce } from "../support/Expiry.js"
-import { createKey, rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
+import { rawRequest, TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /** SPEC "Session lifecycle", "CLI bridge HTTP endpoints" and "Authentication" for the bridge. */
 

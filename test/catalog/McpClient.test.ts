@@ -3,7 +3,8 @@ import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platf
 import { Effect, Layer, Redacted } from "effect"
 import * as McpClient from "../../catalog/McpClient.js"
 import { ListProjects } from "../../catalog/Projects.js"
-import { rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
+import { rawRequest, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 const clientFor = (key: string, url = "/api/mcp") => McpClient.make({ url, apiKey: Redacted.make(key) })
 

@@ -10,7 +10,7 @@ import { CliProfileId } from "../../catalog/domain/Ids.js"
 import { serveNode } from "../../src/server/NodeServer.js"
 import * as Trellis from "../../src/server/Trellis.js"
 import { TestDatabase } from "../support/TestDatabase.js"
-import { seedOwner } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 import { cli, tempDir, withEnv } from "./support.js"
 
 /** The issue "The local CLI": `trellis agent login` against a real server (`trellis serve`'s listener). */

@@ -9,7 +9,8 @@ import { ListColor } from "../../catalog/domain/TaskList.js"
 import { Labels } from "../../src/lists-labels/Labels.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { concurrently } from "../support/TestDatabase.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { ServiceTest } from "../support/ServiceTest.js"
+import { seedOwner } from "../support/Seed.js"
 
 /** A fresh organization and project, seen with `role`. */
 const seed = (slug: string, role: ProjectRole = "admin") =>
@@ -22,7 +23,7 @@ const seed = (slug: string, role: ProjectRole = "admin") =>
 const namesOf = (labels: ReadonlyArray<{ readonly name: string }>) => labels.map((label) => label.name)
 
 describe("Labels", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(Labels.Default))((it) => {
     it.effect("labels are listed in board-column order, a new label last", () =>
       Effect.gen(function*() {
         const { access, labels } = yield* seed("order")

@@ -7,7 +7,8 @@ import { Projects } from "../../src/projects/Projects.js"
 import { TaskLists } from "../../src/lists-labels/TaskLists.js"
 import { Users } from "../../src/orgs/Users.js"
 import { createTask, fails, getTask, ok, scopedTo } from "../support/TaskTools.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /** A user with `role` in the owner's project, and their API key. */
 const joinAs = (projectId: ProjectId, slug: string, role: ProjectRole) =>

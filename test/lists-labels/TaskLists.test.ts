@@ -12,7 +12,8 @@ import { deriveListRef, ListColor } from "../../catalog/domain/TaskList.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { TaskLists } from "../../src/lists-labels/TaskLists.js"
 import { concurrently, EmptyTestDatabase } from "../support/TestDatabase.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { ServiceTest } from "../support/ServiceTest.js"
+import { seedOwner } from "../support/Seed.js"
 
 /** A fresh organization and project, seen with `role`. */
 const seed = (slug: string, role: ProjectRole = "admin") =>
@@ -31,7 +32,7 @@ const archiveAll = (projectId: ProjectId) =>
   )
 
 describe("TaskLists", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(TaskLists.Default))((it) => {
     it.effect("every new project has a system BACKLOG List, first in List order", () =>
       Effect.gen(function*() {
         const { access, taskLists } = yield* seed("backlog")

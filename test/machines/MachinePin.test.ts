@@ -12,7 +12,8 @@ import {
   startBatch
 } from "../support/FakeCli.js"
 import { frames } from "../support/Sse.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 /**
  * Issue 7, resume safety: "A thread is only run on the machine that holds its runtime session

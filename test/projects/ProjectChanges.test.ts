@@ -3,7 +3,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Array as Arr, Effect, Option, Stream } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { connect, type Frame } from "../support/Sse.js"
-import { createKey, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey } from "../support/Seed.js"
 import { joinAs, ok, scopedTo } from "../support/TaskTools.js"
 import {
   disconnect,

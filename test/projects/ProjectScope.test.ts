@@ -9,7 +9,8 @@ import { Users } from "../../src/orgs/Users.js"
 import { scoped } from "../../src/platform/mcp/ToolImplementation.js"
 import { DefaultProject } from "../../src/platform/auth/Principal.js"
 import { ProjectGate } from "../../src/platform/auth/ProjectGate.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { ServiceTest } from "../support/ServiceTest.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 // A `P?` tool declared the way catalog tools are, echoing the project it was resolved to.
 const WhichProject = Tool.make("which_project", {
@@ -32,7 +33,7 @@ const run = (args: unknown, principal: CurrentPrincipal["Type"], defaultProject:
     ))
 
 describe("project-scoped (P?) tools", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(Projects.Default))((it) => {
     it.effect("declaring the projectId argument makes a tool P?", () =>
       Effect.sync(() => {
         expect(WhichProject.project).toBe("required")

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { Users } from "../../src/orgs/Users.js"
-import { createKey, createProjectAgent, seedOwner, TestServer } from "../support/TestServer.js"
+import { createProjectAgent, TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 import { call, createTask, getTask, listTasks, ok, scopedTo, type Scope, type ToolErrorBody } from "../support/TaskTools.js"
 
 /** Words that only organization A's data contains: no answer to B may carry them. */

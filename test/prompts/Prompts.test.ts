@@ -6,7 +6,8 @@ import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { Users } from "../../src/orgs/Users.js"
 import { fails, joinAs, ok, okNull, scopedTo, type Scope } from "../support/TaskTools.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 interface Prompt {
   readonly promptId: string

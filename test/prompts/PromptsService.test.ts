@@ -1,15 +1,16 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import type { OrganizationId, ProjectId } from "../../catalog/domain/Ids.js"
 import { PromptId } from "../../catalog/domain/Ids.js"
 import type { OrganizationRole, ProjectRole } from "../../catalog/domain/Roles.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { Prompts } from "../../src/prompts/Prompts.js"
-import type { ScopeAccess } from "../../src/projects/Scopes.js"
+import { type ScopeAccess, Scopes } from "../../src/projects/Scopes.js"
 import { Users } from "../../src/orgs/Users.js"
 import { organizationScope, projectScope, seedScopes } from "../support/ScopeFixtures.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { ServiceTest } from "../support/ServiceTest.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /** A fresh organization and project with the owner's two scopes, and the Prompts service. */
 const seed = (slug: string) =>
@@ -34,7 +35,7 @@ const keysOf = (scope: ScopeAccess) =>
   Effect.map(Effect.flatMap(Prompts, (prompts) => prompts.list(scope)), (rows) => rows.map((row) => row.key))
 
 describe("Prompts", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(Layer.mergeAll(Prompts.Default, Scopes.Default)))((it) => {
     it.effect("create returns the new prompt's ID; list returns the Prompt fields by key; autoExpand and autoSubmit default false", () =>
       Effect.gen(function*() {
         const { prompts, scopes, organization, project } = yield* seed("pr-create")

@@ -4,7 +4,8 @@ import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { Users } from "../../src/orgs/Users.js"
-import { callTool, createKey, rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, rawRequest, TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })
 

@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 describe("defects", () => {
   layer(TestServer())((it) => {

@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { callTool, rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, rawRequest, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 const toolError = (json: unknown) =>
   (json as { result?: { isError?: boolean; structuredContent?: { error?: { code: string; message: string } } } }).result

@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Schema } from "effect"
 import { Catalog } from "../../catalog/index.js"
-import { rawRequest, rpc, seedOwner, TestServer, type Transport } from "../support/TestServer.js"
+import { rawRequest, rpc, TestServer, type Transport } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 class Owner extends Context.Tag("test/Owner")<Owner, Effect.Effect.Success<ReturnType<typeof seedOwner>>>() {}
 

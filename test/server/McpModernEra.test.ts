@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { ok } from "../support/TaskTools.js"
-import { rpc, seedOwner, TestServer, type Transport } from "../support/TestServer.js"
+import { rpc, TestServer, type Transport } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 class Owner extends Context.Tag("test/Owner")<Owner, Effect.Effect.Success<ReturnType<typeof seedOwner>>>() {}
 

@@ -7,7 +7,8 @@ import { Skills } from "../../src/skills/Skills.js"
 import { serveNode } from "../../src/server/NodeServer.js"
 import * as Trellis from "../../src/server/Trellis.js"
 import { ok } from "../support/TaskTools.js"
-import { createKey, rpc, seedOwner, TestServer } from "../support/TestServer.js"
+import { rpc, TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /** The port of a `trellis serve`-style listener, for the official SDK client. */
 class Port extends Context.Tag("test/Port")<Port, number>() {}

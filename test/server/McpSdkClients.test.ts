@@ -11,7 +11,8 @@ import { Context, Effect, Layer } from "effect"
 import { serveNode } from "../../src/server/NodeServer.js"
 import * as Trellis from "../../src/server/Trellis.js"
 import { ok } from "../support/TaskTools.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 class Seeded extends Context.Tag("test/Seeded")<Seeded, { readonly url: string; readonly projectId: string; readonly key: string }>() {}
 

@@ -2,7 +2,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Arbitrary, Effect, FastCheck, Option, Schema, SchemaAST } from "effect"
 import { Catalog } from "../../catalog/index.js"
 import type * as Tool from "../../catalog/Tool.js"
-import { rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
+import { rawRequest, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 /** Fixed so a failure replays; small enough for the normal suite on both databases. */
 const SEED = 22

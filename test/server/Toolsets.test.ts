@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { Catalog, TOOLSET_NAMES, Toolsets } from "../../catalog/index.js"
-import { createKey, rawRequest, rpc, seedOwner, TestServer } from "../support/TestServer.js"
+import { rawRequest, rpc, TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /** Issue 20 §3: a connection narrows itself to the toolsets it names, or to reading; a read-only key reads only. */
 

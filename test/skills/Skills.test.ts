@@ -5,7 +5,8 @@ import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { Users } from "../../src/orgs/Users.js"
 import { call, fails, joinAs, ok, okNull, scopedTo, type Scope } from "../support/TaskTools.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 const SKILL_MD = "---\nname: deploy\ndescription: Ships it\n---\n\n# Deploy\n\nRun `make deploy`.\n"
 

@@ -11,7 +11,8 @@ import { Skills } from "../../src/skills/Skills.js"
 import { SKILLS_PAGE_SIZE, SkillsExtension } from "../../src/skills/SkillsExtension.js"
 import { seedScopes } from "../support/ScopeFixtures.js"
 import { mcpClient, scopedTo } from "../support/ToolCalls.js"
-import { createKey, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey } from "../support/Seed.js"
 
 const skillMd = (name: string, description = `Does ${name}`, extra = "") =>
   `---\nname: ${name}\ndescription: ${description}\n${extra}---\n\n# ${name}\n`

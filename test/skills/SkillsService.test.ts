@@ -8,7 +8,8 @@ import { DefaultProject } from "../../src/platform/auth/Principal.js"
 import { ToolRunner } from "../../src/server/ToolRunner.js"
 import { organizationScope, seedScopes } from "../support/ScopeFixtures.js"
 import { concurrently } from "../support/TestDatabase.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 type Edit =
   | { readonly op: "write"; readonly path: string; readonly content: string }

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import type { ArtifactContentType } from "../../catalog/domain/Artifact.js"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
 import type { ProjectRole } from "../../catalog/domain/Roles.js"
@@ -10,9 +10,18 @@ import { TaskReads } from "../../src/tasks/TaskReads.js"
 import { TaskTree } from "../../src/tasks/TaskTree.js"
 import { TaskWrites } from "../../src/tasks/TaskWrites.js"
 import { Users } from "../../src/orgs/Users.js"
-import { createKey, seedOwner } from "./TestServer.js"
+import { createKey, seedOwner } from "./Seed.js"
 
 /** Helpers for tests that call the artifact and artifact comment services directly. */
+
+/** The services these helpers use, for `ServiceTest`. */
+export const ArtifactServices = Layer.mergeAll(
+  Artifacts.Default,
+  ArtifactComments.Default,
+  TaskReads.Default,
+  TaskWrites.Default,
+  TaskTree.Default
+)
 
 /** A project owner with one task and an artifact on it (markdown unless told), and the services. */
 export const seedArtifact = (slug: string, content: string, contentType?: ArtifactContentType) =>

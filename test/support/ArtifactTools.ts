@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { ResultOf } from "../../catalog/McpClient.js"
-import { seedOwner } from "./TestServer.js"
+import { seedOwner } from "./Seed.js"
 import { createTask, ok, type Scope, scopedTo } from "./TaskTools.js"
 
 /** Helpers for tests that drive the artifact and artifact comment tools over MCP. */

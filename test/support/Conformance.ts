@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url"
 import { serveNode } from "../../src/server/NodeServer.js"
 import * as Trellis from "../../src/server/Trellis.js"
 import { TestDatabase } from "./TestDatabase.js"
-import { seedOwner } from "./TestServer.js"
+import { seedOwner } from "./Seed.js"
 import { mcpClient, scopedTo } from "./ToolCalls.js"
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url))

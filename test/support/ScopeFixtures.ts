@@ -3,7 +3,7 @@ import type { Principal } from "../../src/platform/auth/Principal.js"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { type ScopeAccess, Scopes } from "../../src/projects/Scopes.js"
-import { seedOwner } from "./TestServer.js"
+import { seedOwner } from "./Seed.js"
 
 /** A project as the owner of prompts and Skills, access-checked for `principal`. */
 export const projectScope = (principal: Principal, projectId: ProjectId) =>

@@ -4,7 +4,7 @@ import type { ProjectId } from "../../catalog/domain/Ids.js"
 import type { ProjectRole } from "../../catalog/domain/Roles.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Users } from "../../src/orgs/Users.js"
-import { createKey } from "./TestServer.js"
+import { createKey } from "./Seed.js"
 import { answer, refuses, type Scope, succeedsAs, succeedsWithNull, type ToolAnswer } from "./ToolCalls.js"
 
 /** Helpers for tests that drive the task, List and label tools over MCP (the calls themselves are ToolCalls.ts'). */

@@ -2,14 +2,8 @@ import { HttpClient, HttpClientRequest, HttpLayerRouter, HttpServer } from "@eff
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
-import type { Principal } from "../../src/platform/auth/Principal.js"
 import type { ProjectId } from "../../catalog/domain/Ids.js"
 import * as Trellis from "../../src/server/Trellis.js"
-import { Memberships } from "../../src/orgs/Memberships.js"
-import { Organizations } from "../../src/orgs/Organizations.js"
-import { Projects } from "../../src/projects/Projects.js"
-import { Users } from "../../src/orgs/Users.js"
 import type { TrellisConfigShape } from "../../src/platform/TrellisConfig.js"
 import { serveNode } from "../../src/server/NodeServer.js"
 import { TestDatabase } from "./TestDatabase.js"
@@ -55,17 +49,6 @@ export const TestServer = (config: Partial<TrellisConfigShape> = {}, transport: 
   return Layer.provideMerge(server, Trellis.services(config)).pipe(Layer.provideMerge(TestDatabase))
 }
 
-/** An organization with an owner, a project the owner administers, and an API key for them. */
-export const seedOwner = (slug: string) =>
-  Effect.gen(function*() {
-    const organization = yield* (yield* Organizations).create({ slug, name: `Org ${slug}` })
-    const user = yield* (yield* Users).create({ name: `Owner of ${slug}`, email: `owner@${slug}.test` })
-    yield* (yield* Memberships).addToOrganization(organization.id, user.id, "owner")
-    const project = yield* (yield* Projects).create({ organizationId: organization.id, name: "Main", ref: "MAIN" })
-    const key = yield* createKey(user.id, null)
-    return { organization, user, project, key: key.secret, principal: key.principal }
-  })
-
 /** A project agent made the way a member makes one: through `create_project_agent`. */
 export const createProjectAgent = (key: string, projectId: ProjectId | string, name: string, prompt?: string) =>
   mcpClient(key).call("create_project_agent", {
@@ -77,18 +60,6 @@ export const createProjectAgent = (key: string, projectId: ProjectId | string, n
     Effect.map((created) => created.projectAgentId),
     Effect.orDie
   )
-
-export const createKey = (
-  userId: Principal["userId"],
-  projectIds: ReadonlyArray<ProjectId> | null,
-  options: { readonly readOnly?: boolean } = {}
-) =>
-  Effect.gen(function*() {
-    const apiKeys = yield* ApiKeys
-    const { record, secret } = yield* apiKeys.create({ userId, name: "test", projectIds, readOnly: options.readOnly ?? false })
-    const principal: Principal = { userId, apiKeyId: record.id, projectIds: record.projectIds, readOnly: record.readOnly }
-    return { secret, record, principal }
-  })
 
 export interface RpcResponse {
   readonly status: number

@@ -15,7 +15,7 @@ import { Memberships } from "../../src/orgs/Memberships.js"
 import { Projects } from "../../src/projects/Projects.js"
 import { Users } from "../../src/orgs/Users.js"
 import { type BridgeClient, bridgeClient, registerCli } from "./FakeCli.js"
-import { createKey, seedOwner } from "./TestServer.js"
+import { createKey, seedOwner } from "./Seed.js"
 import { answer, decodeStrict, refuses, type Scope, scopedTo, succeeds, type ToolError } from "./ToolCalls.js"
 
 export { decodeStrict, scopedTo, type Scope, type ToolError } from "./ToolCalls.js"

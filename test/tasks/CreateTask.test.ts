@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
-import { seedOwner, ServerPort, TestServer } from "../support/TestServer.js"
+import { ServerPort, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 import { fails, ok, scopedTo } from "../support/TaskTools.js"
 import { createTask, doc, getTask, listTasks, noRateLimit, paragraph, url } from "./TaskFixtures.js"
 

@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 import { archiveTask, createTask, fails, getTask, joinAs, listTasks, ok, scopedTo, type Scope } from "../support/TaskTools.js"
 
 const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()

@@ -2,7 +2,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ResultOf } from "../../catalog/McpClient.js"
 import { Projects } from "../../src/projects/Projects.js"
-import { createProjectAgent, seedOwner, TestServer } from "../support/TestServer.js"
+import { createProjectAgent, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 import { archiveTask, createTask, fails, idsOf, joinAs, ok, scopedTo, type Scope } from "../support/TaskTools.js"
 
 const search = (key: string, scope: Scope, args: Record<string, unknown>) => ok(key, "search_tasks", args, scope)

@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 import { fails, ok, scopedTo } from "../support/TaskTools.js"
 import { createTask, getTask, listTasks, noRateLimit, refsOf } from "./TaskFixtures.js"
 

@@ -5,7 +5,8 @@ import type { ProjectAccess } from "../../src/platform/auth/Principal.js"
 import { TaskReads } from "../../src/tasks/TaskReads.js"
 import { TaskTree } from "../../src/tasks/TaskTree.js"
 import { TaskWrites } from "../../src/tasks/TaskWrites.js"
-import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 import { createTask, fails, ok, scopedTo } from "../support/TaskTools.js"
 
 const seed = (slug: string) => Effect.map(seedOwner(slug), (owner) => ({ ...owner, scope: scopedTo(owner.project.id) }))

@@ -3,7 +3,7 @@ import type { ProjectId } from "../../catalog/domain/Ids.js"
 import type { ProjectRole } from "../../catalog/domain/Roles.js"
 import { Memberships } from "../../src/orgs/Memberships.js"
 import { Users } from "../../src/orgs/Users.js"
-import { createKey } from "../support/TestServer.js"
+import { createKey } from "../support/Seed.js"
 import { ok, scopedTo } from "../support/TaskTools.js"
 
 /** The calls the task tool tests make most; what they read back is each tool's own result type. */

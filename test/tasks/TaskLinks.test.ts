@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 import { fails, ok, scopedTo } from "../support/TaskTools.js"
 import { createTask, getTask, noRateLimit, url } from "./TaskFixtures.js"
 

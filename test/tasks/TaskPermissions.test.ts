@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
-import { createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 import { call, fails, ok, scopedTo, type ToolErrorBody } from "../support/TaskTools.js"
 import { createTask, getTask, joinAs, listTasks, noRateLimit, refsOf, url } from "./TaskFixtures.js"
 

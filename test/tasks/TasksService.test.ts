@@ -1,11 +1,12 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { Projects } from "../../src/projects/Projects.js"
 import { TaskLinks } from "../../src/tasks/TaskLinks.js"
 import { TaskReads } from "../../src/tasks/TaskReads.js"
 import { TaskWrites } from "../../src/tasks/TaskWrites.js"
 import { concurrently } from "../support/TestDatabase.js"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { ServiceTest } from "../support/ServiceTest.js"
+import { seedOwner } from "../support/Seed.js"
 
 /** A fresh organization and project, with the owner's principal and access to it. */
 const seed = (slug: string) =>
@@ -20,7 +21,7 @@ const numbersOf = (refs: ReadonlyArray<string>) => refs.map((ref) => Number(ref.
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
 
 describe("the task services", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(Layer.mergeAll(TaskReads.Default, TaskWrites.Default, TaskLinks.Default)))((it) => {
     it.effect(
       concurrently("creates in one project get distinct, consecutive numbers, listed in creation order"),
       () =>

@@ -5,7 +5,8 @@ import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { RevokedKeys } from "../../src/platform/auth/RevokedKeys.js"
 import { ThreadEventFeeds } from "../../src/threads/ThreadEventFeeds.js"
 import { connect, type Frame } from "../support/Sse.js"
-import { createKey, TestServer, type Transport } from "../support/TestServer.js"
+import { TestServer, type Transport } from "../support/TestServer.js"
+import { createKey } from "../support/Seed.js"
 import { chunks, missingThreadId, ownerWithCli, startStreaming, threadOn, upload } from "../support/ThreadFixtures.js"
 
 /**

@@ -4,7 +4,8 @@ import { Effect, Stream } from "effect"
 import type { BridgeClient } from "../support/FakeCli.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
 import { connect, type Frame, frames } from "../support/Sse.js"
-import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 import { ThreadCreation } from "../../src/threads/ThreadCreation.js"
 
 /** The `threadIds` of each pending frame, until one satisfies `done`. */

@@ -3,7 +3,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { renormalize } from "../../src/threads/Renormalize.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
-import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 const textLine = (uuid: string, text: string) => JSON.stringify({ type: "assistant", uuid, message: { content: [{ type: "text", text }] } })
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Stream, TestClock } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { connect } from "../support/Sse.js"
-import { createKey, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey } from "../support/Seed.js"
 import { chunks, ownerWithCli, startStreaming, threadOn, upload } from "../support/ThreadFixtures.js"
 
 /**

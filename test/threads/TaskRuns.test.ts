@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { MAX_TASK_RUNS } from "../../catalog/Threads.js"
-import { createKey, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { createKey } from "../support/Seed.js"
 import {
   chunks,
   createTask,

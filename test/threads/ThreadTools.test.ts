@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { seedOwner, TestServer } from "../support/TestServer.js"
+import { TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 import {
   call,
   chunks,

@@ -4,7 +4,8 @@ import { CLI_STOPPED_TYPE } from "../../catalog/bridge/AgentApi.js"
 import { normalizeChunk } from "../../src/threads/normalizers/normalize.js"
 import { composeEvents } from "../../catalog/events/compose.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
-import { callTool, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, TestServer } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 /** A registered CLI holding one claimed thread with a streaming batch. */
 const streamingThread = (slug: string) =>

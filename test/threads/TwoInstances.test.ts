@@ -7,7 +7,8 @@ import * as Trellis from "../../src/server/Trellis.js"
 import { bridgeClient, registerCli } from "../support/FakeCli.js"
 import { connect } from "../support/Sse.js"
 import { freshPostgresUrl, postgresServer, TestDatabase } from "../support/TestDatabase.js"
-import { callTool, seedOwner } from "../support/TestServer.js"
+import { callTool } from "../support/TestServer.js"
+import { seedOwner } from "../support/Seed.js"
 
 /** One backend instance: its own services, change listeners and HTTP server, on the database it is given. */
 const instance = HttpLayerRouter.serve(Trellis.routes, { disableLogger: true }).pipe(

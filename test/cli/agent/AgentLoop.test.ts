@@ -16,7 +16,7 @@ import type { Runtime } from "../../../cli/agent/runtimes/Runtime.js"
 import { serveNode } from "../../../src/server/NodeServer.js"
 import * as Trellis from "../../../src/server/Trellis.js"
 import { TestDatabase } from "../../support/TestDatabase.js"
-import { seedOwner } from "../../support/TestServer.js"
+import { seedOwner } from "../../support/Seed.js"
 
 const replay = fileURLToPath(new URL("../../support/replay/claude.mjs", import.meta.url))
 

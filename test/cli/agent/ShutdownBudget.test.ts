@@ -19,7 +19,7 @@ import { Journal } from "../../../cli/agent/Journal.js"
 import { serveNode } from "../../../src/server/NodeServer.js"
 import * as Trellis from "../../../src/server/Trellis.js"
 import { TestDatabase } from "../../support/TestDatabase.js"
-import { seedOwner } from "../../support/TestServer.js"
+import { seedOwner } from "../../support/Seed.js"
 
 class ServerUrl extends Effect.Tag("test/ShutdownBudget/ServerUrl")<ServerUrl, string>() {}
 const Backend = Layer.scoped(

@@ -2,14 +2,15 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { ApiKeys } from "../../../src/platform/auth/ApiKeys.js"
 import { WebSessions } from "../../../src/platform/auth/WebSessions.js"
-import { seedOwner, TestServer } from "../../support/TestServer.js"
+import { ServiceTest } from "../../support/ServiceTest.js"
+import { seedOwner } from "../../support/Seed.js"
 
 /**
  * Issue 28 §1: a browser session needs a rate budget of its own, so its principal says which
  * session signed the request; a request with the key itself names none.
  */
 describe("the principal of a browser session", () => {
-  layer(TestServer())((it) => {
+  layer(ServiceTest(WebSessions.Default))((it) => {
     it.effect("a session's principal carries its session's identity, a different one per session of the same key; the key's own has none", () =>
       Effect.gen(function*() {
         const { key } = yield* seedOwner("session-identity")

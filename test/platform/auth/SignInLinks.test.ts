@@ -3,7 +3,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { ApiKeys } from "../../../src/platform/auth/ApiKeys.js"
 import { SESSION_COOKIE, WebSessions } from "../../../src/platform/auth/WebSessions.js"
-import { rawRequest, seedOwner, TestServer } from "../../support/TestServer.js"
+import { rawRequest, TestServer } from "../../support/TestServer.js"
+import { seedOwner } from "../../support/Seed.js"
 
 /**
  * Issue 28 §5: one-time sign-in links. A refused link sends the browser to the app's sign-in page

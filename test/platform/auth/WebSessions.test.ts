@@ -5,7 +5,8 @@ import { Effect, Schema } from "effect"
 import { ApiKeys } from "../../../src/platform/auth/ApiKeys.js"
 import { SESSION_COOKIE } from "../../../src/platform/auth/WebSessions.js"
 import { Projects } from "../../../src/projects/Projects.js"
-import { createKey, rawRequest, seedOwner, TestServer } from "../../support/TestServer.js"
+import { rawRequest, TestServer } from "../../support/TestServer.js"
+import { createKey, seedOwner } from "../../support/Seed.js"
 
 /** Issue 18, "Signing in": a browser holds a session cookie, never the API key. One-time links: SignInLinks.test.ts. */
 

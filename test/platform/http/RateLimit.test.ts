@@ -3,7 +3,8 @@ import { ConfigProvider, Effect, Option, Redacted, TestClock } from "effect"
 import { WebSessions } from "../../../src/platform/auth/WebSessions.js"
 import { RateLimiter } from "../../../src/platform/http/RateLimiter.js"
 import { bridgeRateLimitConfig, rateLimitConfig } from "../../../src/platform/TrellisConfig.js"
-import { callTool, rawRequest, rpc, seedOwner, TestServer } from "../../support/TestServer.js"
+import { callTool, rawRequest, rpc, TestServer } from "../../support/TestServer.js"
+import { seedOwner } from "../../support/Seed.js"
 
 const session = `session_${"0".repeat(32)}`
 

@@ -1,7 +1,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { bearerToken, familyOf } from "../../../src/platform/http/RequestGuard.js"
-import { rawRequest, seedOwner, TestServer, type Transport } from "../../support/TestServer.js"
+import { rawRequest, TestServer, type Transport } from "../../support/TestServer.js"
+import { seedOwner } from "../../support/Seed.js"
 
 const session = `session_${"0".repeat(32)}`
 
