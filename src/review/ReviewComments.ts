@@ -226,9 +226,13 @@ export class ReviewComments extends Effect.Service<ReviewComments>()("trellis/Re
         const content = reviewMessage(drafts)
         // In the same transaction: a send that fails leaves every draft a draft.
         const message = yield* messages.send(principal, { threadId: thread.id, content, runtimeCommand: false })
-        yield* sql`
+        const marked = yield* sql`
           UPDATE review_comments SET status = 'open', sent_at = now(), updated_at = now(), message_id = ${message.messageId}
-          WHERE id IN ${sql.in(drafts.map((draft) => draft.id))} AND status = 'draft'`
+          WHERE id IN ${sql.in(drafts.map((draft) => draft.id))} AND status = 'draft' RETURNING id`
+        // A send of the same drafts that committed first: this one rolls back, its message with it.
+        if (marked.length !== drafts.length) {
+          return yield* new Conflict({ message: `threadId: your review of thread ${thread.id} is being sent already` })
+        }
         return { messageId: message.messageId, ids: drafts.map((draft) => draft.id) }
       })).pipe(Effect.catchTag("SqlError", Effect.die))
       // The message's own notice went out inside the transaction: tell readers again now that it is committed.

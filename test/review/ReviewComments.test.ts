@@ -4,7 +4,8 @@ import { Effect, Option } from "effect"
 import type { ChangedFile } from "../../catalog/domain/ChangeReport.js"
 import { MAX_REVIEW_BODY, MAX_REVIEW_DRAFTS, MAX_REVIEW_RANGE } from "../../catalog/domain/ReviewComment.js"
 import { claimThread, connectCli, createThread, type FakeCli, getThread, listMessages, startBatch } from "../support/FakeCli.js"
-import { refuses, succeedsAs } from "../support/ToolCalls.js"
+import { concurrently } from "../support/TestDatabase.js"
+import { answer, refuses, succeedsAs } from "../support/ToolCalls.js"
 import { callTool, createKey, seedOwner, TestServer } from "../support/TestServer.js"
 
 /**
@@ -203,6 +204,20 @@ describe("review comments", () => {
         // Sent again once the database takes it.
         expect((yield* succeedsAs(owner.key, "send_review", { threadId })).comments).toHaveLength(1)
       }).pipe(Effect.orDie))
+
+    it.effect(
+      concurrently("two sends of the same drafts at once queue one message; the other is refused and leaves nothing"),
+      () =>
+        Effect.gen(function*() {
+          const { owner, threadId } = yield* reviewed("review-send-race")
+          yield* save(owner.key, { threadId, path: "src/csv.ts", startLine: 2, body: "Once" })
+          const before = (yield* listMessages(owner.key, threadId)).length
+          const results = yield* Effect.all([1, 2].map(() => answer(owner.key, "send_review", { threadId })), { concurrency: "unbounded" })
+          expect(results.map((result) => result.isError === true).sort()).toEqual([false, true])
+          expect(yield* listMessages(owner.key, threadId)).toHaveLength(before + 1)
+          expect((yield* list(owner.key, { threadId })).map((c) => c.status)).toEqual(["open"])
+        })
+    )
 
     it.effect("a later report that changes the quoted lines marks the sent comment maybe addressed; one that keeps them places it again", () =>
       Effect.gen(function*() {
