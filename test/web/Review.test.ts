@@ -181,6 +181,33 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("review co
     expect(errors).toEqual([])
   })
 
+  it("dragging over line numbers in the diff starts a comment on those lines", async () => {
+    const { page } = backend()
+    await panel().getByRole("button", { name: "Unified" }).click()
+    const row = panel().locator(`li.change-file[data-path="${FILE}"]`)
+    const toggle = row.getByRole("button", { expanded: false })
+    if (await toggle.count() > 0) await toggle.first().click()
+    const number = (n: string) => row.locator(".change-diff [data-column-number]").filter({ hasText: new RegExp(`^${n}$`) }).last()
+    await number("3").waitFor({ timeout: 15_000 })
+    const from = await number("3").boundingBox()
+    const to = await number("4").boundingBox()
+    if (from === null || to === null) throw new Error("the diff's line numbers are not on the page")
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2)
+    await page.mouse.down()
+    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 4 })
+    await page.mouse.up()
+    const composer = panel().getByRole("form", { name: `Comment on ${FILE}` })
+    await composer.waitFor({ timeout: 10_000 })
+    expect([
+      await composer.getByLabel("Side").inputValue(),
+      await composer.getByLabel("From").inputValue(),
+      await composer.getByLabel("To").inputValue()
+    ])
+      .toEqual(["additions", "3", "4"])
+    await composer.getByRole("button", { name: "Discard" }).click()
+    await composer.waitFor({ state: "detached" })
+  })
+
   it("on a phone a comment is written in the unified view and the page fits the screen", async () => {
     const { browser, page } = backend()
     const phone = await openPage(browser, PHONE, { signedInAs: page })

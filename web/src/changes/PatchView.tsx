@@ -9,8 +9,8 @@ export interface Note {
 
 /**
  * One file's diff, highlighted (@pierre/diffs, with its own chunk: the highlighter loads the first
- * time a diff is opened, never with the page). Lines can be selected (a click, or a drag or
- * shift-click for a range) to comment on them, and the review's comments placed on this diff show
+ * time a diff is opened, never with the page). Lines can be selected (a click on a line number,
+ * or a drag over them for a range) to comment on them, and the review's comments placed on this diff show
  * under their last line.
  */
 const PatchView = ({ notes, onSelect, patch, selected, style }: {
