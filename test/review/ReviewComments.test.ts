@@ -236,7 +236,7 @@ describe("review comments", () => {
         expect((yield* list(owner.key, { threadId })).map((c) => c.maybeAddressed)).toEqual([true, true])
       }))
 
-    it.effect("a sent comment is resolved with what was done, and opened again; a draft cannot be resolved", () =>
+    it.effect("a sent comment is resolved with what was done, and opened again; a draft cannot be resolved, a sent one not rewritten or discarded", () =>
       Effect.gen(function*() {
         const { owner, threadId } = yield* reviewed("review-resolve")
         const draft = yield* save(owner.key, { threadId, path: "src/csv.ts", startLine: 2, body: "Why a comma?" })
@@ -261,6 +261,16 @@ describe("review comments", () => {
           code: "conflict",
           message: `commentId: review comment ${draft.commentId} was sent; only a draft changes`
         })
+        expect(yield* refuses(owner.key, "discard_review_comment", { commentId: draft.commentId })).toEqual({
+          code: "conflict",
+          message: `commentId: review comment ${draft.commentId} was sent; only a draft changes`
+        })
+        const unknown = "review_0192aaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        expect(yield* refuses(owner.key, "resolve_review_comment", { commentId: unknown })).toEqual({
+          code: "not_found",
+          message: `commentId: review comment ${unknown} not found`
+        })
+        expect((yield* refuses(owner.key, "resolve_review_comment", { commentId: "acomment_x" })).message).toContain("commentId")
       }))
 
     it.effect("an unknown thread, report or path and lines out of the diff are refused naming the field, and nothing is saved", () =>
