@@ -28,6 +28,7 @@ import {
   UpdateTask,
   UpdateTaskLink
 } from "./Tasks.js"
+import { DiscardReviewComment, ListReviewComments, ResolveReviewComment, SaveReviewComment, SendReview } from "./ReviewComments.js"
 import { GetThreadChanges } from "./ThreadChanges.js"
 import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "./Threads.js"
 
@@ -86,6 +87,10 @@ export const Toolsets = {
   threads: {
     description: "Agent threads on connected machines, their messages and the machines (CLI profiles)",
     tools: [ListCliProfiles, GetThread, ListThreads, ListThreadMessages, GetThreadChanges, CreateThread, SendThreadMessage]
+  },
+  review: {
+    description: "Review comments on a thread's changes: drafts, sending a review to the thread, listing and resolving them",
+    tools: [ListReviewComments, SaveReviewComment, DiscardReviewComment, SendReview, ResolveReviewComment]
   }
 } as const
 
@@ -104,7 +109,8 @@ export const Catalog = [
   ...Toolsets.prompts.tools,
   ...Toolsets.skills.tools,
   ...Toolsets.artifacts.tools,
-  ...Toolsets.threads.tools
+  ...Toolsets.threads.tools,
+  ...Toolsets.review.tools
 ] as const
 
 /** The toolset each tool belongs to. */

@@ -39,7 +39,20 @@ const graph = new Map(files.map((file) => [
 ]))
 
 /** The feature folders of src/: each holds its services, tool handlers and routes. */
-const features = ["orgs", "projects", "lists-labels", "tasks", "artifacts", "agents", "prompts", "skills", "threads", "bridge", "machines"]
+const features = [
+  "orgs",
+  "projects",
+  "lists-labels",
+  "tasks",
+  "artifacts",
+  "agents",
+  "prompts",
+  "skills",
+  "threads",
+  "bridge",
+  "machines",
+  "review"
+]
 
 const layerOf = (file: string): string => {
   if (file.startsWith("catalog/")) return "catalog"

@@ -79,3 +79,6 @@ export type ArtifactCommentId = typeof ArtifactCommentId.Type
 
 export const TaskFileId = makeId("file", "TaskFileId")
 export type TaskFileId = typeof TaskFileId.Type
+
+export const ReviewCommentId = makeId("review", "ReviewCommentId")
+export type ReviewCommentId = typeof ReviewCommentId.Type

@@ -36,6 +36,8 @@ import { TaskFiles } from "../tasks/TaskFiles.js"
 import { ThreadTools } from "../threads/ThreadTools.js"
 import { ThreadChangeTools } from "../threads/ThreadChangeTools.js"
 import { ChangeReportPages } from "../threads/ChangeReportPages.js"
+import { ReviewComments } from "../review/ReviewComments.js"
+import { ReviewTools } from "../review/ReviewTools.js"
 import type { CurrentPrincipal } from "../platform/auth/Principal.js"
 import type { ToolError } from "../../catalog/domain/Errors.js"
 import type { Complete, Implementation } from "../platform/mcp/ToolImplementation.js"
@@ -64,7 +66,8 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
       ...(yield* ArtifactTools),
       ...(yield* ArtifactCommentTools),
       ...(yield* ThreadTools),
-      ...(yield* ThreadChangeTools)
+      ...(yield* ThreadChangeTools),
+      ...(yield* ReviewTools)
     ])
     const byName = new Map<string, Implementation>(implementations.map((impl) => [impl.tool.name, impl]))
 
@@ -103,6 +106,7 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
     ThreadMessages.Default,
     CliProfiles.Default,
     ChangeReportPages.Default,
+    ReviewComments.Default,
     ProjectAgents.Default,
     Scopes.Default,
     Prompts.Default,

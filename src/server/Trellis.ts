@@ -18,6 +18,7 @@ import { ThreadClaims } from "../bridge/ThreadClaims.js"
 import { WorktreeReports } from "../bridge/WorktreeReports.js"
 import { ChangeReports } from "../bridge/ChangeReports.js"
 import { ChangeReportPages } from "../threads/ChangeReportPages.js"
+import { ReviewComments } from "../review/ReviewComments.js"
 import { GuardMiddleware } from "../platform/http/GuardMiddleware.js"
 import { HealthRoute } from "../platform/http/HealthRoute.js"
 import { WebAppRoutes } from "../platform/http/WebApp.js"
@@ -97,6 +98,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     WorktreeReports.Default,
     ChangeReports.Default,
     ChangeReportPages.Default,
+    ReviewComments.Default,
     AgentSessions.Default,
     ThreadRows.Default,
     ThreadListing.Default,

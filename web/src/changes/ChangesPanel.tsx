@@ -1,11 +1,15 @@
-import { useInfiniteQuery } from "@tanstack/react-query"
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query"
 import { Either } from "effect"
-import { lazy, Suspense, useState } from "react"
+import { lazy, Suspense, useMemo, useState } from "react"
 import type { ChangedFile } from "../../../catalog/domain/ChangeReport.js"
+import { patchLines } from "../../../catalog/domain/PatchLines.js"
+import type { ReviewComment } from "../../../catalog/domain/ReviewComment.js"
 import type { ChangesPage } from "../../../catalog/ThreadChanges.js"
 import { describeError, type ToolError } from "../lib/api"
 import { useReloadOnChange } from "../lib/projectChanges"
 import { callChangesTool } from "./changeTools"
+import ReviewComposer, { type CommentRange, firstRange } from "./ReviewComposer"
+import ReviewList from "./ReviewList"
 import { isViewed, setViewed } from "./viewed"
 import "./Changes.css"
 
@@ -44,8 +48,42 @@ const byDirectory = (files: ReadonlyArray<ChangedFile>) => {
   return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b))
 }
 
-const FileRow = ({ file, style, threadId }: { readonly file: ChangedFile; readonly style: Style; readonly threadId: string }) => {
+/** What a file's row needs of the review: its placed comments, and the comment being written on it. */
+interface FileReview {
+  readonly reportId: string
+  readonly comments: ReadonlyArray<ReviewComment>
+  readonly composing: CommentRange | null
+  /** Changes when a new comment starts, so its box starts empty. */
+  readonly generation: number
+  readonly compose: (range: CommentRange | null) => void
+  readonly onSaved: (comment: ReviewComment) => void
+}
+
+const FileRow = ({ file, review, style, threadId }: {
+  readonly file: ChangedFile
+  readonly style: Style
+  readonly threadId: string
+  readonly review: FileReview
+}) => {
   const [open, setOpen] = useState(false)
+  const lines = useMemo(() => patchLines(file.patch ?? ""), [file.patch])
+  const notes = review.comments.flatMap((comment) =>
+    comment.placement === null ? [] : [{
+      side: comment.side,
+      lineNumber: comment.placement.endLine,
+      metadata: {
+        label: comment.status === "draft" ? "Draft:" : comment.maybeAddressed ? "Maybe addressed:" : "Comment:",
+        body: comment.body,
+        status: comment.status
+      }
+    }]
+  )
+  const startComment = () => {
+    const range = firstRange(file.path, lines)
+    if (range === undefined) return
+    setOpen(true)
+    review.compose(range)
+  }
   const diff = file.patch ?? `${file.summarized ?? ""}:${file.additions}:${file.deletions}`
   const [viewed, markViewed] = useState(() => isViewed(threadId, file.path, diff))
   // A newer report's different diff for this file: what was viewed is no longer what is shown.
@@ -70,6 +108,9 @@ const FileRow = ({ file, style, threadId }: { readonly file: ChangedFile; readon
         <span className="change-counts" aria-label={`${file.additions} added, ${file.deletions} removed`}>
           <span className="added">+{file.additions}</span> <span className="removed">−{file.deletions}</span>
         </span>
+        {file.patch === null ?
+          null :
+          <button type="button" className="quiet" onClick={startComment} aria-label={`Comment on lines of ${file.path}`}>Comment</button>}
         <label className="change-viewed">
           <input type="checkbox" checked={viewed} onChange={(event) => toggleViewed(event.currentTarget.checked)} /> Viewed
         </label>
@@ -80,11 +121,37 @@ const FileRow = ({ file, style, threadId }: { readonly file: ChangedFile; readon
           (
             <Suspense fallback={<p className="meta" role="status">Loading the diff…</p>}>
               <div className="change-diff">
-                <PatchView patch={file.patch} style={style} />
+                <PatchView
+                  patch={file.patch}
+                  style={style}
+                  notes={notes}
+                  selected={review.composing === null
+                    ? null
+                    : { start: review.composing.startLine, end: review.composing.endLine, side: review.composing.side }}
+                  onSelect={(range) =>
+                    review.compose({
+                      path: file.path,
+                      side: range.side ?? "additions",
+                      startLine: Math.min(range.start, range.end),
+                      endLine: Math.max(range.start, range.end)
+                    })}
+                />
               </div>
             </Suspense>
           )) :
         null}
+      {review.composing === null ? null : (
+        <ReviewComposer
+          key={review.generation}
+          threadId={threadId}
+          reportId={review.reportId}
+          range={review.composing}
+          setRange={review.compose}
+          lines={lines}
+          onSaved={review.onSaved}
+          onClose={() => review.compose(null)}
+        />
+      )}
     </li>
   )
 }
@@ -108,8 +175,34 @@ const ChangesPanel = ({ threadId }: { readonly threadId: string }) => {
         .then(settle),
     getNextPageParam: (last) => last.nextCursor
   })
+  const comments = useQuery<ReadonlyArray<ReviewComment>, ToolError>({
+    queryKey: ["list_review_comments", threadId],
+    queryFn: ({ signal }) =>
+      callChangesTool("list_review_comments", { threadId, includeDrafts: true }, signal).then((result) =>
+        Either.match(result, { onLeft: (error) => Promise.reject(error), onRight: (list) => Promise.resolve(list.comments) })
+      )
+  })
+  const [composing, setComposing] = useState<CommentRange | null>(null)
+  const [composed, setComposed] = useState<string | undefined>()
+  const [generation, setGeneration] = useState(0)
   const refetch = pages.refetch
-  useReloadOnChange(() => void refetch(), { threads: [threadId] }, 1_000)
+  const refetchComments = comments.refetch
+  useReloadOnChange(
+    () => {
+      void refetch()
+      void refetchComments()
+    },
+    { threads: [threadId] },
+    1_000
+  )
+  const compose = (range: CommentRange | null) => {
+    // A draft already saved keeps its lines: a new selection starts a new comment.
+    if (range === null || composed !== undefined || composing === null || range.path !== composing.path) {
+      setComposed(undefined)
+      setGeneration((n) => n + 1)
+    }
+    setComposing(range)
+  }
 
   if (pages.isPending) return null
   if (pages.isError) return <p className="field-error" role="alert">Cannot load the changes: {describeError(pages.error)}</p>
@@ -117,6 +210,18 @@ const ChangesPanel = ({ threadId }: { readonly threadId: string }) => {
   const report = first?.report ?? null
   if (report === null) return null
   const files = pages.data.pages.flatMap((page) => page.files)
+  const allComments = comments.data ?? []
+  const reviewOf = (file: ChangedFile): FileReview => ({
+    reportId: report.reportId,
+    comments: allComments.filter((comment) => comment.path === file.path && comment.placement?.reportId === report.reportId),
+    composing: composing?.path === file.path ? composing : null,
+    generation,
+    compose,
+    onSaved: (comment) => {
+      setComposed(comment.commentId)
+      void refetchComments()
+    }
+  })
   return (
     <details className="changes" aria-label="Changes">
       <summary>
@@ -133,11 +238,13 @@ const ChangesPanel = ({ threadId }: { readonly threadId: string }) => {
           <button type="button" className="quiet" aria-pressed={style === "split"} onClick={() => setStyle("split")}>Split</button>
         </div>
       </div>
+      {comments.isError ? <p className="field-error" role="alert">Cannot load the review: {describeError(comments.error)}</p> : null}
+      <ReviewList threadId={threadId} comments={allComments} hidden={composed} onChanged={() => void refetchComments()} />
       {byDirectory(files).map(([directory, inside]) => (
         <section key={directory} className="change-folder" aria-label={directory === "" ? "Top folder" : directory}>
           <h3>{directory === "" ? "/" : `${directory}/`}</h3>
           <ul className="change-files">
-            {inside.map((file) => <FileRow key={file.path} file={file} style={style} threadId={threadId} />)}
+            {inside.map((file) => <FileRow key={file.path} file={file} style={style} threadId={threadId} review={reviewOf(file)} />)}
           </ul>
         </section>
       ))}

@@ -1,5 +1,19 @@
+import {
+  DiscardReviewComment,
+  ListReviewComments,
+  ResolveReviewComment,
+  SaveReviewComment,
+  SendReview
+} from "../../../catalog/ReviewComments.js"
 import { GetThreadChanges } from "../../../catalog/ThreadChanges.js"
 import { makeToolCaller } from "../lib/api"
 
-/** The change report tool: it loads with the Changes panel, a chunk of its own. */
-export const callChangesTool = makeToolCaller({ get_thread_changes: GetThreadChanges })
+/** The change report and review tools: they load with the Changes panel, a chunk of its own. */
+export const callChangesTool = makeToolCaller({
+  get_thread_changes: GetThreadChanges,
+  list_review_comments: ListReviewComments,
+  save_review_comment: SaveReviewComment,
+  discard_review_comment: DiscardReviewComment,
+  send_review: SendReview,
+  resolve_review_comment: ResolveReviewComment
+})
