@@ -1,4 +1,6 @@
-import { HttpApiBuilder, HttpApiError, HttpLayerRouter } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { ApiKeys } from "../platform/auth/ApiKeys.js"
 import { WebSessions } from "../platform/auth/WebSessions.js"

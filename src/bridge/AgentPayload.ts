@@ -1,4 +1,5 @@
-import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import type { AgentGroup } from "../../catalog/bridge/AgentApi.js"
 
 /** The decoded payload of a CLI bridge endpoint, as the contract declares it, by the endpoint's name. */

@@ -1,4 +1,5 @@
-import { HttpLayerRouter, HttpServerRequest } from "@effect/platform"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, Option } from "effect"
 import { BodyTooLarge, BodyUnreadable } from "../platform/http/Body.js"
 import { McpHttp } from "./McpHttp.js"

@@ -1,4 +1,7 @@
-import { Etag, HttpApp, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
+import * as Etag from "@effect/platform/Etag"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { NodeContext, NodeHttpPlatform, NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either, FiberId, Layer, Option, Runtime, Schema } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"

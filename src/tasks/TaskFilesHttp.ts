@@ -1,4 +1,6 @@
-import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Chunk, Effect, Stream } from "effect"
 import { PayloadTooLarge } from "../../catalog/bridge/TaskFilesApi.js"
 import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"

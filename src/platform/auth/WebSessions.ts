@@ -1,4 +1,4 @@
-import { Cookies } from "@effect/platform"
+import * as Cookies from "@effect/platform/Cookies"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option, Redacted, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"

@@ -1,4 +1,7 @@
-import { HttpApiError, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Effect, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { CurrentPrincipal, type Principal } from "../auth/Principal.js"
 import type { Reply } from "./RequestGuard.js"

@@ -1,5 +1,6 @@
-import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { HttpServerRequest } from "@effect/platform"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, type Scope } from "effect"
 import type { Principal } from "../auth/Principal.js"
 import { decodeFailure, decoderOf, type EndpointContract, errorEncoderOf, type GroupContract, json, matcherOf } from "./FastEndpoints.js"

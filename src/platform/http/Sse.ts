@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Chunk, Duration, Effect, Option, RcMap, Schedule, Scope, Stream } from "effect"
 import type { ApiKeyId } from "../../../catalog/domain/Ids.js"
 import { RevokedKeys } from "../auth/RevokedKeys.js"

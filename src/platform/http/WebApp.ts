@@ -1,4 +1,6 @@
-import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"

@@ -1,4 +1,6 @@
-import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Redacted, Schema } from "effect"
 import { returnPath, signInPagePath } from "../../../catalog/domain/SignIn.js"
 import { ApiKeys } from "../auth/ApiKeys.js"

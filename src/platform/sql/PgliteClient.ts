@@ -23,6 +23,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as PgliteCluster from "./PgliteCluster.js"
 
 export interface PgliteClientConfig {
   /** PGlite data directory (a filesystem path or `file://`, `memory://`, ...); `undefined` = in memory. */
@@ -33,6 +34,15 @@ export interface PgliteClientConfig {
   readonly transformResultNames?: ((str: string) => string) | undefined
   readonly transformQueryNames?: ((str: string) => string) | undefined
 }
+
+/**
+ * PGlite's start parameters with a smaller buffer pool. PostgreSQL's default shared_buffers
+ * (128 MB) is sized for a server of many sessions; here it sits in PGlite's WebAssembly memory,
+ * which never shrinks, so every page once cached stays resident. The rest of PostgreSQL's
+ * memory settings are already per query and small. What it trades: pages beyond the pool are read
+ * again through the filesystem (the OS page cache), see docs/decisions.md and npm run bench:tasks.
+ */
+export const PGLITE_START_PARAMS: ReadonlyArray<string> = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
 
 /** The raw PGlite instance behind the client (e.g. for `dumpDataDir()` snapshots). */
 export class Pglite extends Context.Tag("trellis/db/PgliteClient/Pglite")<Pglite, PGlite>() {}
@@ -113,19 +123,20 @@ export const make = (
   config: PgliteClientConfig = {}
 ): Effect.Effect<PgClient.PgClient & { readonly pglite: PGlite }, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
+    const fsPath = nodeFsPath(config.dataDir)
+    // PGlite does not create missing parent directories.
+    if (fsPath !== undefined) yield* Effect.sync(() => fs.mkdirSync(path.dirname(path.resolve(fsPath)), { recursive: true }))
+    if (fsPath !== undefined && config.loadDataDir === undefined) yield* PgliteCluster.create(fsPath, PGLITE_START_PARAMS)
     const pglite = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => {
-          const fsPath = nodeFsPath(config.dataDir)
-          // PGlite does not create missing parent directories.
-          if (fsPath !== undefined) fs.mkdirSync(path.dirname(path.resolve(fsPath)), { recursive: true })
-          return PGlite.create({
+        try: () =>
+          PGlite.create({
             parsers,
             serializers,
+            startParams: [...PGLITE_START_PARAMS],
             ...(config.dataDir !== undefined ? { dataDir: config.dataDir } : {}),
             ...(config.loadDataDir !== undefined ? { loadDataDir: config.loadDataDir } : {})
-          })
-        },
+          }),
         catch: (cause) => new SqlError({ cause, message: `PgliteClient: failed to start PGlite: ${messageOf(cause)}` })
       }),
       (pglite) => pglite.closed ? Effect.void : Effect.ignore(Effect.tryPromise(() => pglite.close()))

@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as PgliteClient from "../../../src/platform/sql/PgliteClient.js"
+import * as PgliteCluster from "../../../src/platform/sql/PgliteCluster.js"
 
 /** Opens a client on its own PGlite, runs `f`, then closes it. */
 const withClient = <A, E>(
@@ -217,5 +218,37 @@ describe("PgliteClient", () => {
       const rows = yield* withClient({ dataDir }, (sql) =>
         sql`SELECT note FROM kept`)
       expect(rows).toEqual([{ note: "still here" }])
+    })), 120_000)
+
+  it.effect(
+    "a fresh dataDir's cluster is created by a child process, once, and opened with a 16 MB buffer pool",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const dataDir = path.join(yield* tmpDir, "pgdata")
+        yield* PgliteCluster.create(dataDir, PgliteClient.PGLITE_START_PARAMS)
+        expect(PgliteCluster.exists(dataDir)).toBe(true)
+        const created = fs.statSync(path.join(dataDir, "PG_VERSION")).mtimeMs
+        const rows = yield* withClient({ dataDir }, (sql) => sql`SHOW shared_buffers`)
+        expect(rows).toEqual([{ shared_buffers: "16MB" }])
+        // An existing cluster is opened as it is, never created again.
+        yield* PgliteCluster.create(dataDir, PgliteClient.PGLITE_START_PARAMS)
+        expect(fs.statSync(path.join(dataDir, "PG_VERSION")).mtimeMs).toBe(created)
+      })),
+    120_000
+  )
+
+  it.effect(
+    "an in-memory database has the same 16 MB buffer pool",
+    () => withClient({}, (sql) => Effect.map(sql`SHOW shared_buffers`, (rows) => expect(rows).toEqual([{ shared_buffers: "16MB" }]))),
+    120_000
+  )
+
+  it.effect("a cluster that cannot be created fails with a SqlError naming the directory", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const file = path.join(yield* tmpDir, "not-a-directory")
+      fs.writeFileSync(file, "")
+      const error = yield* Effect.flip(PgliteCluster.create(path.join(file, "pgdata"), PgliteClient.PGLITE_START_PARAMS))
+      expect(error).toBeInstanceOf(SqlError)
+      expect(error.message).toContain(file)
     })), 120_000)
 })
