@@ -6,7 +6,8 @@ import { MAX_REVIEW_BODY, MAX_REVIEW_DRAFTS, MAX_REVIEW_RANGE } from "../../cata
 import { claimThread, connectCli, createThread, type FakeCli, getThread, listMessages, startBatch } from "../support/FakeCli.js"
 import { concurrently } from "../support/TestDatabase.js"
 import { answer, refuses, succeedsAs } from "../support/ToolCalls.js"
-import { callTool, createKey, seedOwner, TestServer } from "../support/TestServer.js"
+import { callTool, TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /**
  * Issue 31 §2: review comments on a thread's change report. Drafts are saved as they are written,
