@@ -89,14 +89,14 @@ const samples = (tool: Tool.Any, projectId: string): ReadonlyArray<Record<string
   )
 }
 
-describe("tool fuzz", () => {
+describe("tool fuzz: no generated or hostile argument of a tool is an internal error", () => {
   layer(TestServer({ rateLimit: Option.none() }))((it) => {
-    it.effect("no generated or hostile argument of any tool is an internal error", () =>
-      Effect.gen(function*() {
-        const { key, project } = yield* seedOwner("fuzz")
-        const internal: Array<string> = []
-        let calls = 0
-        for (const tool of Catalog) {
+    for (const tool of Catalog) {
+      it.effect(tool.name, () =>
+        Effect.gen(function*() {
+          const { key, project } = yield* seedOwner(`fuzz-${tool.name.replaceAll("_", "-")}`)
+          const internal: Array<string> = []
+          let calls = 0
           for (const args of samples(tool, project.id)) {
             for (const variant of mutations(tool, args)) {
               calls++
@@ -105,12 +105,12 @@ describe("tool fuzz", () => {
               )
               const res = yield* rawRequest({ body, headers: { authorization: `Bearer ${key}` } })
               const code: unknown = Reflect.get(Object(Reflect.get(Object(res.json), "error")), "code")
-              if (res.status >= 500 || code === -32603) internal.push(`${tool.name} ${body.slice(0, 300)} -> ${res.text.slice(0, 200)}`)
+              if (res.status >= 500 || code === -32603) internal.push(`${body.slice(0, 300)} -> ${res.text.slice(0, 200)}`)
             }
           }
-        }
-        expect(calls).toBeGreaterThan(Catalog.length * 10)
-        expect(internal).toEqual([])
-      }), { timeout: 120_000 })
+          expect(calls).toBeGreaterThan(0)
+          expect(internal).toEqual([])
+        }))
+    }
   })
 })
