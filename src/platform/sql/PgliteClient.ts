@@ -23,6 +23,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as ClusterImage from "./ClusterImage.js"
 import * as PgliteCluster from "./PgliteCluster.js"
 
 export interface PgliteClientConfig {
@@ -126,7 +127,11 @@ export const make = (
     const fsPath = nodeFsPath(config.dataDir)
     // PGlite does not create missing parent directories.
     if (fsPath !== undefined) yield* Effect.sync(() => fs.mkdirSync(path.dirname(path.resolve(fsPath)), { recursive: true }))
-    if (fsPath !== undefined && config.loadDataDir === undefined) yield* PgliteCluster.create(fsPath, PGLITE_START_PARAMS)
+    if (fsPath !== undefined && config.loadDataDir === undefined) {
+      // A new data directory starts from the build's cluster if it has one, else from initdb.
+      yield* Effect.sync(() => ClusterImage.copyTo(fsPath))
+      yield* PgliteCluster.create(fsPath, PGLITE_START_PARAMS)
+    }
     const pglite = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () =>

@@ -9,6 +9,7 @@ import { Chunk, Deferred, Effect, Fiber, Layer, Option, Ref, Schedule, Stream, S
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as ClusterImage from "../../../src/platform/sql/ClusterImage.js"
 import * as PgliteClient from "../../../src/platform/sql/PgliteClient.js"
 import * as PgliteCluster from "../../../src/platform/sql/PgliteCluster.js"
 
@@ -233,6 +234,27 @@ describe("PgliteClient", () => {
         // An existing cluster is opened as it is, never created again.
         yield* PgliteCluster.create(dataDir, PgliteClient.PGLITE_START_PARAMS)
         expect(fs.statSync(path.join(dataDir, "PG_VERSION")).mtimeMs).toBe(created)
+      })),
+    120_000
+  )
+
+  it.effect(
+    "a new data directory starts as a copy of the build's cluster; one that has a cluster is never overwritten",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const root = yield* tmpDir
+        const image = path.join(root, "image")
+        yield* withClient({ dataDir: image }, (sql) => sql`CREATE TABLE built (note text); INSERT INTO built VALUES ('from the build')`)
+        const fresh = path.join(root, "fresh")
+        ClusterImage.copyTo(fresh, image)
+        expect(yield* withClient({ dataDir: fresh }, (sql) => sql`SELECT note FROM built`)).toEqual([{ note: "from the build" }])
+        yield* withClient({ dataDir: fresh }, (sql) => sql`UPDATE built SET note = 'written since'`)
+        ClusterImage.copyTo(fresh, image)
+        expect(yield* withClient({ dataDir: fresh }, (sql) => sql`SELECT note FROM built`)).toEqual([{ note: "written since" }])
+        // A build without a cluster (run from source) copies nothing: the cluster is created instead.
+        const elsewhere = path.join(root, "elsewhere")
+        ClusterImage.copyTo(elsewhere, path.join(root, "no-image"))
+        expect(fs.existsSync(elsewhere)).toBe(false)
       })),
     120_000
   )
