@@ -256,6 +256,8 @@ export const OPENAPI_PATH = "/api/openapi.json"
 /** The bridge and client endpoints on the router, with their OpenAPI document. */
 export const AgentRoutes = HttpLayerRouter.addHttpApi(TrellisApi, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide(
-    Layer.mergeAll(AgentHandlers, ThreadHandlers, ProjectHandlers, TaskFileHandlers, PromptHandlers).pipe(Layer.provideMerge(AuthenticationLive))
+    Layer.mergeAll(AgentHandlers, ThreadHandlers, ProjectHandlers, TaskFileHandlers, PromptHandlers).pipe(
+      Layer.provideMerge(AuthenticationLive)
+    )
   )
 )
