@@ -30,7 +30,7 @@ const automationSummary = (agent: Agent): string => {
 
 const AgentItem = ({ projectId, agent }: { readonly projectId: string; readonly agent: Agent }) => {
   const [editing, setEditing] = useState(false)
-  const headingId = `agent-${agent.projectAgentId}-name`
+  const headingId = `agent-heading-${agent.projectAgentId}`
   return (
     <li className="item">
       <article aria-labelledby={headingId}>

@@ -50,7 +50,7 @@ export const PromptForm = ({ owner, prompt, onDone }: {
   return (
     <form className="editor-form" onSubmit={submit} noValidate aria-label={label}>
       <div className="form-grid">
-        <FormField id={`${prefix}-key`} label="Command" hint={`Without the slash: ${PROMPT_KEY_RULE}.`} error={errors.fields.get("key")}>
+        <FormField id={`${prefix}-key`} label="Command" hint={`${PROMPT_KEY_RULE}.`} error={errors.fields.get("key")}>
           {(props) => <input {...props} type="text" value={key} onChange={(e) => setKey(e.currentTarget.value)} />}
         </FormField>
         <FormField id={`${prefix}-category`} label="Category" error={errors.fields.get("category")}>

@@ -9,7 +9,7 @@ export const PromptItem = ({ owner, prompt }: { readonly owner: PromptOwner; rea
   const [deleting, setDeleting] = useState(false)
   const [refused, setRefused] = useState<string | undefined>(undefined)
   const { client } = useToolMutation("update_prompt")
-  const headingId = `prompt-${prompt.promptId}-key`
+  const headingId = `prompt-heading-${prompt.promptId}`
   const remove = () => {
     setDeleting(true)
     setRefused(undefined)

@@ -9,28 +9,38 @@ type Skill = SkillToolResult<"get_skill">
 
 export const SKILL_MD = "SKILL.md"
 
+const FileLink = ({ path, name, open, onOpen }: {
+  readonly path: string
+  readonly name: string
+  readonly open: string
+  readonly onOpen: (path: string) => void
+}) => (
+  <button type="button" className="file-link" aria-current={path === open ? "true" : undefined} onClick={() => onOpen(path)}>
+    {name}
+  </button>
+)
+
+/** SKILL.md first, then folders, then the other files. */
 const FolderView = ({ folder, open, onOpen }: {
   readonly folder: Folder
   readonly open: string
   readonly onOpen: (path: string) => void
 }) => (
   <ul className="file-tree">
+    {folder.files.filter((file) => file.path === SKILL_MD).map((file) => (
+      <li key={file.path}>
+        <FileLink path={file.path} name={file.name} open={open} onOpen={onOpen} />
+      </li>
+    ))}
     {folder.folders.map((sub) => (
       <li key={sub.path}>
         <span className="folder-name">{sub.name}/</span>
         <FolderView folder={sub} open={open} onOpen={onOpen} />
       </li>
     ))}
-    {folder.files.map((file) => (
+    {folder.files.filter((file) => file.path !== SKILL_MD).map((file) => (
       <li key={file.path}>
-        <button
-          type="button"
-          className="file-link"
-          aria-current={file.path === open ? "true" : undefined}
-          onClick={() => onOpen(file.path)}
-        >
-          {file.name}
-        </button>
+        <FileLink path={file.path} name={file.name} open={open} onOpen={onOpen} />
       </li>
     ))}
   </ul>
@@ -43,6 +53,13 @@ const changeOf = (path: string, content: string): SkillChange =>
 /** The open file in a textarea; saving it is one save of the Skill, whose new version is shown. */
 const FileEditor = ({ skill, path, content }: { readonly skill: Skill; readonly path: string; readonly content: string }) => {
   const [draft, setDraft] = useState(content)
+  // The stored file changed under the editor (a batch of edits, another client): an untouched
+  // draft follows it, a draft being typed is kept.
+  const [base, setBase] = useState(content)
+  if (content !== base) {
+    setBase(content)
+    if (draft === base) setDraft(content)
+  }
   const [errors, setErrors] = useState<FormErrors>(noFormErrors)
   const { save, saving, version } = useSkillSave(skill.skillId)
   const submit = (event: FormEvent<HTMLFormElement>) => {
