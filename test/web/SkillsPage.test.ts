@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { type Browser, type Page } from "playwright-core"
-import { eventually } from "../e2e/support/Processes.js"
 import type { Mcp, Serve } from "../e2e/support/Trellis.js"
 import {
   accessibilityProblems,
@@ -170,6 +169,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Skill
 
   it("at 1440×900 the Skill's page is axe-clean, with no script errors", async () => {
     const { page } = backend()
+    await page.evaluate("window.scrollTo(0, 0)")
     await screenshot(page, "skill-desktop")
     expect(await accessibilityProblems(page)).toEqual([])
     expect(errors).toEqual([])
