@@ -130,6 +130,8 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the agent
     await name.fill("")
     await form.getByRole("button", { name: "Save agent" }).click()
     await expect.poll(() => name.getAttribute("aria-invalid")).toBe("true")
+    // The keyboard lands on what to fix.
+    await expect.poll(() => name.evaluate((element) => element === document.activeElement)).toBe(true)
     const described = await name.getAttribute("aria-describedby")
     expect(await page.locator(`[id="${described}"]`).textContent()).toBe("must not be empty or blank")
     await page.evaluate("window.scrollTo(0, 0)")

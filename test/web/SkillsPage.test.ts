@@ -106,7 +106,8 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Skill
     await editor.getByLabel("SKILL.md").fill(`${SKILL_MD}Then check the health page.\n`)
     await editor.getByRole("button", { name: "Save SKILL.md" }).click()
     await editor.getByRole("status").getByText("Saved: version 3").waitFor()
-    expect(await page.locator(".skill-head").getByText("version 3").isVisible()).toBe(true)
+    // The heading follows once the Skill is read again.
+    await page.locator(".skill-head").getByText("version 3").waitFor()
     expect((await read()).skillMd).toBe(`${SKILL_MD}Then check the health page.\n`)
   })
 
@@ -141,6 +142,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Skill
     await second.getByRole("alert").getByText(/^multiple_matches: /).waitFor()
     expect(await first.getByRole("alert").count()).toBe(0)
     expect(await second.getAttribute("class")).toContain("invalid")
+    await expect.poll(() => second.getByRole("alert").evaluate((element) => element === document.activeElement)).toBe(true)
     await page.evaluate("window.scrollTo(0, 0)")
     await screenshot(page, "skill-unplaceable-edit")
     const unchanged = await read()

@@ -1,8 +1,9 @@
-import { type FormEvent, useState } from "react"
+import { type FormEvent, useRef, useState } from "react"
 import { AgentColor, type AgentAutomation, AgentWorkspace } from "../../../catalog/domain/ProjectAgent.js"
 import { CliType } from "../../../catalog/domain/CliType.js"
 import { FormError, FormField } from "../forms/FormField"
 import { type FormErrors, formErrorsOf, noFormErrors } from "../forms/fieldErrors"
+import { useFocusOnRefusal } from "../forms/useFocusOnRefusal"
 import { type AgentToolResult, useToolMutation } from "./agentTools"
 
 type Agent = AgentToolResult<"list_project_agents">["agents"][number]
@@ -74,6 +75,8 @@ export const AgentForm = ({ projectId, agent, onDone }: {
 }) => {
   const [draft, setDraft] = useState<Draft>(() => draftOf(agent))
   const [errors, setErrors] = useState<FormErrors>(noFormErrors)
+  const formRef = useRef<HTMLFormElement>(null)
+  useFocusOnRefusal(formRef, errors === noFormErrors ? undefined : errors)
   const create = useToolMutation("create_project_agent")
   const update = useToolMutation("update_project_agent")
   const prefix = agent === undefined ? "new-agent" : `agent-${agent.projectAgentId}`
@@ -104,7 +107,13 @@ export const AgentForm = ({ projectId, agent, onDone }: {
   const error = (name: string) => errors.fields.get(name)
 
   return (
-    <form className="editor-form" onSubmit={submit} noValidate aria-label={agent === undefined ? "New agent" : `Edit ${agent.name}`}>
+    <form
+      ref={formRef}
+      className="editor-form"
+      onSubmit={submit}
+      noValidate
+      aria-label={agent === undefined ? "New agent" : `Edit ${agent.name}`}
+    >
       <div className="form-grid">
         <FormField id={`${prefix}-name`} label="Name" error={error("name")}>
           {(props) => <input {...props} type="text" value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} />}

@@ -33,4 +33,4 @@ export const FormField = ({ id, label, hint, error, children }: {
 
 /** A refusal that names no field of the form: read out when it appears. */
 export const FormError = ({ message }: { readonly message: string | undefined }) =>
-  message === undefined ? null : <p className="form-error field-error" role="alert">{message}</p>
+  message === undefined ? null : <p className="form-error field-error" role="alert" tabIndex={-1}>{message}</p>

@@ -1,7 +1,8 @@
-import { type FormEvent, useState } from "react"
+import { type FormEvent, useRef, useState } from "react"
 import { PROMPT_KEY_RULE } from "../../../catalog/domain/Prompt.js"
 import { FormError, FormField } from "../forms/FormField"
 import { type FormErrors, formErrorsOf, noFormErrors } from "../forms/fieldErrors"
+import { useFocusOnRefusal } from "../forms/useFocusOnRefusal"
 import { type PromptToolResult, useToolMutation } from "./promptTools"
 
 export type Prompt = PromptToolResult<"list_prompts">["prompts"][number]
@@ -27,6 +28,8 @@ export const PromptForm = ({ owner, prompt, onDone }: {
   const [autoExpand, setAutoExpand] = useState(prompt?.autoExpand ?? false)
   const [autoSubmit, setAutoSubmit] = useState(prompt?.autoSubmit ?? false)
   const [errors, setErrors] = useState<FormErrors>(noFormErrors)
+  const formRef = useRef<HTMLFormElement>(null)
+  useFocusOnRefusal(formRef, errors === noFormErrors ? undefined : errors)
   const create = useToolMutation("create_prompt")
   const update = useToolMutation("update_prompt")
   const prefix = prompt === undefined ? `new-${owner.scope}-prompt` : `prompt-${prompt.promptId}`
@@ -48,7 +51,7 @@ export const PromptForm = ({ owner, prompt, onDone }: {
   const label = prompt === undefined ? `New ${owner.scope} prompt` : `Edit /${prompt.key}`
 
   return (
-    <form className="editor-form" onSubmit={submit} noValidate aria-label={label}>
+    <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-label={label}>
       <div className="form-grid">
         <FormField id={`${prefix}-key`} label="Command" hint={`${PROMPT_KEY_RULE}.`} error={errors.fields.get("key")}>
           {(props) => <input {...props} type="text" value={key} onChange={(e) => setKey(e.currentTarget.value)} />}

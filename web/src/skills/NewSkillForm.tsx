@@ -1,7 +1,8 @@
-import { type FormEvent, useState } from "react"
+import { type FormEvent, useRef, useState } from "react"
 import { SKILL_NAME_RULE } from "../../../catalog/domain/Skill.js"
 import { FormError, FormField } from "../forms/FormField"
 import { type FormErrors, formErrorsOf, noFormErrors } from "../forms/fieldErrors"
+import { useFocusOnRefusal } from "../forms/useFocusOnRefusal"
 import { navigate, skillPath } from "../lib/router"
 import { useToolMutation } from "./skillTools"
 
@@ -27,6 +28,8 @@ export const NewSkillForm = ({ projectId, owner, onDone }: {
   const [category, setCategory] = useState("")
   const [content, setContent] = useState<string | undefined>(undefined)
   const [errors, setErrors] = useState<FormErrors>(noFormErrors)
+  const formRef = useRef<HTMLFormElement>(null)
+  useFocusOnRefusal(formRef, errors === noFormErrors ? undefined : errors)
   const create = useToolMutation("create_skill")
   const prefix = `new-${owner.scope}-skill`
   const skillMd = content ?? template(name, description)
@@ -42,7 +45,7 @@ export const NewSkillForm = ({ projectId, owner, onDone }: {
     })
   }
   return (
-    <form className="editor-form" onSubmit={submit} noValidate aria-label={`New ${owner.scope} Skill`}>
+    <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-label={`New ${owner.scope} Skill`}>
       <div className="form-grid">
         <FormField id={`${prefix}-name`} label="Name" hint={SKILL_NAME_RULE} error={errors.fields.get("name")}>
           {(props) => <input {...props} type="text" value={name} onChange={(e) => setName(e.currentTarget.value)} />}

@@ -1,7 +1,8 @@
-import { type FormEvent, useState } from "react"
+import { type FormEvent, useRef, useState } from "react"
 import { SKILL_NAME_RULE } from "../../../catalog/domain/Skill.js"
 import { FormError, FormField } from "../forms/FormField"
 import { type FormErrors, formErrorsOf, noFormErrors } from "../forms/fieldErrors"
+import { useFocusOnRefusal } from "../forms/useFocusOnRefusal"
 import type { SkillToolResult } from "./skillTools"
 import { SavedVersion, useSkillSave } from "./useSkillSave"
 
@@ -16,6 +17,8 @@ export const SkillDetails = ({ skill }: { readonly skill: Skill }) => {
   const [description, setDescription] = useState(skill.description ?? "")
   const [category, setCategory] = useState(skill.category ?? "")
   const [errors, setErrors] = useState<FormErrors>(noFormErrors)
+  const formRef = useRef<HTMLFormElement>(null)
+  useFocusOnRefusal(formRef, errors === noFormErrors ? undefined : errors)
   const { save, saving, version } = useSkillSave(skill.skillId)
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -25,7 +28,7 @@ export const SkillDetails = ({ skill }: { readonly skill: Skill }) => {
     })
   }
   return (
-    <form className="editor-form" onSubmit={submit} noValidate aria-labelledby="skill-details-heading">
+    <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-labelledby="skill-details-heading">
       <h2 id="skill-details-heading">Details</h2>
       <div className="form-grid">
         <FormField id="skill-name" label="Name" hint={SKILL_NAME_RULE} error={errors.fields.get("name")}>

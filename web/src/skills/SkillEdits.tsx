@@ -1,6 +1,7 @@
-import { type FormEvent, useState } from "react"
+import { type FormEvent, useRef, useState } from "react"
 import { FormError } from "../forms/FormField"
 import { formErrorsOf } from "../forms/fieldErrors"
+import { useFocusOnRefusal } from "../forms/useFocusOnRefusal"
 import type { SkillToolArgs } from "./skillTools"
 import { SavedVersion, useSkillSave } from "./useSkillSave"
 
@@ -73,6 +74,9 @@ export const SkillEdits = ({ skillId, paths }: { readonly skillId: string; reado
   const [rows, setRows] = useState<ReadonlyArray<Row>>(() => [newRow(paths[0] ?? "SKILL.md")])
   const [rowErrors, setRowErrors] = useState<ReadonlyMap<number, string>>(new Map())
   const [formError, setFormError] = useState<string | undefined>(undefined)
+  const [refusals, setRefusals] = useState(0)
+  const formRef = useRef<HTMLFormElement>(null)
+  useFocusOnRefusal(formRef, refusals === 0 ? undefined : refusals)
   const { save, saving, version } = useSkillSave(skillId)
   const change = (key: number, patch: Partial<Row>) => {
     setRows((current) => current.map((row) => row.key === key ? { ...row, ...patch } : row))
@@ -85,18 +89,22 @@ export const SkillEdits = ({ skillId, paths }: { readonly skillId: string; reado
     save({ edits: rows.map(entryOf) }, {
       onAnswer: (answer) => {
         if (answer.ok) setRows([newRow(paths[0] ?? "SKILL.md")])
-        else setRowErrors(new Map([[answer.index, `${answer.code}: ${answer.message}`]]))
+        else {
+          setRowErrors(new Map([[answer.index, `${answer.code}: ${answer.message}`]]))
+          setRefusals((n) => n + 1)
+        }
       },
       onError: (error) => {
         const placed = formErrorsOf(error, [])
         const split = byIndex(placed.form ?? "")
         setRowErrors(split.rows)
         setFormError(split.rest)
+        setRefusals((n) => n + 1)
       }
     })
   }
   return (
-    <form className="editor-form" onSubmit={submit} noValidate aria-labelledby="skill-edits-heading">
+    <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-labelledby="skill-edits-heading">
       <h2 id="skill-edits-heading">Edits</h2>
       <p className="hint">Applied in order as one save: each sees the ones before it, and if one cannot be placed nothing is written.</p>
       <ol className="edit-list">
@@ -191,7 +199,7 @@ export const SkillEdits = ({ skillId, paths }: { readonly skillId: string; reado
                     </div>
                   )
                   : null}
-                {error === undefined ? null : <p id={`${id}-error`} className="field-error" role="alert">{error}</p>}
+                {error === undefined ? null : <p id={`${id}-error`} className="field-error" role="alert" tabIndex={-1}>{error}</p>}
                 {rows.length === 1 ?
                   null :
                   (

@@ -1,6 +1,7 @@
-import { type FormEvent, useState } from "react"
+import { type FormEvent, useRef, useState } from "react"
 import { FormError, FormField } from "../forms/FormField"
 import { type FormErrors, formErrorsOf, noFormErrors } from "../forms/fieldErrors"
+import { useFocusOnRefusal } from "../forms/useFocusOnRefusal"
 import { type Folder, fileTree } from "./fileTree"
 import type { SkillToolResult } from "./skillTools"
 import { type SkillChange, SavedVersion, useSkillSave } from "./useSkillSave"
@@ -61,6 +62,8 @@ const FileEditor = ({ skill, path, content }: { readonly skill: Skill; readonly 
     if (draft === base) setDraft(content)
   }
   const [errors, setErrors] = useState<FormErrors>(noFormErrors)
+  const formRef = useRef<HTMLFormElement>(null)
+  useFocusOnRefusal(formRef, errors === noFormErrors ? undefined : errors)
   const { save, saving, version } = useSkillSave(skill.skillId)
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -69,7 +72,7 @@ const FileEditor = ({ skill, path, content }: { readonly skill: Skill; readonly 
   }
   const error = errors.fields.get("content") ?? errors.fields.get("edits")
   return (
-    <form className="editor-form file-editor" onSubmit={submit} noValidate aria-label={`Edit ${path}`}>
+    <form ref={formRef} className="editor-form file-editor" onSubmit={submit} noValidate aria-label={`Edit ${path}`}>
       <FormField id="skill-file-content" label={path} error={error}>
         {(props) => <textarea {...props} className="code" value={draft} onChange={(e) => setDraft(e.currentTarget.value)} />}
       </FormField>
@@ -87,6 +90,8 @@ const NewFile = ({ skill, onAdded }: { readonly skill: Skill; readonly onAdded: 
   const [path, setPath] = useState("")
   const [content, setContent] = useState("")
   const [errors, setErrors] = useState<FormErrors>(noFormErrors)
+  const formRef = useRef<HTMLFormElement>(null)
+  useFocusOnRefusal(formRef, errors === noFormErrors ? undefined : errors)
   const { save, saving, version } = useSkillSave(skill.skillId)
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -101,7 +106,7 @@ const NewFile = ({ skill, onAdded }: { readonly skill: Skill; readonly onAdded: 
     })
   }
   return (
-    <form className="editor-form" onSubmit={submit} noValidate aria-labelledby="new-file-heading">
+    <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-labelledby="new-file-heading">
       <h3 id="new-file-heading">New file</h3>
       <FormField id="new-file-path" label="Path" hint="Relative, with / between folders: scripts/run.sh" error={errors.fields.get("edits")}>
         {(props) => <input {...props} type="text" value={path} onChange={(e) => setPath(e.currentTarget.value)} />}
