@@ -131,7 +131,8 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the agent
     await form.getByRole("button", { name: "Save agent" }).click()
     await expect.poll(() => name.getAttribute("aria-invalid")).toBe("true")
     // The keyboard lands on what to fix.
-    await expect.poll(() => name.evaluate((element) => element === document.activeElement)).toBe(true)
+    const nameId = await name.getAttribute("id")
+    await expect.poll(() => page.evaluate("document.activeElement?.id")).toBe(nameId)
     const described = await name.getAttribute("aria-describedby")
     expect(await page.locator(`[id="${described}"]`).textContent()).toBe("must not be empty or blank")
     await page.evaluate("window.scrollTo(0, 0)")
