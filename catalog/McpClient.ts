@@ -74,6 +74,18 @@ const rootCause = (error: unknown): string | undefined => {
   return message
 }
 
+const parseJsonText = Schema.decodeUnknownOption(Schema.parseJson())
+
+/**
+ * What a tool answered: its `structuredContent`, or, for a result that is not an object (null:
+ * update_project_agent, load_skill…), which MCP sends as text only, the JSON of that text.
+ */
+const resultOf = (result: RawToolResult): unknown => {
+  if (result.structuredContent !== undefined) return result.structuredContent
+  const text = result.content?.find((part) => part.type === "text")?.text
+  return text === undefined ? undefined : Option.getOrUndefined(parseJsonText(text))
+}
+
 /** A type guard for the catalog tool of a name: its Schemas typed as that tool's. */
 export const isNamed = <N extends ToolName>(name: N) => (tool: (typeof Catalog)[number]): tool is Named<N> => tool.name === name
 
@@ -141,7 +153,7 @@ const connection = (options: McpClientOptions) => {
         )
         return yield* new McpToolError({ tool: name, ...refused.error })
       }
-      return yield* Schema.decodeUnknown(tool.output)(result.structuredContent).pipe(
+      return yield* Schema.decodeUnknown(tool.output)(resultOf(result)).pipe(
         Effect.mapError((error) => requestError(`${name}'s result does not match its Schema: ${error.message}`))
       )
     })

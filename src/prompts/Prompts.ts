@@ -40,7 +40,7 @@ const validateKey = (key: string) =>
 const validateContent = (content: string) =>
   content === "" ? new InvalidArgument({ message: "content: must not be empty" }) : Effect.succeed(content)
 
-/** Slash commands of a project or an organization. Deleting them is left to the web UI. */
+/** Slash commands of a project or an organization. Deleting one is the web app's alone (src/prompts/PromptsHttp.ts). */
 export class Prompts extends Effect.Service<Prompts>()("trellis/Prompts", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -99,7 +99,19 @@ export class Prompts extends Effect.Service<Prompts>()("trellis/Prompts", {
       )
     })
 
-    return { list, create, update } as const
+    /** Removes a prompt for good; who may is decided by its scope, as for `update`. */
+    const remove = Effect.fn("Prompts.remove")(function*(principal: Principal, promptId: PromptId) {
+      const notFound = new NotFound({ message: `promptId: prompt ${promptId} not found` })
+      const [stored] = yield* sql`SELECT ${columns} FROM prompts WHERE id = ${promptId}`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => Effect.orDie(decodeRecords(rows)))
+      )
+      if (stored === undefined) return yield* notFound
+      yield* scopes.requireWriter(yield* scopes.ofStored(principal, stored, notFound), "prompts")
+      yield* sql`DELETE FROM prompts WHERE id = ${promptId}`.pipe(Effect.orDie)
+    })
+
+    return { list, create, update, remove } as const
   }),
   dependencies: [Scopes.Default]
 }) {}

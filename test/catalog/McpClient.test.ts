@@ -45,6 +45,19 @@ describe("the typed MCP client", () => {
         expect(refused).toMatchObject({ _tag: "McpRequestError", message: "list_tasks is not a Trellis tool" })
       }))
 
+    it.effect("a null result, sent as text only (MCP's structuredContent is an object), decodes as null", () =>
+      Effect.gen(function*() {
+        const { key, project } = yield* seedOwner("mcp-client-null")
+        const mcp = clientFor(key)
+        const { projectAgentId } = yield* mcp.call("create_project_agent", {
+          projectId: project.id,
+          name: "Builder",
+          appearance: { color: "blue" }
+        })
+        expect(yield* mcp.call("update_project_agent", { projectAgentId, description: "Builds" })).toBeNull()
+        expect(yield* mcp.call("load_skill", { projectId: project.id, name: "no-such-skill" })).toBeNull()
+      }))
+
     it.effect("a tool that refuses fails with McpToolError carrying its code and message", () =>
       Effect.gen(function*() {
         const { key, project } = yield* seedOwner("mcp-client-refused")

@@ -13,13 +13,16 @@ import { useWaitingCount } from "./waitingCount"
 import { ProjectChangesProvider } from "./lib/projectChanges"
 import { queryClient } from "./lib/queries"
 import {
+  agentsPath,
   boardPath,
   followLink,
   machinesPath,
   navigate,
   newThreadPath,
   projectOf,
+  promptsPath,
   type Route,
+  skillsPath,
   threadsPath,
   useRoute,
   waitingPath
@@ -28,6 +31,10 @@ import {
 // The board brings the task tools' Schemas with it (./board/taskTools.ts): loaded when first opened.
 const BoardPage = lazy(() => import("./pages/Board").then((module) => ({ default: module.BoardPage })))
 const TaskPage = lazy(() => import("./pages/Task").then((module) => ({ default: module.TaskPage })))
+const AgentsPage = lazy(() => import("./pages/Agents").then((module) => ({ default: module.AgentsPage })))
+const PromptsPage = lazy(() => import("./pages/Prompts").then((module) => ({ default: module.PromptsPage })))
+const SkillsPage = lazy(() => import("./pages/Skills").then((module) => ({ default: module.SkillsPage })))
+const SkillPage = lazy(() => import("./pages/Skill").then((module) => ({ default: module.SkillPage })))
 const SearchDialog = lazy(() => import("./search/SearchDialog").then((module) => ({ default: module.SearchDialog })))
 
 /** Where typing `/` is text, not a shortcut. */
@@ -140,6 +147,19 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
               <a href={newThreadPath(current)} onClick={followLink} aria-current={route.page === "newThread" ? "page" : undefined}>
                 New thread
               </a>
+              <a href={agentsPath(current)} onClick={followLink} aria-current={route.page === "agents" ? "page" : undefined}>
+                Agents
+              </a>
+              <a href={promptsPath(current)} onClick={followLink} aria-current={route.page === "prompts" ? "page" : undefined}>
+                Prompts
+              </a>
+              <a
+                href={skillsPath(current)}
+                onClick={followLink}
+                aria-current={route.page === "skills" || route.page === "skill" ? "page" : undefined}
+              >
+                Skills
+              </a>
             </nav>
           ) :
           null}
@@ -178,6 +198,18 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
               {route.page === "board"
                 ? <BoardPage key={route.projectId} projectId={route.projectId} />
                 : <TaskPage key={`${route.projectId}/${route.taskRef}`} projectId={route.projectId} taskRef={route.taskRef} />}
+            </Suspense>
+          )
+          : null}
+        {route.page === "agents" || route.page === "prompts" || route.page === "skills" || route.page === "skill"
+          ? (
+            <Suspense fallback={<p className="page-status" role="status">Loading…</p>}>
+              {route.page === "agents" ? <AgentsPage key={route.projectId} projectId={route.projectId} /> : null}
+              {route.page === "prompts" ? <PromptsPage key={route.projectId} projectId={route.projectId} /> : null}
+              {route.page === "skills" ? <SkillsPage key={route.projectId} projectId={route.projectId} /> : null}
+              {route.page === "skill"
+                ? <SkillPage key={`${route.projectId}/${route.skillId}`} projectId={route.projectId} skillId={route.skillId} />
+                : null}
             </Suspense>
           )
           : null}

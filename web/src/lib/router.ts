@@ -12,6 +12,10 @@ export type Route =
   | { readonly page: "machines"; readonly projectId: string }
   | { readonly page: "board"; readonly projectId: string }
   | { readonly page: "task"; readonly projectId: string; readonly taskRef: string }
+  | { readonly page: "agents"; readonly projectId: string }
+  | { readonly page: "prompts"; readonly projectId: string }
+  | { readonly page: "skills"; readonly projectId: string }
+  | { readonly page: "skill"; readonly projectId: string; readonly skillId: string }
   | { readonly page: "unknown" }
 
 export const threadsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/threads`
@@ -30,6 +34,12 @@ export const boardPath = (projectId: string, query?: URLSearchParams) => {
   return `/projects/${encodeURIComponent(projectId)}/board${search === "" ? "" : `?${search}`}`
 }
 
+export const agentsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/agents`
+export const promptsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/prompts`
+export const skillsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/skills`
+/** A Skill's page (SKILL.md, its files and their edits), by its ID. */
+export const skillPath = (projectId: string, skillId: string) => `${skillsPath(projectId)}/${encodeURIComponent(skillId)}`
+
 /** The project a route shows, if any. */
 export const projectOf = (route: Route): string | undefined => "projectId" in route ? route.projectId : undefined
 
@@ -45,8 +55,12 @@ export const parseRoute = (pathname: string): Route => {
     if (section === "waiting") return { page: "waiting", projectId }
     if (section === "machines") return { page: "machines", projectId }
     if (section === "board") return { page: "board", projectId }
+    if (section === "agents") return { page: "agents", projectId }
+    if (section === "prompts") return { page: "prompts", projectId }
+    if (section === "skills") return { page: "skills", projectId }
   }
   if (parts.length === 4 && section === "tasks" && item !== undefined) return { page: "task", projectId, taskRef: item }
+  if (parts.length === 4 && section === "skills" && item !== undefined) return { page: "skill", projectId, skillId: item }
   return parts.length === 4 && section === "threads" && item !== undefined
     ? { page: "thread", projectId, threadId: item }
     : { page: "unknown" }
