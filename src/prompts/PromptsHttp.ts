@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { TrellisApi } from "../../catalog/bridge/TrellisApi.js"
 import { Forbidden } from "../../catalog/domain/Errors.js"

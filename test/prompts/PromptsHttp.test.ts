@@ -5,7 +5,8 @@ import { Memberships } from "../../src/orgs/Memberships.js"
 import { Users } from "../../src/orgs/Users.js"
 import { WEB_ONLY_DELETE } from "../../src/prompts/PromptsHttp.js"
 import { joinAs, ok, scopedTo } from "../support/TaskTools.js"
-import { createKey, rawRequest, seedOwner, TestServer } from "../support/TestServer.js"
+import { rawRequest, TestServer } from "../support/TestServer.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 
 /** Issue 31 §4: SPEC's "deleting a prompt is web only" is `DELETE /api/prompts/:promptId`, for a browser session alone. */
 
