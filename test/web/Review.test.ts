@@ -91,7 +91,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("review co
   const review = (on: Page = backend().page) => panel(on).getByRole("region", { name: "Review" })
   const openPanel = async (on: Page) => {
     const summary = panel(on).locator("summary")
-    await expect.poll(() => summary.textContent(), { timeout: 15_000 }).toContain("Changes 1 files")
+    await expect.poll(() => summary.textContent(), { timeout: 15_000 }).toContain("Changes 1 file ")
     await summary.click()
   }
 
