@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { Catalog } from "../../catalog/index.js"
 import type { OrganizationId, ProjectId } from "../../catalog/domain/Ids.js"
 import { PromptId } from "../../catalog/domain/Ids.js"
 import type { OrganizationRole, ProjectRole } from "../../catalog/domain/Roles.js"
@@ -235,9 +236,10 @@ describe("Prompts", () => {
         expect((yield* prompts.list(scopes.organization))[0]?.content).toBe("x")
       }))
 
-    it.effect("the service offers no way to delete a prompt", () =>
-      Effect.gen(function*() {
-        expect(Object.keys(yield* Prompts).sort()).toEqual(["create", "list", "update"])
+    it.effect("no tool deletes a prompt: deleting is web-only (DELETE /api/prompts/:promptId)", () =>
+      Effect.sync(() => {
+        expect(Catalog.map((tool) => tool.name).filter((name) => name.includes("prompt")).sort())
+          .toEqual(["create_prompt", "list_prompts", "update_prompt"])
       }))
   })
 })

@@ -189,6 +189,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("review co
     if (await toggle.count() > 0) await toggle.first().click()
     const number = (n: string) => row.locator(".change-diff [data-column-number]").filter({ hasText: new RegExp(`^${n}$`) }).last()
     await number("3").waitFor({ timeout: 15_000 })
+    await number("4").waitFor({ timeout: 15_000 })
+    // The mouse reaches only what is on screen.
+    await number("4").scrollIntoViewIfNeeded()
     const from = await number("3").boundingBox()
     const to = await number("4").boundingBox()
     if (from === null || to === null) throw new Error("the diff's line numbers are not on the page")
