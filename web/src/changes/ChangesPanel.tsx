@@ -225,8 +225,8 @@ const ChangesPanel = ({ threadId }: { readonly threadId: string }) => {
   return (
     <details className="changes" aria-label="Changes">
       <summary>
-        Changes <span className="meta">{report.totals.files} {report.totals.files === 1 ? "file" : "files"}</span> <span className="added">+{report.totals.additions}</span>{" "}
-        <span className="removed">−{report.totals.deletions}</span>
+        Changes <span className="meta">{report.totals.files} {report.totals.files === 1 ? "file" : "files"}</span>{" "}
+        <span className="added">+{report.totals.additions}</span> <span className="removed">−{report.totals.deletions}</span>
       </summary>
       <div className="changes-head">
         <span className="meta">
