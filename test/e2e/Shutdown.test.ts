@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
+import { sleepProcesses, treeOf } from "./ShutdownProcesses.js"
 import { eventually, isAlive, killEverything, removeTempDirs, trackPid } from "./support/Processes.js"
 import { type Backend, createThread, onlineTarget, realMachine, startBackend, startRealAgent } from "./support/RealRuntimes.js"
 import { type Agent, Profiles } from "./support/Trellis.js"
@@ -35,35 +36,6 @@ const agentUnder = (launcher: number): number => {
   if (agent === undefined) throw new Error(`no agent under launcher ${launcher}`)
   return agent
 }
-
-/** Every process under `root` now (children, their children, …). */
-const treeOf = (root: number): ReadonlyArray<number> => {
-  const parents = new Map<number, number>()
-  for (const entry of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      parents.set(Number(entry), Number(statOf(Number(entry))[1]))
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const under = (pid: number): ReadonlyArray<number> =>
-    [...parents].filter(([, parent]) => parent === pid).flatMap(([child]) => [child, ...under(child)])
-  return under(root)
-}
-
-/** The pids of `sleep <seconds>` processes (the runtime's tool command; each test sleeps a different time). */
-const sleepers = (seconds: number): ReadonlyArray<number> =>
-  fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).flatMap((pid) => {
-    try {
-      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
-      return argv.some((arg) => /(^|\/)sleep$/.test(arg) || /\bsleep\b/.test(arg)) && argv.some((arg) => arg.includes(String(seconds))) &&
-          isAlive(Number(pid))
-        ? [Number(pid)]
-        : []
-    } catch {
-      return []
-    }
-  })
 
 describe.sequential("stopping trellis agent start while a runtime's tool command runs", () => {
   let mock: MockModel | undefined
@@ -94,7 +66,7 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
     const threadId = await createThread(b, target, cliType, `RUN_TOOL[sleep ${seconds}]`)
     const [tool] = await eventually(
       `the runtime to run sleep ${seconds}`,
-      async () => sleepers(seconds),
+      async () => sleepProcesses(seconds),
       (pids) => pids.length > 0,
       90_000,
       () => agent.proc.describe()
