@@ -9,7 +9,7 @@ import { Effect, Schema } from "effect"
 import { type Browser, type Page } from "playwright-core"
 import { eventually } from "../e2e/support/Processes.js"
 import { ProjectId } from "../../catalog/domain/Ids.js"
-import { Mcp, type Serve, Thread } from "../e2e/support/Trellis.js"
+import { Mcp, messagesOf, type Serve, Thread } from "../e2e/support/Trellis.js"
 import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
 import {
   accessibilityProblems,
@@ -25,6 +25,16 @@ import {
 const DESKTOP = { width: 1440, height: 900 }
 const PHONE = { width: 390, height: 844 }
 
+/** The automation prompt of the agent whose delegation offers a thread. */
+const REVIEW_PROMPT = "Review this task and list what is missing."
+const TaskRun = Schema.Struct({
+  threadId: Schema.String,
+  title: Schema.String,
+  associatedTaskId: Schema.NullOr(Schema.String),
+  cliMode: Schema.NullOr(Schema.String),
+  target: Schema.Struct({ cliType: Schema.String, profileName: Schema.String })
+})
+const TaskRuns = Schema.Struct({ threads: Schema.Array(TaskRun) })
 const Created = Schema.Struct({ taskId: Schema.String, refId: Schema.NullOr(Schema.String) })
 const AgentCreated = Schema.Struct({ projectAgentId: Schema.String })
 const Read = Schema.Struct({
@@ -52,6 +62,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
   let errors: Array<string> = []
   let ref = ""
   let agentId = ""
+  let reviewerId = ""
 
   const backend = () => {
     if (serve === undefined || mcp === undefined || browser === undefined || page === undefined) {
@@ -71,6 +82,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     const { projectId } = serve.credentials
     agentId = (await mcp.call(AgentCreated, "create_project_agent", { projectId, name: "Builder", appearance: { color: "teal" } }))
       .projectAgentId
+    reviewerId = (await mcp.call(AgentCreated, "create_project_agent", {
+      projectId,
+      name: "Reviewer",
+      appearance: { color: "purple" },
+      automation: { enabled: true, prompt: REVIEW_PROMPT, cliType: "codex", mode: "plan", workspace: "worktree" }
+    })).projectAgentId
     await mcp.call(Schema.Struct({}), "create_task_label", { projectId, name: "backend" })
     const created = await mcp.call(Created, "create_task", { projectId, name: "Ship the export", description: "First **draft**" })
     ref = created.refId ?? created.taskId
@@ -184,6 +201,70 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     await page.goBack()
     await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
   })
+
+  it(
+    "delegating to an agent with automation offers its prefilled thread: Don't start yet keeps the delegation, Start runs it on the task",
+    async () => {
+      const { mcp, page, serve } = backend()
+      const projectId = Schema.decodeUnknownSync(ProjectId)(serve.credentials.projectId)
+      const client = await remoteBridgeClient(serve.baseUrl, serve.credentials.apiKey)
+      await Effect.runPromise(Effect.orDie(registerCli(client, projectId, { name: "review-box" })))
+      const runsOfTask = async () => (await mcp.call(TaskRuns, "list_threads", { projectId, taskId: ref, includeDone: true })).threads
+      const before = (await runsOfTask()).length
+      const delegateTo = (name: string) => field("Delegated to").locator("select").selectOption({ label: name })
+      const offered = async () => {
+        await page.getByRole("heading", { level: 1, name: `New thread for ${ref}` }).waitFor({ timeout: 10_000 })
+        const url = new URL(page.url())
+        expect({ path: url.pathname, task: url.searchParams.get("task"), agent: url.searchParams.get("agent") })
+          .toEqual({ path: projectPath("/new-thread"), task: ref, agent: reviewerId })
+      }
+
+      await page.goto(`${serve.baseUrl}${projectPath(`/tasks/${ref}`)}`)
+      await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
+      await delegateTo("Reviewer")
+      await offered()
+      const message = await page.getByLabel("First message", { exact: true }).inputValue()
+      expect(message.startsWith(`${REVIEW_PROMPT}\n\nTask ${ref}: Ship the export\n`)).toBe(true)
+      expect(message).toContain(`/tasks/${ref}`)
+      expect(await page.getByLabel("Runtime", { exact: true }).inputValue()).toBe("codex")
+      expect(await page.getByLabel("Mode", { exact: true }).inputValue()).toBe("plan")
+      expect(await page.getByLabel("Run in a new git worktree").isChecked()).toBe(true)
+      expect(await page.getByLabel("Branch", { exact: true }).inputValue()).toBe(ref.toLowerCase())
+      expect(await page.getByLabel("Project agent", { exact: true }).inputValue()).toBe(reviewerId)
+      await screenshot(page, "delegation-offer-1440")
+      expect(await accessibilityProblems(page)).toEqual([])
+
+      await page.getByRole("button", { name: "Don't start yet" }).click()
+      await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
+      expect((await read(ref)).delegatedToAgent?.projectAgentId).toBe(reviewerId)
+      expect((await runsOfTask()).length).toBe(before)
+
+      // Delegated again (after clearing it): this time Start.
+      await delegateTo("No agent")
+      await eventually("the delegation cleared", () => read(ref), (saved) => saved.delegatedToAgent === null)
+      await delegateTo("Reviewer")
+      await offered()
+      await page.getByRole("button", { name: "Start", exact: true }).click()
+      await page.waitForURL((url) => url.pathname.startsWith(projectPath("/threads/")), { timeout: 10_000 })
+      const runs = await runsOfTask()
+      expect(runs.length).toBe(before + 1)
+      const started = runs.find((run) => page.url().endsWith(`/threads/${run.threadId}`))
+      expect(started).toMatchObject({ title: `${ref}: Ship the export`, cliMode: "plan", target: { cliType: "codex" } })
+      const [first] = await messagesOf(mcp, started?.threadId ?? "")
+      expect(first?.text.startsWith(REVIEW_PROMPT)).toBe(true)
+
+      // Delegating to an agent without automation stays on the task.
+      await page.goto(`${serve.baseUrl}${projectPath(`/tasks/${ref}`)}`)
+      await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
+      await expect.poll(() => page.locator(".task-section", { hasText: "Runs" }).locator(".task-run > a").first().textContent(), {
+        timeout: 5_000
+      }).toBe(`${ref}: Ship the export`)
+      await delegateTo("Builder")
+      await eventually("the delegation to Builder", () => read(ref), (saved) => saved.delegatedToAgent?.projectAgentId === agentId)
+      expect(new URL(page.url()).pathname).toBe(projectPath(`/tasks/${ref}`))
+    },
+    60_000
+  )
 
   it("a subtask added is listed with its ref and opens its own page", async () => {
     const { page } = backend()

@@ -23,6 +23,9 @@ export const threadPath = (projectId: string, threadId: string) => `${threadsPat
 /** `spawnFrom`: the thread a new one is spawned beside (its group). */
 export const newThreadPath = (projectId: string, spawnFrom?: string) =>
   `/projects/${encodeURIComponent(projectId)}/new-thread${spawnFrom === undefined ? "" : `?spawnFrom=${encodeURIComponent(spawnFrom)}`}`
+/** The new thread a delegation in the web app offers: prefilled from the agent's automation and the task. */
+export const delegationPath = (projectId: string, taskRef: string, projectAgentId: string) =>
+  `/projects/${encodeURIComponent(projectId)}/new-thread?${new URLSearchParams({ task: taskRef, agent: projectAgentId }).toString()}`
 export const waitingPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/waiting`
 export const machinesPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/machines`
 /** A task's page, by its ref (DEMO-12) or ID. */

@@ -54,13 +54,17 @@ const TitleHint = ({ length }: { readonly length: number }) => (
   </>
 )
 
-export const NewThreadForm = ({ projectId, profiles, agents, spawnFrom }: {
+export const NewThreadForm = ({ projectId, profiles, agents, spawnFrom, initial, later }: {
   readonly projectId: string
   readonly profiles: ReadonlyArray<CliProfile>
   readonly agents: ResultOf<"list_project_agents">["agents"]
   readonly spawnFrom: string
+  /** A prefilled form (a delegation's): its submit says Start. */
+  readonly initial?: Draft
+  /** "Don't start yet": leaves without creating the thread. */
+  readonly later?: () => void
 }) => {
-  const [draft, setDraft] = useState<Draft>(() => emptyDraft(spawnFrom, readLastChoice(projectId)))
+  const [draft, setDraft] = useState<Draft>(() => initial ?? emptyDraft(spawnFrom, readLastChoice(projectId)))
   const [errors, setErrors] = useState<FieldErrors>(noErrors)
   const [busy, setBusy] = useState(false)
   const [attempt, setAttempt] = useState(0)
@@ -202,7 +206,8 @@ export const NewThreadForm = ({ projectId, profiles, agents, spawnFrom }: {
       </fieldset>
       {errors.form !== undefined ? <p className="form-error field-error" role="alert" tabIndex={-1}>{errors.form}</p> : null}
       <div className="actions">
-        <button type="submit" disabled={busy}>{busy ? "Starting…" : "Start thread"}</button>
+        <button type="submit" disabled={busy}>{busy ? "Starting…" : initial === undefined ? "Start thread" : "Start"}</button>
+        {later === undefined ? null : <button type="button" className="quiet" onClick={later}>Don't start yet</button>}
         {target.profile !== undefined && !target.profile.isOnline
           ? <span className="hint">{target.profile.name} is offline: the thread waits in its queue.</span>
           : null}

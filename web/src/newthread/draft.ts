@@ -1,7 +1,22 @@
 import type { AvailableCli, CliPath, CliProfile } from "../../../catalog/domain/CliProfile.js"
 import type { CliType } from "../../../catalog/domain/CliType.js"
-import type { ArgumentsOf } from "../lib/api"
-import type { LastChoice } from "./lastChoice"
+import { Schema } from "effect"
+import type { CreateThread } from "../../../catalog/Threads.js"
+
+/**
+ * What the person chose for their last new thread in a project, kept in localStorage to prefill
+ * the next one: where and how it ran, never what it said (no content, title or task) and nothing
+ * secret.
+ */
+export const LastChoice = Schema.Struct({
+  profileId: Schema.String,
+  pathId: Schema.String,
+  cliType: Schema.String,
+  cliModel: Schema.String,
+  cliEffort: Schema.String,
+  cliMode: Schema.String
+})
+export type LastChoice = typeof LastChoice.Type
 
 /** The form as the person fills it: every control's value, as text or a flag. */
 export interface Draft {
@@ -105,7 +120,7 @@ const optional = (value: string): string | undefined => value.trim() === "" ? un
  * `create_thread`'s arguments. The page checks nothing create_thread would check itself: the
  * server's refusal names the field, and the form shows it there, so both always agree.
  */
-export const argumentsOf = (draft: Draft, target: Target, projectId: string): ArgumentsOf<"create_thread"> => {
+export const argumentsOf = (draft: Draft, target: Target, projectId: string): Schema.Schema.Encoded<typeof CreateThread.input> => {
   const title = optional(draft.title)
   const model = optional(modelOf(draft, target))
   const effort = optional(effortOf(draft, target))

@@ -1,19 +1,7 @@
 import { Option, Schema } from "effect"
+import { LastChoice } from "./draft"
 
-/**
- * What the person chose for their last new thread in a project, kept in localStorage to prefill
- * the next one: where and how it ran, never what it said (no content, title or task) and nothing
- * secret.
- */
-export const LastChoice = Schema.Struct({
-  profileId: Schema.String,
-  pathId: Schema.String,
-  cliType: Schema.String,
-  cliModel: Schema.String,
-  cliEffort: Schema.String,
-  cliMode: Schema.String
-})
-export type LastChoice = typeof LastChoice.Type
+export type { LastChoice }
 
 const keyOf = (projectId: string) => `trellis:new-thread:${projectId}`
 const decode = Schema.decodeUnknownOption(Schema.parseJson(LastChoice))

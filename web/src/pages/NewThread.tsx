@@ -1,12 +1,20 @@
-import { useState } from "react"
+import { lazy, Suspense, useState } from "react"
 import { describeError, useTool } from "../lib/api"
 import { NewThreadForm } from "../newthread/NewThreadForm"
 import { followLink, machinesPath } from "../lib/router"
 import { useReloadOnChange } from "../lib/projectChanges"
 
-/** New thread (`create_thread`), optionally spawned beside the thread the link names (`?spawnFrom=`). */
+const DelegationForm = lazy(() => import("../newthread/DelegationForm").then((module) => ({ default: module.DelegationForm })))
+
+/**
+ * New thread (`create_thread`), optionally spawned beside the thread the link names (`?spawnFrom=`),
+ * or the one a delegation offers (`?task=&agent=`), prefilled from the agent's automation.
+ */
 export const NewThreadPage = ({ projectId }: { readonly projectId: string }) => {
-  const [spawnFrom] = useState(() => new URLSearchParams(window.location.search).get("spawnFrom") ?? "")
+  const [query] = useState(() => new URLSearchParams(window.location.search))
+  const spawnFrom = query.get("spawnFrom") ?? ""
+  const delegation = { taskRef: query.get("task") ?? "", agentId: query.get("agent") ?? "" }
+  const delegated = delegation.taskRef !== "" && delegation.agentId !== ""
   // Machines come and go online while the form is open.
   const [profiles, reloadProfiles] = useTool("list_cli_profiles", { projectId })
   useReloadOnChange(reloadProfiles, { machines: true })
@@ -15,7 +23,7 @@ export const NewThreadPage = ({ projectId }: { readonly projectId: string }) => 
   return (
     <section aria-labelledby="new-thread-heading">
       <div className="page-head">
-        <h1 id="new-thread-heading">New thread</h1>
+        <h1 id="new-thread-heading">{delegated ? `New thread for ${delegation.taskRef}` : "New thread"}</h1>
       </div>
       {profiles._tag === "Loading" ? <p className="page-status" role="status">Loading your machines…</p> : null}
       {profiles._tag === "Failed"
@@ -35,12 +43,27 @@ export const NewThreadPage = ({ projectId }: { readonly projectId: string }) => 
             {agents._tag === "Failed"
               ? <p className="hint" role="alert">Cannot load the project agents: {describeError(agents.error)}</p>
               : null}
-            <NewThreadForm
-              projectId={projectId}
-              profiles={profiles.value.profiles}
-              agents={agents._tag === "Ready" ? agents.value.agents : []}
-              spawnFrom={spawnFrom}
-            />
+            {delegated
+              ? agents._tag === "Ready"
+                ? (
+                  <Suspense fallback={<p className="page-status" role="status">Loading…</p>}>
+                    <DelegationForm
+                      projectId={projectId}
+                      profiles={profiles.value.profiles}
+                      agents={agents.value.agents}
+                      {...delegation}
+                    />
+                  </Suspense>
+                )
+                : null
+              : (
+                <NewThreadForm
+                  projectId={projectId}
+                  profiles={profiles.value.profiles}
+                  agents={agents._tag === "Ready" ? agents.value.agents : []}
+                  spawnFrom={spawnFrom}
+                />
+              )}
           </>
         ) :
         null}

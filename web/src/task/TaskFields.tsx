@@ -3,6 +3,7 @@ import { type ReactNode, useMemo, useState } from "react"
 import { DEFAULT_STATUSES, Priority } from "../../../catalog/domain/Task.js"
 import { BuiltInTaskTypeKey } from "../../../catalog/Tasks.js"
 import { type TaskToolResult, useToolQuery } from "../board/taskTools"
+import { delegationPath, navigate } from "../lib/router"
 import type { TaskChange } from "./useTaskUpdate"
 
 type Details = TaskToolResult<"get_task">
@@ -34,12 +35,13 @@ const fromDateInput = (value: string) => value === "" ? null : Math.floor(Date.p
  * The task's fields, each saved as it changes (each save sends only its field, so two in flight
  * do not undo each other): status, priority, type, due date, label, tags, the
  * accountable owner and the agent it is delegated to (SPEC's assignment rules are the server's:
- * delegating an ownerless task makes the person its owner, and the page shows what came back).
+ * delegating an ownerless task makes the person its owner, and the page shows what came back). An
+ * agent with automation then offers its prefilled thread.
  */
 export const TaskFields = ({ projectId, save, task }: {
   readonly projectId: string
   readonly task: Details
-  readonly save: (change: TaskChange) => void
+  readonly save: (change: TaskChange, onSaved?: () => void) => void
 }) => {
   const labels = useToolQuery("list_task_labels", { projectId })
   const agents = useToolQuery("list_project_agents", { projectId })
@@ -103,7 +105,14 @@ export const TaskFields = ({ projectId, save, task }: {
       <Field label="Delegated to">
         <select
           value={task.delegatedToAgent?.projectAgentId ?? ""}
-          onChange={(event) => save({ delegatedToAgentId: event.currentTarget.value === "" ? null : event.currentTarget.value })}
+          onChange={(event) => {
+            const chosen = (agents.data?.agents ?? []).find((agent) => agent.projectAgentId === event.currentTarget.value)
+            // SPEC: an agent with automation offers a prefilled thread when delegated to in the web app.
+            const offer = chosen?.automation?.enabled === true
+              ? () => navigate(delegationPath(projectId, task.refId, chosen.projectAgentId))
+              : undefined
+            save({ delegatedToAgentId: chosen?.projectAgentId ?? null }, offer)
+          }}
         >
           <option value="">No agent</option>
           {(agents.data?.agents ?? []).map((agent) => <option key={agent.projectAgentId} value={agent.projectAgentId}>{agent.name}

@@ -11,10 +11,12 @@ export type TaskChange = Omit<TaskToolArgs<"update_task">, "taskId" | "projectId
 export const useTaskUpdate = (projectId: string, taskId: string) => {
   const update = useToolMutation("update_task")
   const [failure, setFailure] = useState<string | undefined>(undefined)
-  const save = (change: TaskChange) => {
+  /** `onSaved` runs once the server has taken the change (a delegation then offers its thread). */
+  const save = (change: TaskChange, onSaved?: () => void) => {
     setFailure(undefined)
     update.mutate({ taskId, projectId, ...change }, {
       onError: (error) => setFailure(describeError(error)),
+      ...(onSaved === undefined ? {} : { onSuccess: onSaved }),
       onSettled: () => {
         void update.client.invalidateQueries({ queryKey: ["get_task"] })
         void update.client.invalidateQueries({ queryKey: ["list_tasks"] })
