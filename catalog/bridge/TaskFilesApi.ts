@@ -15,7 +15,7 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
 
 const PREFIX = "/api/tasks"
 
-const taskIdParam = HttpApiSchema.param("taskId", Schema.String.annotations({ description: "The task's ID (task_…) or scoped ref" }))
+export const taskIdParam = HttpApiSchema.param("taskId", Schema.String.annotations({ description: "The task's ID (task_…) or scoped ref" }))
 const fileIdParam = HttpApiSchema.param("fileId", Schema.String)
 
 /** Upload: its own value, so that FILE_UPLOAD_PATH comes from the declaration. */

@@ -24,6 +24,7 @@ import { EventStreams, parseCursor } from "../threads/EventStreams.js"
 import { sseResponse } from "../platform/http/Sse.js"
 import { ProjectHandlers } from "../projects/ProjectsHttp.js"
 import { TaskFileHandlers } from "../tasks/TaskFilesHttp.js"
+import { TaskOrderHandlers } from "../tasks/TaskOrderHttp.js"
 import { PromptHandlers } from "../prompts/PromptsHttp.js"
 import { Interactions } from "./Interactions.js"
 import { Batches } from "./Batches.js"
@@ -258,7 +259,7 @@ export const OPENAPI_PATH = "/api/openapi.json"
 /** The bridge and client endpoints on the router, with their OpenAPI document. */
 export const AgentRoutes = HttpLayerRouter.addHttpApi(TrellisApi, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide(
-    Layer.mergeAll(AgentHandlers, ThreadHandlers, ProjectHandlers, TaskFileHandlers, PromptHandlers).pipe(
+    Layer.mergeAll(AgentHandlers, ThreadHandlers, ProjectHandlers, TaskFileHandlers, TaskOrderHandlers, PromptHandlers).pipe(
       Layer.provideMerge(AuthenticationLive)
     )
   )

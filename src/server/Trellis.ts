@@ -45,6 +45,7 @@ import { TaskFiles } from "../tasks/TaskFiles.js"
 import { TaskLinks } from "../tasks/TaskLinks.js"
 import { TaskReads } from "../tasks/TaskReads.js"
 import { TaskSearch } from "../tasks/TaskSearch.js"
+import { TaskOrder } from "../tasks/TaskOrder.js"
 import { TaskTree } from "../tasks/TaskTree.js"
 import { TaskWrites } from "../tasks/TaskWrites.js"
 import { TaskLists } from "../lists-labels/TaskLists.js"
@@ -77,6 +78,7 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     TaskFiles.Default,
     TaskSearch.Default,
     TaskTree.Default,
+    TaskOrder.Default,
     ProjectAgents.Default,
     Scopes.Default,
     Prompts.Default,

@@ -37,6 +37,8 @@ const TaskRead = Schema.Struct({
   list: Schema.NullOr(Schema.Struct({ ref: Schema.String }))
 })
 
+const Listed = Schema.Struct({ tasks: Schema.Array(Schema.Struct({ refId: Schema.String })) })
+
 const decodeRequest = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ id: Schema.Number })))
 
 /** Task n's status: the five statuses in turn, so each column holds 400. */
@@ -69,6 +71,16 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
     backend().page.locator(`[data-task-ref="${ref}"]`).evaluate((card) =>
       card.closest("section")?.querySelector("h2")?.firstChild?.textContent?.trim()
     )
+
+  /** The refs of a column's cards, top to bottom. */
+  const shownIn = (title: string) =>
+    column(title).locator(".card").evaluateAll((cards) => cards.map((card) => card.getAttribute("data-task-ref") ?? ""))
+  /** The refs of a status's tasks in the server's order (list_tasks: rank order). */
+  const orderOnServer = async (status: string) => {
+    const { mcp, serve } = backend()
+    const listed = await mcp.call(Listed, "list_tasks", { projectId: serve.credentials.projectId, statuses: [status] })
+    return listed.tasks.map((task) => task.refId)
+  }
 
   /** A filter's select, by the label beside it. */
   const filter = (page: Page, label: string) =>
@@ -232,6 +244,52 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
       status: "To Do"
     })
     await expect.poll(() => columnHolding(ref), { timeout: 5_000 }).toBe("To Do")
+  })
+
+  it("a card dropped between two cards of its column goes there, and list_tasks reads that order", async () => {
+    const { page } = backend()
+    const todo = column("To Do")
+    const [first, second, , , moved] = await shownIn("To Do")
+    const from = await todo.locator(`[data-task-ref="${moved}"]`).boundingBox()
+    const to = await todo.locator(`[data-task-ref="${second}"]`).boundingBox()
+    if (from === null || to === null || first === undefined || moved === undefined) throw new Error("the cards are not on screen")
+    // Held 10 px below its top, the card's middle ends a quarter of a card into `second`: above its middle.
+    await page.mouse.move(from.x + 20, from.y + 10)
+    await page.mouse.down()
+    await page.mouse.move(from.x + 40, from.y - 20, { steps: 5 })
+    await page.mouse.move(to.x + 20, to.y + 10 - to.height / 4, { steps: 10 })
+    await page.mouse.up()
+    await eventually(
+      "the order to reach the server",
+      () => orderOnServer("To Do"),
+      (order) => order.indexOf(moved) === order.indexOf(first) + 1
+    )
+    const order = await orderOnServer("To Do")
+    expect(order.slice(order.indexOf(first), order.indexOf(first) + 3)).toEqual([first, moved, second])
+    await expect.poll(async () => (await shownIn("To Do")).slice(0, 3)).toEqual([first, moved, second])
+  })
+
+  it("Alt+ArrowDown and Alt+ArrowUp move a focused card one place down and up its column", async () => {
+    const { page } = backend()
+    const [, moved, next] = await shownIn("To Do")
+    if (moved === undefined || next === undefined) throw new Error("the column has fewer than three cards")
+    await page.locator(`[data-task-ref="${moved}"]`).focus()
+    await page.keyboard.press("Alt+ArrowDown")
+    await eventually(
+      "the order to reach the server",
+      () => orderOnServer("To Do"),
+      (order) => order.indexOf(moved) === order.indexOf(next) + 1
+    )
+    await expect.poll(async () => (await shownIn("To Do")).slice(1, 3)).toEqual([next, moved])
+    // The card keeps the focus: the next press moves it on.
+    expect(await page.evaluate("document.activeElement?.getAttribute(\"data-task-ref\")")).toBe(moved)
+    await page.keyboard.press("Alt+ArrowUp")
+    await eventually(
+      "the order to reach the server",
+      () => orderOnServer("To Do"),
+      (order) => order.indexOf(moved) === order.indexOf(next) - 1
+    )
+    await expect.poll(async () => (await shownIn("To Do")).slice(1, 3)).toEqual([moved, next])
   })
 
   it("while a thread bound to a task runs, its card shows a live chip with the state and the agent's latest line", async () => {

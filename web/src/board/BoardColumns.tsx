@@ -15,27 +15,51 @@ import { type Column, type Task } from "./columns"
 import { toNextTarget } from "./keyboardMoves"
 import { CardBody, TaskCard } from "./TaskCard"
 
-/** Where a card can be dropped: a column of the board, or a List (its tab). */
-export type DropTarget = { readonly _tag: "Column"; readonly column: Column } | { readonly _tag: "List"; readonly listId: string }
+/**
+ * Where a card can be dropped: a column of the board, right above one of its cards (`beforeTaskId`;
+ * null: below them all), or a List (its tab).
+ */
+export type DropTarget =
+  | { readonly _tag: "Column"; readonly column: Column; readonly beforeTaskId: string | null }
+  | { readonly _tag: "List"; readonly listId: string }
 
 const columnTarget = (key: string) => `column:${key}`
 const listTarget = (listId: string) => `list:${listId}`
 
 /** The drop target a droppable's id names, among the board's columns; any `list:` id is a List. */
-const targetOf = (id: string, columns: ReadonlyArray<Column>): DropTarget | undefined => {
+const targetOf = (id: string, columns: ReadonlyArray<Column>, dragged: Task, y: number | undefined): DropTarget | undefined => {
   if (id.startsWith("list:")) return { _tag: "List", listId: id.slice("list:".length) }
   const column = columns.find((column) => columnTarget(column.key) === id)
-  return column === undefined ? undefined : { _tag: "Column", column }
+  return column === undefined ? undefined : { _tag: "Column", column, beforeTaskId: cardBelow(column, dragged, y) }
+}
+
+/**
+ * The first card of the column drawn below `y` (the dropped card's middle), other than the dragged
+ * one. Read from the cards on screen at the drop, not measured while dragging, so 2,000 cards
+ * cost nothing until then.
+ */
+const cardBelow = (column: Column, dragged: Task, y: number | undefined): string | null => {
+  if (y === undefined) return null
+  const cards = document.querySelectorAll<HTMLElement>(`[data-column-key="${CSS.escape(column.key)}"] [data-task-id]`)
+  for (const card of cards) {
+    const box = card.getBoundingClientRect()
+    if (card.dataset["taskId"] !== dragged.taskId && y < box.top + box.height / 2) return card.dataset["taskId"] ?? null
+  }
+  return null
 }
 
 /** The palette color of each project agent, by id: a card shows its delegated agent in it. */
 export type AgentColors = ReadonlyMap<string, ListColor>
 
-const ColumnView = ({ agentColors, column, onOpen, pending }: {
+/** Alt+ArrowUp / Alt+ArrowDown on a card: one place up or down in its column. */
+export type Nudge = (task: Task, columnKey: string, direction: -1 | 1) => void
+
+const ColumnView = ({ agentColors, column, onNudge, onOpen, pending }: {
   readonly column: Column
   readonly pending: ReadonlySet<string>
   readonly agentColors: AgentColors
   readonly onOpen: (task: Task) => void
+  readonly onNudge: Nudge
 }) => {
   const { isOver, setNodeRef } = useDroppable({ id: columnTarget(column.key) })
   const headingId = `column-${column.key}`
@@ -44,13 +68,15 @@ const ColumnView = ({ agentColors, column, onOpen, pending }: {
       <h2 id={headingId}>
         {column.title} <span className="column-count">{column.tasks.length}</span>
       </h2>
-      <ul className="cards" aria-label={`${column.title}: ${column.tasks.length} tasks`}>
+      <ul className="cards" aria-label={`${column.title}: ${column.tasks.length} tasks`} data-column-key={column.key}>
         {column.tasks.map((task) => (
           <TaskCard
             key={task.taskId}
             task={task}
             pending={pending.has(task.taskId)}
             onOpen={onOpen}
+            columnKey={column.key}
+            onNudge={onNudge}
             agentColor={task.delegatedToAgent === null ? undefined : agentColors.get(task.delegatedToAgent.projectAgentId)}
           />
         ))}
@@ -91,8 +117,10 @@ export const BoardDnd = ({ agentColors, children, columns, onDrop }: {
   }
   const end = (event: DragEndEvent) => {
     setDragged(undefined)
-    const target = event.over === null ? undefined : targetOf(String(event.over.id), columns)
-    if (dragged !== undefined && target !== undefined) onDrop(dragged, target)
+    if (dragged === undefined || event.over === null) return
+    const box = event.active.rect.current.translated
+    const target = targetOf(String(event.over.id), columns, dragged, box === null ? undefined : box.top + box.height / 2)
+    if (target !== undefined) onDrop(dragged, target)
   }
   return (
     <DndContext sensors={sensors} onDragStart={start} onDragEnd={end} onDragCancel={() => setDragged(undefined)}>
@@ -111,13 +139,16 @@ export const BoardDnd = ({ agentColors, children, columns, onDrop }: {
   )
 }
 
-export const BoardColumns = ({ agentColors, columns, onOpen, pending }: {
+export const BoardColumns = ({ agentColors, columns, onNudge, onOpen, pending }: {
   readonly columns: ReadonlyArray<Column>
   readonly pending: ReadonlySet<string>
   readonly agentColors: AgentColors
   readonly onOpen: (task: Task) => void
+  readonly onNudge: Nudge
 }) => (
   <div className="board" role="region" aria-label="Board" tabIndex={0}>
-    {columns.map((column) => <ColumnView key={column.key} column={column} pending={pending} agentColors={agentColors} onOpen={onOpen} />)}
+    {columns.map((column) => (
+      <ColumnView key={column.key} column={column} pending={pending} agentColors={agentColors} onOpen={onOpen} onNudge={onNudge} />
+    ))}
   </div>
 )

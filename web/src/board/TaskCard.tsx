@@ -33,14 +33,16 @@ export const CardBody = ({ task, agentColor }: { readonly task: Task; readonly a
 
 /**
  * A task on the board: a click or Enter opens its page; dragged with a pointer, or picked up with
- * Space and moved between columns with the arrow keys (./keyboardMoves.ts). A card is re-rendered
- * only when its task changes.
+ * Space and moved between columns with the arrow keys (./keyboardMoves.ts); Alt+ArrowUp and
+ * Alt+ArrowDown move it within its column. A card is re-rendered only when its task changes.
  */
-export const TaskCard = memo(({ agentColor, onOpen, pending, task }: {
+export const TaskCard = memo(({ agentColor, columnKey, onNudge, onOpen, pending, task }: {
   readonly task: Task
   readonly pending: boolean
   readonly agentColor: ListColor | undefined
+  readonly columnKey: string
   readonly onOpen: (task: Task) => void
+  readonly onNudge: (task: Task, columnKey: string, direction: -1 | 1) => void
 }) => {
   const { attributes, isDragging, listeners, setNodeRef } = useDraggable({ id: task.taskId })
   return (
@@ -49,14 +51,19 @@ export const TaskCard = memo(({ agentColor, onOpen, pending, task }: {
         ref={setNodeRef}
         className={`card${isDragging ? " dragging" : ""}${pending ? " pending" : ""}`}
         data-task-ref={task.refId}
+        data-task-id={task.taskId}
         {...attributes}
         {...listeners}
         onClick={() => onOpen(task)}
         onKeyDown={(event) => {
           if (event.key === "Enter") onOpen(task)
-          else listeners?.["onKeyDown"]?.(event)
+          else if (event.altKey && (event.key === "ArrowUp" || event.key === "ArrowDown")) {
+            event.preventDefault()
+            onNudge(task, columnKey, event.key === "ArrowUp" ? -1 : 1)
+          } else listeners?.["onKeyDown"]?.(event)
         }}
         aria-roledescription="Task card"
+        aria-keyshortcuts="Alt+ArrowUp Alt+ArrowDown"
       >
         <CardBody task={task} agentColor={agentColor} />
       </div>

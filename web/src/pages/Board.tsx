@@ -1,3 +1,4 @@
+import { useQueryClient } from "@tanstack/react-query"
 import { Option, Schema } from "effect"
 import { type FormEvent, useCallback, useMemo, useState } from "react"
 import type { TaskList } from "../../../catalog/Lists.js"
@@ -5,12 +6,12 @@ import { BoardGroupBy, DEFAULT_BOARD_GROUP_BY, ViewMode } from "../../../catalog
 import { describeError } from "../lib/api"
 import { useReloadOnChange } from "../lib/projectChanges"
 import { LiveRunsProvider } from "../board/liveRuns"
-import { toolKey } from "../lib/queries"
-import { type TaskToolArgs, type TaskToolResult, useToolMutation, useToolQuery } from "../board/taskTools"
+import { type TaskToolArgs, useToolMutation, useToolQuery } from "../board/taskTools"
+import { useBoardMoves } from "../board/useBoardMoves"
 import { boardPath, followLink, navigate, taskPath } from "../lib/router"
-import { BoardColumns, BoardDnd, type DropTarget, DroppableList } from "../board/BoardColumns"
+import { BoardColumns, BoardDnd, DroppableList } from "../board/BoardColumns"
 import { BoardFilters } from "../board/BoardFilters"
-import { applyChange, applyFilters, columnsOf, filterChoices, type Filters, NO_FILTERS, type Task } from "../board/columns"
+import { applyFilters, columnsOf, filterChoices, type Filters, NO_FILTERS, type Task } from "../board/columns"
 import { TaskTable } from "../board/TaskTable"
 import "../board/Board.css"
 
@@ -63,15 +64,14 @@ const NewTask = ({ projectId, list }: { readonly projectId: string; readonly lis
 /**
  * A project's tasks as a board or a table, for the whole project or one List: columns by the
  * List's grouping (status, priority, owner, label), a card dragged to another column changes that
- * field and one dropped on a List's tab moves there. Read again when the project's changes stream
+ * field, one dropped between two cards goes there (Alt+ArrowUp/Down by keyboard), and one dropped
+ * on a List's tab moves there. Read again when the project's changes stream
  * names a task, List or label; a card whose task has a running thread shows it live.
  */
 export const BoardPage = ({ projectId }: { readonly projectId: string }) => {
   const place = useBoardQuery(projectId)
   const [filters, setFilters] = useState<Filters>(NO_FILTERS)
   const [includeArchived, setIncludeArchived] = useState(false)
-  const [failure, setFailure] = useState<string | undefined>(undefined)
-  const [pending, setPending] = useState<ReadonlySet<string>>(new Set())
 
   const lists = useToolQuery("list_task_lists", { projectId, limit: 50 })
   const allLists = lists.data?.lists ?? []
@@ -87,9 +87,7 @@ export const BoardPage = ({ projectId }: { readonly projectId: string }) => {
     () => new Map((agents.data?.agents ?? []).map((agent) => [agent.projectAgentId, agent.appearance.color])),
     [agents.data]
   )
-  const update = useToolMutation("update_task")
-  const moveToList = useToolMutation("move_tasks_to_list")
-  const client = update.client
+  const client = useQueryClient()
 
   useReloadOnChange(
     () => {
@@ -109,40 +107,7 @@ export const BoardPage = ({ projectId }: { readonly projectId: string }) => {
   const columns = useMemo(() => columnsOf(groupBy, shown), [groupBy, shown])
 
   const open = useCallback((task: Task) => navigate(taskPath(projectId, task.refId)), [projectId])
-  const settle = (taskId: string) => {
-    setPending((before) => new Set([...before].filter((id) => id !== taskId)))
-    void client.invalidateQueries({ queryKey: ["list_tasks"] })
-  }
-  const drop = (task: Task, target: DropTarget) => {
-    setFailure(undefined)
-    if (target._tag === "List") {
-      if (target.listId === list?.listId || target.listId === task.list?.listId) return
-      setPending((before) => new Set(before).add(task.taskId))
-      moveToList.mutate({ projectId, taskIds: [task.taskId], listId: target.listId }, {
-        onError: (error) => setFailure(`${task.refId} was not moved: ${describeError(error)}`),
-        onSettled: () => settle(task.taskId)
-      })
-      return
-    }
-    const { change } = target.column
-    if (target.column.tasks.some((member) => member.taskId === task.taskId)) return
-    // Shown in its new column at once; put back if the server refuses.
-    const key = toolKey("list_tasks", tasksArgs)
-    const before = client.getQueryData<TaskToolResult<"list_tasks">>(key)
-    if (before !== undefined) {
-      client.setQueryData<TaskToolResult<"list_tasks">>(key, {
-        tasks: before.tasks.map((each) => each.taskId === task.taskId ? applyChange(each, change, target.column) : each)
-      })
-    }
-    setPending((previous) => new Set(previous).add(task.taskId))
-    update.mutate({ taskId: task.taskId, projectId, ...change }, {
-      onError: (error) => {
-        if (before !== undefined) client.setQueryData(key, before)
-        setFailure(`${task.refId} was not moved to ${target.column.title}: ${describeError(error)}`)
-      },
-      onSettled: () => settle(task.taskId)
-    })
-  }
+  const { drop, failure, nudge, pending } = useBoardMoves(projectId, tasksArgs, columns)
 
   const listLink = (ref: string) => {
     const query = new URLSearchParams(window.location.search)
@@ -213,7 +178,7 @@ export const BoardPage = ({ projectId }: { readonly projectId: string }) => {
                   {shown.length === loaded.length ? count(loaded.length) : `${shown.length} of ${count(loaded.length)}`}
                 </p>
                 {view === "board"
-                  ? <BoardColumns columns={columns} pending={pending} agentColors={agentColors} onOpen={open} />
+                  ? <BoardColumns columns={columns} pending={pending} agentColors={agentColors} onOpen={open} onNudge={nudge} />
                   : <TaskTable projectId={projectId} tasks={shown} />}
               </>
             ) :
