@@ -282,6 +282,28 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
   })
 
+  it("the task moves under another task by ref and back to the top level; a move under its own subtask is refused with the tool's message", async () => {
+    const { mcp, page, serve } = backend()
+    const other = await mcp.call(Created, "create_task", { projectId: serve.credentials.projectId, name: "Export epic" })
+    const otherRef = other.refId ?? other.taskId
+    const [subtask] = (await read(ref)).subtasks
+    const moveUnder = async (address: string) => {
+      await page.getByLabel("Move under (a task's ref)").fill(address)
+      await page.getByRole("button", { name: "Move", exact: true }).click()
+    }
+    await moveUnder(subtask?.refId ?? "")
+    await page.getByRole("alert").filter({ hasText: `Not moved: parentId: ${subtask?.refId} is a subtask of ${ref}` }).waitFor()
+    expect((await read(ref)).parentId).toBeNull()
+
+    await moveUnder(otherRef)
+    await eventually("the move", () => read(ref), (saved) => saved.parentId === other.taskId)
+    await page.getByRole("link", { name: `${otherRef} Export epic` }).waitFor()
+    await screenshot(page, "task-moved-1440")
+    await page.getByRole("button", { name: "Move to the top level" }).click()
+    await eventually("the move to the top level", () => read(ref), (saved) => saved.parentId === null)
+    await page.getByText("A top-level task.").waitFor()
+  })
+
   it("a comment added shows as Markdown and is stored as written", async () => {
     const { page } = backend()
     await page.getByPlaceholder("Comment (Markdown)").fill("Looks **good**")

@@ -8,6 +8,7 @@ import {
   DeleteTask,
   GetTask,
   ListTasks,
+  MoveTask,
   MoveTasksToList,
   SearchTasks,
   UpdateTask
@@ -25,6 +26,7 @@ const tools = {
   list_tasks: ListTasks,
   create_task: CreateTask,
   update_task: UpdateTask,
+  move_task: MoveTask,
   move_tasks_to_list: MoveTasksToList,
   list_project_agents: ListProjectAgents,
   list_task_labels: ListTaskLabels,

@@ -4,11 +4,12 @@ import { ago } from "../lib/format"
 import { followLink, taskPath } from "../lib/router"
 import { type TaskToolResult, useToolMutation } from "../board/taskTools"
 import { Markdown } from "../thread/Markdown"
+import { MoveTask } from "./MoveTask"
 
 type Details = TaskToolResult<"get_task">
 type ExternalLink = Details["externalLinks"][number]
 
-/** Direct subtasks in rank order, each opening its page, and a form to add one. */
+/** Direct subtasks in rank order, each opening its page, a form to add one, and the task's own parent and moving it. */
 export const Subtasks = ({ projectId, task }: { readonly projectId: string; readonly task: Details }) => {
   const [name, setName] = useState("")
   const create = useToolMutation("create_task")
@@ -44,6 +45,7 @@ export const Subtasks = ({ projectId, task }: { readonly projectId: string; read
         <button type="submit" disabled={create.isPending || name.trim() === ""}>Add subtask</button>
       </form>
       {create.isError ? <p className="field-error" role="alert">{describeError(create.error)}</p> : null}
+      <MoveTask projectId={projectId} task={task} />
     </section>
   )
 }
