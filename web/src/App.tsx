@@ -91,6 +91,10 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
   useEffect(() => {
     if (route.page === "home" && firstProject !== undefined) navigate(threadsPath(firstProject), { replace: true })
   }, [route.page, firstProject])
+  // On a phone the sections scroll sideways in one row: the current one is brought into it.
+  useEffect(() => {
+    document.querySelector(".sections a[aria-current='page']")?.scrollIntoView({ block: "nearest", inline: "nearest" })
+  }, [route.page])
   useEffect(() => {
     const asked = window.location.pathname + window.location.search
     if (signedOut) navigate(signInPagePath({ next: asked === "/" ? undefined : asked }), { replace: true })
