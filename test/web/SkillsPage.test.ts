@@ -2,7 +2,8 @@
  * The Skills pages in Chromium against a real `trellis serve` (issue 31 §4): the Skills listed with
  * their versions, one created, a Skill's file tree, SKILL.md and a file saved (each save showing
  * the new version), a batch of edits whose unplaceable `replace` is shown on that edit with the
- * tool's code while nothing is written, a refusal shown on the field it names, and the pages at
+ * tool's code while nothing is written, a refusal shown on the field it names, deleting a Skill after
+ * a confirmation, and the pages at
  * 1440×900 and 390×844, axe-clean. Screenshots land in test-results/web/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -193,5 +194,29 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Skill
     expect(await accessibilityProblems(phone.page)).toEqual([])
     expect(phone.errors).toEqual([])
     await phone.context.close()
+  })
+
+  it("Delete Skill asks first: Cancel keeps it; Delete removes it with its files and returns to the Skills", async () => {
+    const { mcp, page, serve } = backend()
+    const { projectId } = serve.credentials
+    const doomed = (await mcp.call(Created, "create_skill", {
+      projectId,
+      name: "cleanup",
+      content: "---\nname: cleanup\n---\n\nTidy up.\n",
+      description: "Tidy"
+    })).skillId
+    const listed = async () => (await mcp.call(Skills, "list_skills", { projectId })).skills.map((skill) => skill.name)
+    await page.goto(`${serve.baseUrl}${skillsPath()}/${doomed}`)
+    await page.getByRole("heading", { level: 1, name: "cleanup" }).waitFor()
+    await page.getByRole("button", { name: "Delete Skill" }).click()
+    await page.getByRole("group", { name: "Delete cleanup" }).getByRole("button", { name: "Cancel" }).click()
+    expect(await listed()).toContain("cleanup")
+    await page.getByRole("button", { name: "Delete Skill" }).click()
+    await page.getByRole("group", { name: "Delete cleanup" }).getByRole("button", { name: "Delete", exact: true }).click()
+    await page.waitForURL((url) => url.pathname === skillsPath())
+    await page.getByRole("link", { name: "deploy" }).waitFor()
+    expect(await page.getByRole("link", { name: "cleanup" }).count()).toBe(0)
+    expect(await listed()).not.toContain("cleanup")
+    await expect(mcp.call(Skill, "get_skill", { skillId: doomed })).rejects.toThrow(/not found/i)
   })
 })

@@ -1,12 +1,13 @@
 import { describeError } from "../lib/api"
 import { followLink, skillsPath } from "../lib/router"
+import { DeleteSkill } from "../skills/DeleteSkill"
 import { SkillDetails } from "../skills/SkillDetails"
 import { SkillEdits } from "../skills/SkillEdits"
 import { SKILL_MD, SkillFiles } from "../skills/SkillFiles"
 import { useToolQuery } from "../skills/skillTools"
 import "../forms/forms.css"
 
-/** One Skill: its version, details, file tree with the open file's editor, and a batch of edits. */
+/** One Skill: its version, details, file tree with the open file's editor, a batch of edits, and deleting it. */
 export const SkillPage = ({ projectId, skillId }: { readonly projectId: string; readonly skillId: string }) => {
   const skill = useToolQuery("get_skill", { skillId })
   return (
@@ -25,6 +26,7 @@ export const SkillPage = ({ projectId, skillId }: { readonly projectId: string; 
           <SkillDetails key={`details-${skill.data.skillId}`} skill={skill.data} />
           <SkillFiles skill={skill.data} />
           <SkillEdits skillId={skill.data.skillId} paths={[SKILL_MD, ...skill.data.files.map((file) => file.path)]} />
+          <DeleteSkill projectId={projectId} skillId={skill.data.skillId} name={skill.data.name} />
         </>
       )}
     </div>
