@@ -14,7 +14,7 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
       .addSuccess(EventStream)
       .annotate(
         OpenApi.Description,
-        "The project's changes as server-sent events. Each `event: changes` frame carries `{threadIds, profileIds, taskIds, listIds, labelIds, artifactIds}`, gathered over 200 ms: the threads the caller may read whose state changed (a run started or ended, a request raised or answered, a message, done, pinned, shared), the caller's machines (CLI profiles) that went online or offline, and the tasks (their comments, links, artifacts and files included), Lists, labels and artifacts (their comments included) written. Nothing is replayed: a client reads what it shows when the stream opens, then again for what a frame names"
+        "The project's changes as server-sent events. Each `event: changes` frame carries `{threadIds, profileIds, taskIds, listIds, labelIds, artifactIds, agentIds, promptIds, skillIds}`, gathered over 200 ms: the threads the caller may read whose state changed (a run started or ended, a request raised or answered, a message, done, pinned, shared), the caller's machines (CLI profiles) that went online or offline, and the tasks (their comments, links, artifacts and files included), Lists, labels and artifacts (their comments included), project agents, prompts and Skills (the organization's too, except its Skills for a key narrowed to projects) written. Nothing is replayed: a client reads what it shows when the stream opens, then again for what a frame names"
       )
   )
   .addError(NotFound, { status: 404 })

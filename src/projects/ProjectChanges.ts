@@ -22,15 +22,18 @@ const GATHER = Duration.millis(200)
 
 /**
  * What the principal may read: their own threads and machines, the threads a teammate shared, and
- * the project's content (its tasks, Lists, labels and artifacts are every member's to read).
+ * the project's content (its tasks, Lists, labels, artifacts, agents, prompts and Skills are every
+ * member's to read), except an organization's Skills for a key narrowed to projects (SPEC).
  */
 const readableBy = (principal: Principal) => (change: ProjectChange) =>
-  "kind" in change || change.owner === principal.userId || ("shared" in change && change.shared)
+  "kind" in change
+    ? !(change.kind === "skill" && change.organization && principal.projectIds !== null)
+    : change.owner === principal.userId || ("shared" in change && change.shared)
 
 const idsOf = (changes: ReadonlyArray<ProjectChange>, pick: (change: ProjectChange) => string | undefined) => [
   ...new Set(changes.flatMap((change) => pick(change) ?? []))
 ]
-const contentOf = (kind: "task" | "list" | "label" | "artifact") => (change: ProjectChange) =>
+const contentOf = (kind: "task" | "list" | "label" | "artifact" | "agent" | "prompt" | "skill") => (change: ProjectChange) =>
   "kind" in change && change.kind === kind ? change.id : undefined
 
 /** One frame's worth: what was named, each once. */
@@ -40,7 +43,10 @@ const frameOf = (changes: ReadonlyArray<ProjectChange>) => ({
   taskIds: idsOf(changes, contentOf("task")),
   listIds: idsOf(changes, contentOf("list")),
   labelIds: idsOf(changes, contentOf("label")),
-  artifactIds: idsOf(changes, contentOf("artifact"))
+  artifactIds: idsOf(changes, contentOf("artifact")),
+  agentIds: idsOf(changes, contentOf("agent")),
+  promptIds: idsOf(changes, contentOf("prompt")),
+  skillIds: idsOf(changes, contentOf("skill"))
 })
 
 export class ProjectChanges extends Effect.Service<ProjectChanges>()("trellis/ProjectChanges", {

@@ -5,7 +5,7 @@ import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { connect, type Frame } from "../support/Sse.js"
 import { TestServer } from "../support/TestServer.js"
 import { createKey } from "../support/Seed.js"
-import { joinAs, ok, scopedTo } from "../support/TaskTools.js"
+import { joinAs, ok, okNull, scopedTo } from "../support/TaskTools.js"
 import {
   disconnect,
   markDone,
@@ -32,7 +32,17 @@ const idsOf = (frame: Frame, field: keyof typeof nothing): ReadonlyArray<string>
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : []
 }
 const threadIdsOf = (frame: Frame) => idsOf(frame, "threadIds")
-const nothing = { threadIds: [], profileIds: [], taskIds: [], listIds: [], labelIds: [], artifactIds: [] }
+const nothing = {
+  threadIds: [],
+  profileIds: [],
+  taskIds: [],
+  listIds: [],
+  labelIds: [],
+  artifactIds: [],
+  agentIds: [],
+  promptIds: [],
+  skillIds: []
+}
 
 /** The next `count` frames, or a failure naming what came when none comes within 10 s. */
 const nextFrames = <E>(stream: Stream.Stream<Frame, E>, count: number) =>
@@ -177,6 +187,57 @@ describe("a project's changes stream", () => {
         expect(frames.flatMap((frame) => idsOf(frame, "listIds"))).toContain(list.listId)
         expect(frames.flatMap((frame) => idsOf(frame, "labelIds"))).toContain(label.labelId)
         expect(named.size).toBeGreaterThanOrEqual(2)
+      }).pipe(Effect.scoped))
+
+    it.effect("a project agent, prompt or Skill written comes as a frame naming it", () =>
+      Effect.gen(function*() {
+        const owner = yield* ownerWithCli("changes-settings")
+        const scope = scopedTo(owner.project.id)
+        const changes = yield* connect(owner.key, changesPath(owner.project.id))
+
+        const agent = yield* ok(owner.key, "create_project_agent", { name: "Builder", appearance: { color: "teal" } }, scope)
+        const [created] = yield* nextFrames(changes, 1)
+        expect(created?.data).toEqual({ ...nothing, agentIds: [agent.projectAgentId] })
+
+        const prompt = yield* ok(owner.key, "create_prompt", { key: "review", content: "Review it" }, scope)
+        const [prompted] = yield* nextFrames(changes, 1)
+        expect(prompted?.data).toEqual({ ...nothing, promptIds: [prompt.promptId] })
+
+        const skill = yield* ok(owner.key, "create_skill", { name: "deploy", content: "---\nname: deploy\n---\nShip.\n" }, scope)
+        const [skilled] = yield* nextFrames(changes, 1)
+        expect(skilled?.data).toEqual({ ...nothing, skillIds: [skill.skillId] })
+        yield* okNull(owner.key, "delete_skill", { skillId: skill.skillId }, scope)
+        const [deleted] = yield* nextFrames(changes, 1)
+        expect(deleted?.data).toEqual({ ...nothing, skillIds: [skill.skillId] })
+      }).pipe(Effect.scoped))
+
+    it.effect("an organization's prompt and Skill reach each of its projects; its Skills not a key narrowed to projects", () =>
+      Effect.gen(function*() {
+        const owner = yield* ownerWithCli("changes-organization")
+        const other = yield* secondProject(owner, "SECOND")
+        const narrowed = yield* createKey(owner.user.id, [other.project.id])
+        const onFirst = yield* connect(owner.key, changesPath(owner.project.id))
+        const onSecond = yield* connect(owner.key, changesPath(other.project.id))
+        const narrowedOnSecond = yield* connect(narrowed.secret, changesPath(other.project.id))
+        const organization = { ...scopedTo(owner.project.id) }
+
+        const prompt = yield* ok(owner.key, "create_prompt", { scope: "organization", key: "triage", content: "Triage" }, organization)
+        const skill = yield* ok(
+          owner.key,
+          "create_skill",
+          { scope: "organization", name: "shared", content: "---\nname: shared\n---\nShared.\n" },
+          organization
+        )
+        for (const changes of [onFirst, onSecond]) {
+          const { frames } = yield* framesNamingAny(changes, [prompt.promptId, skill.skillId])
+          expect(frames.flatMap((frame) => idsOf(frame, "promptIds"))).toContain(prompt.promptId)
+          expect(frames.flatMap((frame) => idsOf(frame, "skillIds"))).toContain(skill.skillId)
+        }
+        // The narrowed key hears of the prompt, never of the Skill: a later change shows the stream went on past it.
+        const later = yield* ok(owner.key, "create_task", { name: "After" }, scopedTo(other.project.id))
+        const { frames } = yield* framesNamingAny(narrowedOnSecond, [prompt.promptId, later.taskId])
+        expect(frames.flatMap((frame) => idsOf(frame, "promptIds"))).toContain(prompt.promptId)
+        expect(frames.flatMap((frame) => idsOf(frame, "skillIds"))).toEqual([])
       }).pipe(Effect.scoped))
 
     it.effect("a project the key's user cannot see is 404, one the key is narrowed away from 403, a malformed projectId 400", () =>

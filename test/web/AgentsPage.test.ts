@@ -122,6 +122,19 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the agent
     expect(saved?.appearance.color).toBe("pink")
   })
 
+  it("an agent created, renamed or archived over MCP shows on the open page without a reload", async () => {
+    const { mcp, page, serve } = backend()
+    const { projectAgentId } = await mcp.call(Schema.Struct({ projectAgentId: Schema.String }), "create_project_agent", {
+      projectId: serve.credentials.projectId,
+      name: "Scout",
+      appearance: { color: "orange" }
+    })
+    await page.getByRole("heading", { level: 3, name: "Scout" }).waitFor({ timeout: 5_000 })
+    await mcp.call(Schema.Unknown, "update_project_agent", { projectAgentId, name: "Pathfinder" })
+    await page.getByRole("heading", { level: 3, name: "Pathfinder" }).waitFor({ timeout: 5_000 })
+    expect(await page.getByRole("heading", { level: 3, name: "Scout" }).count()).toBe(0)
+  })
+
   it("a refusal is shown on the field it names, and nothing is saved", async () => {
     const { page } = backend()
     await page.getByRole("button", { name: "Edit Builder" }).click()

@@ -196,6 +196,18 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Skill
     await phone.context.close()
   })
 
+  it("a Skill created over MCP appears on the open list without a reload", async () => {
+    const { mcp, page, serve } = backend()
+    await page.goto(`${serve.baseUrl}${skillsPath()}`)
+    await page.getByRole("link", { name: "deploy" }).waitFor()
+    await mcp.call(Created, "create_skill", {
+      projectId: serve.credentials.projectId,
+      name: "release-notes",
+      content: "---\nname: release-notes\n---\n\nWrite them.\n"
+    })
+    await page.getByRole("link", { name: "release-notes" }).waitFor({ timeout: 5_000 })
+  })
+
   it("Delete Skill asks first: Cancel keeps it; Delete removes it with its files and returns to the Skills", async () => {
     const { mcp, page, serve } = backend()
     const { projectId } = serve.credentials

@@ -51,11 +51,16 @@ export const ProfileChange = Schema.Struct({
   profileId: Schema.String,
   owner: Schema.String
 })
-/** A task, List, label or artifact written (the database's triggers send these: migration 0012). */
+/**
+ * A task, List, label or artifact written (the database's triggers send these: migration 0012), or
+ * a project agent, prompt or Skill (0016; `organization`: one of the organization's, told to each
+ * of its projects).
+ */
 export const ContentChange = Schema.Struct({
   projectId: Schema.String,
-  kind: Schema.Literal("task", "list", "label", "artifact"),
-  id: Schema.String
+  kind: Schema.Literal("task", "list", "label", "artifact", "agent", "prompt", "skill"),
+  id: Schema.String,
+  organization: Schema.optionalWith(Schema.Boolean, { default: () => false })
 })
 export const ProjectChange = Schema.Union(ThreadChange, ProfileChange, ContentChange)
 export type ProjectChange = typeof ProjectChange.Type

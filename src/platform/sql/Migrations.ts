@@ -15,6 +15,7 @@ import projectChanges from "./migrations/0012_project_changes.js"
 import taskFiles from "./migrations/0013_task_files.js"
 import changeReports from "./migrations/0014_change_reports.js"
 import reviewComments from "./migrations/0015_review_comments.js"
+import settingsChanges from "./migrations/0016_settings_changes.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
@@ -32,7 +33,8 @@ export const migrations = Migrator.fromRecord({
   "0012_project_changes": projectChanges,
   "0013_task_files": taskFiles,
   "0014_change_reports": changeReports,
-  "0015_review_comments": reviewComments
+  "0015_review_comments": reviewComments,
+  "0016_settings_changes": settingsChanges
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.

@@ -17,6 +17,10 @@ export type ProjectChange =
     readonly taskIds: ReadonlySet<string>
     readonly listIds: ReadonlySet<string>
     readonly labelIds: ReadonlySet<string>
+    /** Project agents, prompts and Skills written: what the settings pages show. */
+    readonly agentIds: ReadonlySet<string>
+    readonly promptIds: ReadonlySet<string>
+    readonly skillIds: ReadonlySet<string>
   }
   | { readonly _tag: "Anything" }
 
@@ -28,7 +32,10 @@ const decodeFrame = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
   profileIds: Ids,
   taskIds: Ids,
   listIds: Ids,
-  labelIds: Ids
+  labelIds: Ids,
+  agentIds: Ids,
+  promptIds: Ids,
+  skillIds: Ids
 })))
 
 interface Changes {
@@ -62,14 +69,17 @@ export const ProjectChangesProvider = (
         source.addEventListener("changes", (message: MessageEvent<unknown>) => {
           const frame = decodeFrame(message.data)
           if (Either.isRight(frame)) {
-            const { labelIds, listIds, profileIds, taskIds, threadIds } = frame.right
+            const named = frame.right
             changes.tell({
               _tag: "Named",
-              threadIds: new Set(threadIds),
-              profileIds: new Set(profileIds),
-              taskIds: new Set(taskIds),
-              listIds: new Set(listIds),
-              labelIds: new Set(labelIds)
+              threadIds: new Set(named.threadIds),
+              profileIds: new Set(named.profileIds),
+              taskIds: new Set(named.taskIds),
+              listIds: new Set(named.listIds),
+              labelIds: new Set(named.labelIds),
+              agentIds: new Set(named.agentIds),
+              promptIds: new Set(named.promptIds),
+              skillIds: new Set(named.skillIds)
             })
           }
         }),
@@ -83,12 +93,15 @@ export const ProjectChangesProvider = (
   return <ChangesContext.Provider value={changes}>{children}</ChangesContext.Provider>
 }
 
-/** What a part of the page shows: some threads (or any of the project's), the person's machines, the project's tasks. */
+/** What a part of the page shows: some threads (or any of the project's), the person's machines, the project's tasks, agents, prompts or Skills. */
 export interface Watched {
   readonly threads?: ReadonlyArray<string> | "any"
   readonly machines?: boolean
   /** Any task, List or label of the project. */
   readonly tasks?: boolean
+  readonly agents?: boolean
+  readonly prompts?: boolean
+  readonly skills?: boolean
 }
 
 /** True when the change may concern what is watched. */
@@ -97,7 +110,10 @@ export const concerns = (change: ProjectChange, watched: Watched): boolean => {
   const threads = watched.threads ?? []
   return (threads === "any" ? change.threadIds.size > 0 : threads.some((id) => change.threadIds.has(id))) ||
     (watched.machines === true && change.profileIds.size > 0) ||
-    (watched.tasks === true && change.taskIds.size + change.listIds.size + change.labelIds.size > 0)
+    (watched.tasks === true && change.taskIds.size + change.listIds.size + change.labelIds.size > 0) ||
+    (watched.agents === true && change.agentIds.size > 0) ||
+    (watched.prompts === true && change.promptIds.size > 0) ||
+    (watched.skills === true && change.skillIds.size > 0)
 }
 
 /** Calls `onChange` for each change of the project while the component is mounted. */

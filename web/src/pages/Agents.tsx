@@ -2,6 +2,7 @@ import { useState } from "react"
 import { AgentForm } from "../agents/AgentForm"
 import { type AgentToolResult, useToolQuery } from "../agents/agentTools"
 import { describeError } from "../lib/api"
+import { useReloadOnChange } from "../lib/projectChanges"
 import "../forms/forms.css"
 
 type Agent = AgentToolResult<"list_project_agents">["agents"][number]
@@ -55,6 +56,8 @@ const AgentItem = ({ projectId, agent }: { readonly projectId: string; readonly 
 /** The project's agents (the ones tasks are delegated to): listed, created and edited. */
 export const AgentsPage = ({ projectId }: { readonly projectId: string }) => {
   const agents = useToolQuery("list_project_agents", { projectId })
+  const refetch = agents.refetch
+  useReloadOnChange(() => void refetch(), { agents: true }, 500)
   const [creating, setCreating] = useState(false)
   return (
     <section className="settings-page" aria-labelledby="agents-heading">

@@ -1,5 +1,6 @@
 import { useState } from "react"
 import { describeError } from "../lib/api"
+import { useReloadOnChange } from "../lib/projectChanges"
 import { PromptForm, type PromptOwner } from "../prompts/PromptForm"
 import { PromptItem } from "../prompts/PromptItem"
 import { useToolQuery } from "../prompts/promptTools"
@@ -8,6 +9,8 @@ import "../forms/forms.css"
 /** The prompts of one scope: listed, created, edited and deleted; a scope the key cannot reach says so. */
 const PromptScope = ({ owner, title, id }: { readonly owner: PromptOwner; readonly title: string; readonly id: string }) => {
   const prompts = useToolQuery("list_prompts", owner)
+  const refetch = prompts.refetch
+  useReloadOnChange(() => void refetch(), { prompts: true }, 500)
   const [creating, setCreating] = useState(false)
   return (
     <section className="page-section" aria-labelledby={id}>

@@ -1,4 +1,5 @@
 import { describeError } from "../lib/api"
+import { useReloadOnChange } from "../lib/projectChanges"
 import { followLink, skillsPath } from "../lib/router"
 import { DeleteSkill } from "../skills/DeleteSkill"
 import { SkillDetails } from "../skills/SkillDetails"
@@ -10,6 +11,8 @@ import "../forms/forms.css"
 /** One Skill: its version, details, file tree with the open file's editor, a batch of edits, and deleting it. */
 export const SkillPage = ({ projectId, skillId }: { readonly projectId: string; readonly skillId: string }) => {
   const skill = useToolQuery("get_skill", { skillId })
+  const refetch = skill.refetch
+  useReloadOnChange(() => void refetch(), { skills: true }, 500)
   return (
     <div className="skill-page">
       <a className="back" href={skillsPath(projectId)} onClick={followLink}>← Skills</a>

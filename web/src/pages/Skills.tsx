@@ -1,5 +1,6 @@
 import { useState } from "react"
 import { describeError } from "../lib/api"
+import { useReloadOnChange } from "../lib/projectChanges"
 import { followLink, skillPath } from "../lib/router"
 import { NewSkillForm, type SkillOwner } from "../skills/NewSkillForm"
 import { useToolQuery } from "../skills/skillTools"
@@ -13,6 +14,8 @@ const SkillScope = ({ projectId, owner, title, id }: {
   readonly id: string
 }) => {
   const skills = useToolQuery("list_skills", owner)
+  const refetch = skills.refetch
+  useReloadOnChange(() => void refetch(), { skills: true }, 500)
   const [creating, setCreating] = useState(false)
   return (
     <section className="page-section" aria-labelledby={id}>
