@@ -1,28 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { LabelId } from "../../catalog/domain/Ids.js"
 import { DEFAULT_STATUSES } from "../../catalog/domain/Task.js"
-import { applyFilters, columnsOf, filterChoices, NO_FILTERS, NONE, type Task } from "../../web/src/board/columns.js"
+import { applyFilters, columnsOf, filterChoices, NO_FILTERS, NONE } from "../../web/src/board/columns.js"
+import { taskSummary } from "./support/TaskSummaries.js"
 
-const task = (n: number, fields: Partial<Task> = {}): Task => ({
-  taskId: `task_${n}`,
-  refId: `DEMO-${n}`,
-  name: `Task ${n}`,
-  taskTypeKey: "task",
-  status: "To Do",
-  priority: "None",
-  dueDate: null,
-  assignee: null,
-  delegatedToAgent: null,
-  label: null,
-  tags: [],
-  list: null,
-  parentId: null,
-  subtaskCount: 0,
-  isArchived: false,
-  createdAt: "2026-11-27T00:00:00.000Z",
-  updatedAt: "2026-11-27T00:00:00.000Z",
-  ...fields
-})
+const task = taskSummary
 const ada = { userId: "user_a", name: "Ada", email: "ada@example.com" }
 const bob = { userId: "user_b", name: "Bob", email: "bob@example.com" }
 

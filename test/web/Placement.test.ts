@@ -1,26 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { Column, Task } from "../../web/src/board/columns.js"
 import { nudge, placementIn, reorder } from "../../web/src/board/placement.js"
+import { taskSummary } from "./support/TaskSummaries.js"
 
-const task = (n: number, parentId: string | null = null): Task => ({
-  taskId: `task_${n}`,
-  refId: `DEMO-${n}`,
-  name: `Task ${n}`,
-  taskTypeKey: "task",
-  status: "To Do",
-  priority: "None",
-  dueDate: null,
-  assignee: null,
-  delegatedToAgent: null,
-  label: null,
-  tags: [],
-  list: null,
-  parentId,
-  subtaskCount: 0,
-  isArchived: false,
-  createdAt: "2026-11-27T00:00:00.000Z",
-  updatedAt: "2026-11-27T00:00:00.000Z"
-})
+const task = (n: number, parentId: string | null = null): Task => taskSummary(n, { parentId })
 
 const column = (tasks: ReadonlyArray<Task>): Column => ({ key: "status:To Do", title: "To Do", change: { status: "To Do" }, tasks })
 const [t1, t2, t3, t4, t5] = [task(1), task(2), task(3), task(4), task(5)]
