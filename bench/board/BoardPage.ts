@@ -4,12 +4,7 @@
  * MCP shows on the open board beside when its change frame reaches a bare EventSource.
  */
 import type { Page } from "playwright-core"
-import type { FrameGaps } from "../web/Browser.js"
-
-const numberOf = (value: unknown, what: string): number => {
-  if (typeof value !== "number" || !Number.isFinite(value)) throw new Error(`${what}: the page gave ${String(value)}`)
-  return value
-}
+import { decodeGaps, type FrameGaps, numberOf } from "../web/Browser.js"
 
 /** Milliseconds from navigation start until the board shows `cards` cards and says how many tasks it holds. */
 export const boardRender = async (signedIn: Page, url: string, cards: number, timeoutMs: number): Promise<number> => {
@@ -42,12 +37,6 @@ const stopFrames = `(() => {
   const at = (p) => gaps[Math.min(gaps.length - 1, Math.max(0, Math.ceil(p * gaps.length) - 1))]
   return { frames: gaps.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: gaps[gaps.length - 1], scrolledPx: 0 }
 })()`
-
-const decodeGaps = (value: unknown): FrameGaps => {
-  if (typeof value !== "object" || value === null) throw new Error("frame gaps: the page gave nothing")
-  const field = (name: string) => numberOf(Reflect.get(value, name), name)
-  return { frames: field("frames"), p50Ms: field("p50Ms"), p99Ms: field("p99Ms"), maxMs: field("maxMs"), scrolledPx: 0 }
-}
 
 /**
  * Frame gaps while the card `ref` is dragged across the board in `steps` pointer moves (one per

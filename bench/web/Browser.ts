@@ -25,7 +25,7 @@ export const signedInPage = async (browser: Browser, baseUrl: string, apiKey: st
 export const threadUrl = (baseUrl: string, projectId: string, threadId: string) =>
   `${baseUrl}/projects/${encodeURIComponent(projectId)}/threads/${encodeURIComponent(threadId)}`
 
-const numberOf = (value: unknown, what: string): number => {
+export const numberOf = (value: unknown, what: string): number => {
   if (typeof value !== "number" || !Number.isFinite(value)) throw new Error(`${what}: the page gave ${String(value)}`)
   return value
 }
@@ -110,7 +110,7 @@ const gapsScript = (scroll: boolean, frames: number) =>
   requestAnimationFrame(() => requestAnimationFrame(tick))
 })`
 
-const decodeGaps = (value: unknown): FrameGaps => {
+export const decodeGaps = (value: unknown): FrameGaps => {
   if (typeof value !== "object" || value === null) throw new Error("frame gaps: the page gave nothing")
   const field = (name: string) => numberOf(Reflect.get(value, name), name)
   return { frames: field("frames"), p50Ms: field("p50Ms"), p99Ms: field("p99Ms"), maxMs: field("maxMs"), scrolledPx: field("scrolledPx") }
