@@ -14,14 +14,31 @@ const run = (tier: Tier) => process.env["DATABASE_URL"] === undefined || onPostg
 // Migrates one database per tier that uses one; each test file's database is a copy of it (test/support/DatabaseSnapshot.ts).
 const usesTestDatabase: ReadonlyArray<Tier> = ["service", "endpoint", "browser"]
 
+// These files time a deadline of the agent's own (offline within 2 s of a signal): they run last,
+// one at a time, on a machine nothing else is loading, so that what they time is the agent and
+// not the other runtimes and Chromium sharing two cores with it.
+const deadlines = ["test/e2e/Shutdown.test.ts", "test/e2e/ShutdownInFlight.test.ts"]
+const misplaced = deadlines.filter((file) => !tiers.runtime.includes(file))
+if (misplaced.length > 0) throw new Error(`vitest.config.ts: ${misplaced.join(", ")} not in the runtime tier`)
+
 const project = (tier: Tier, groupOrder: number) => ({
   extends: true as const,
   test: {
     name: tier,
-    include: run(tier) ? tiers[tier] : [],
+    include: run(tier) ? tiers[tier].filter((file) => !deadlines.includes(file)) : [],
     globalSetup: usesTestDatabase.includes(tier) ? ["test/support/GlobalSetup.ts"] : [],
     // The real runtimes run after everything else, on a machine no other tier is loading.
     sequence: { groupOrder }
+  }
+})
+
+const deadlineProject = (tier: Tier, groupOrder: number) => ({
+  extends: true as const,
+  test: {
+    name: `${tier}-deadlines`,
+    include: run(tier) ? tiers[tier].filter((file) => deadlines.includes(file)) : [],
+    sequence: { groupOrder },
+    poolOptions: { forks: { singleFork: true } }
   }
 })
 
@@ -52,7 +69,8 @@ export default defineConfig({
       project("endpoint", 0),
       project("process", 0),
       project("browser", 0),
-      project("runtime", 1)
+      project("runtime", 1),
+      deadlineProject("runtime", 2)
     ]
   }
 })

@@ -201,6 +201,7 @@ export const runAgent = (options: AgentOptions) =>
       Effect.gen(function*() {
         // The slots the interrupted threads free are not filled again.
         yield* Ref.set(stopping, true)
+        yield* log.info(`shutting down: ${running.size} running thread(s) to hand back`)
         // A beat after the disconnect would find the session gone and register again.
         yield* Fiber.interrupt(heartbeat)
         const stopped = [...running.values()]
@@ -211,10 +212,12 @@ export const runAgent = (options: AgentOptions) =>
           Effect.ignore
         )
         const { sessionId } = yield* SubscriptionRef.get(session)
-        yield* shutdownCall(shutdownClient.agent.disconnect({ payload: { sessionId } }))
+        const confirmed = yield* shutdownCall(shutdownClient.agent.disconnect({ payload: { sessionId } }).pipe(Effect.as(true)))
         yield* fs.remove(stateFile, { force: true }).pipe(Effect.ignore)
         yield* fs.remove(statusFile, { force: true }).pipe(Effect.ignore)
-        yield* log.info("disconnected")
+        yield* Option.isSome(confirmed)
+          ? log.info("disconnected")
+          : log.warn("disconnected without the backend's answer: the session ends once its heartbeats are missed")
       })
     )
     const dispatchLock = yield* Effect.makeSemaphore(1)

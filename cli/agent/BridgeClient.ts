@@ -31,13 +31,14 @@ export const isTransient = (error: { readonly _tag: string }): boolean => error.
 export const SHUTDOWN_CALL = Duration.seconds(1)
 
 /**
- * A shutdown call, given up after `SHUTDOWN_CALL` (or `budget`) whatever happened to it. Made
+ * A shutdown call, given up after `SHUTDOWN_CALL` (or `budget`) whatever happened to it: its
+ * answer, or none if it failed or was given up. Made
  * interruptible because it runs in a finalizer or an interruption handler, where everything is
  * uninterruptible: there `Effect.timeout` cannot interrupt the call it gave up on and waits for
  * it to end on its own, however long the backend takes to answer.
  */
 export const shutdownCall = <A, E, R>(call: Effect.Effect<A, E, R>, budget: Duration.DurationInput = SHUTDOWN_CALL) =>
-  Effect.interruptible(call).pipe(Effect.timeout(budget), Effect.ignore)
+  Effect.interruptible(call).pipe(Effect.timeout(budget), Effect.option)
 
 /**
  * The bridge client for the calls made while shutting down, on connections of their own, one per

@@ -276,6 +276,7 @@ export const runThread = (context: ThreadRunContext, claim: ClaimedThread) =>
       // stopped meanwhile (the work's fiber is being interrupted), and this fiber ends once it is gone.
       Effect.onInterrupt(() =>
         Effect.gen(function*() {
+          yield* log.info(`thread ${threadId}: stopped for the shutdown; handing it back`)
           const header = yield* Ref.get(active)
           if (Option.isSome(header)) {
             const file = yield* journal.read(header.value)

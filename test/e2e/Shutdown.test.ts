@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
-import { sleepProcesses, treeOf } from "./ShutdownProcesses.js"
+import { offlineAfter, shutdownTimeline, sleepProcesses, treeOf } from "./ShutdownProcesses.js"
 import { eventually, isAlive, killEverything, removeTempDirs, trackPid } from "./support/Processes.js"
 import { type Backend, createThread, onlineTarget, realMachine, startBackend, startRealAgent } from "./support/RealRuntimes.js"
 import { type Agent, Profiles } from "./support/Trellis.js"
@@ -101,12 +101,11 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
       p.profileId === profileId && p.isOnline
     )
 
-  /** Signals the agent, then measures how long until the backend shows its profile offline. */
-  const offlineAfter = async (b: Backend, agent: Agent, profileId: string, signal: NodeJS.Signals) => {
+  /** Signals the agent, then measures how long until the backend had its profile offline. */
+  const signalled = async (b: Backend, agent: Agent, profileId: string, signal: NodeJS.Signals) => {
     const sent = Date.now()
     agent.proc.signal(signal)
-    await eventually("the profile to go offline", () => isOnline(b, profileId), (online) => !online, 15_000, () => agent.proc.describe())
-    return Date.now() - sent
+    return { sent, took: await offlineAfter(agent, sent, () => isOnline(b, profileId)) }
   }
 
   const runtimes = [
@@ -123,8 +122,7 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
         const b = backend()
         const { agent, profileId, tool } = await runningTool(b, runtime.name, runtime.cliType, runtime.seconds, runtime.args)
         const tree = treeOf(agent.proc.pid)
-        const sent = Date.now()
-        const took = await offlineAfter(b, agent, profileId, "SIGTERM")
+        const { sent, took } = await signalled(b, agent, profileId, "SIGTERM")
         const exit = await agent.proc.waitForExit(15_000)
         const ended = await toolEnds(tool)
         const left = await eventually(
@@ -137,7 +135,9 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
         const goneAfter = Date.now() - sent
         const context =
           `${runtime.name}: offline ${took} ms after SIGTERM, tree gone after ${goneAfter} ms; exit ${JSON.stringify(exit)}; ` +
-          `tool command ${ended.seen}; left ${left.map(processOf).join("")}\n${agent.proc.describe()}`
+          `tool command ${ended.seen}; left ${left.map(processOf).join("")}\n${
+            shutdownTimeline(agent.proc.stdout, sent)
+          }\n${agent.proc.describe()}`
         expect({ exit, toolGone: ended.gone, left }, context).toEqual({ exit: { code: 0, signal: null }, toolGone: true, left: [] })
         expect(took, context).toBeLessThan(OFFLINE_WITHIN_MS)
         expect(goneAfter, context).toBeLessThan(GONE_WITHIN_MS)
@@ -165,10 +165,12 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
   it("SIGINT (Ctrl-C) stops the agent as SIGTERM does: offline within 2 s, the command ended, exit 0", async () => {
     const b = backend()
     const { agent, profileId, tool } = await runningTool(b, "sigint", "claude", 305)
-    const took = await offlineAfter(b, agent, profileId, "SIGINT")
+    const { sent, took } = await signalled(b, agent, profileId, "SIGINT")
     const exit = await agent.proc.waitForExit(15_000)
     const ended = await toolEnds(tool)
-    const context = `offline ${took} ms after SIGINT; exit ${JSON.stringify(exit)}; tool command ${ended.seen}\n${agent.proc.describe()}`
+    const context = `offline ${took} ms after SIGINT; exit ${JSON.stringify(exit)}; tool command ${ended.seen}\n${
+      shutdownTimeline(agent.proc.stdout, sent)
+    }\n${agent.proc.describe()}`
     expect({ exit, toolGone: ended.gone }, context).toEqual({ exit: { code: 0, signal: null }, toolGone: true })
     expect(took, context).toBeLessThan(OFFLINE_WITHIN_MS)
   }, TEST_TIMEOUT)

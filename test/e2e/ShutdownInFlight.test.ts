@@ -18,7 +18,7 @@ import {
   startBackend,
   startRealAgent
 } from "./support/RealRuntimes.js"
-import { describeProcesses, sleepProcesses, shutdownTimeline, treeOf } from "./ShutdownProcesses.js"
+import { describeProcesses, offlineAfter, shutdownTimeline, sleepProcesses, treeOf } from "./ShutdownProcesses.js"
 import { type Agent, Profiles } from "./support/Trellis.js"
 
 const RUNS = Number(process.env["TRELLIS_SHUTDOWN_RUNS"] ?? 1)
@@ -119,14 +119,7 @@ describe.sequential("SIGTERM to trellis agent start with work in flight", () => 
         tree.forEach(trackPid)
         const sent = Date.now()
         agent.proc.signal("SIGTERM")
-        await eventually(
-          "the profile to go offline",
-          () => isOnline(b, profileId),
-          (online) => !online,
-          20_000,
-          () => agent.proc.describe()
-        )
-        const offline = Date.now() - sent
+        const offline = await offlineAfter(agent, sent, () => isOnline(b, profileId))
         const left = await eventually(
           "the agent's process tree to be gone",
           async () => tree.filter(isAlive),

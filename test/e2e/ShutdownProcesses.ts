@@ -4,8 +4,9 @@
  * session, what it waits in), and the agent's log lines timed from the signal.
  */
 import * as fs from "node:fs"
-import { isAlive } from "./support/Processes.js"
+import { eventually, isAlive } from "./support/Processes.js"
 import { processTree } from "./support/RuntimeProcesses.js"
+import type { Agent } from "./support/Trellis.js"
 
 const read = (file: string): string => {
   try {
@@ -50,3 +51,17 @@ export const shutdownTimeline = (stdout: string, since: number): string =>
       return []
     }
   }).join("\n")
+
+/**
+ * How long after `sent` (the signal) the profile went offline: once the backend shows it offline,
+ * the time the agent logged the backend's answer to its disconnect (the session ended before that
+ * answer left), or when this test saw it offline if the agent logged none. Taken from the agent's
+ * log, the figure leaves out this test's own polling, whose MCP calls queue behind everything else
+ * a loaded machine runs.
+ */
+export const offlineAfter = async (agent: Agent, sent: number, isOnline: () => Promise<boolean>): Promise<number> => {
+  await eventually("the profile to go offline", isOnline, (online) => !online, 20_000, () => agent.proc.describe())
+  const seen = Date.now()
+  const disconnected = agent.loggedAt(/^disconnected$/)
+  return (disconnected ?? seen) - sent
+}

@@ -204,11 +204,9 @@ export const trellisOk = async (args: ReadonlyArray<string>, cwd: string, env: N
   return result.stdout
 }
 
-export interface AgentLogLine {
-  readonly level: string
-  readonly message: string
-}
-const decodeLogLine = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ level: Schema.String, message: Schema.String })))
+const AgentLogLine = Schema.Struct({ time: Schema.DateFromString, level: Schema.String, message: Schema.String })
+export type AgentLogLine = typeof AgentLogLine.Type
+const decodeLogLine = Schema.decodeUnknownOption(Schema.parseJson(AgentLogLine))
 
 /** A running `trellis agent start --log-format json`. */
 export class Agent {
@@ -224,6 +222,11 @@ export class Agent {
 
   logged(pattern: RegExp): boolean {
     return this.log.some((line) => pattern.test(line.message))
+  }
+
+  /** When the agent first logged a line matching `pattern` (ms since the epoch), if it did. */
+  loggedAt(pattern: RegExp): number | undefined {
+    return this.log.find((line) => pattern.test(line.message))?.time.getTime()
   }
 
   waitForLog(what: string, pattern: RegExp, timeoutMs = 30_000): Promise<void> {
