@@ -7,6 +7,7 @@ import { BridgeSweeperLive } from "../bridge/BridgeSweeper.js"
 import { CliProfiles } from "../machines/CliProfiles.js"
 import { EventStreams } from "../threads/EventStreams.js"
 import { ProjectChanges } from "../projects/ProjectChanges.js"
+import { ChangeLog, ChangeLogPurgeLive } from "../projects/ChangeLog.js"
 import { ThreadEventFeeds } from "../threads/ThreadEventFeeds.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { Interactions } from "../bridge/Interactions.js"
@@ -114,8 +115,10 @@ export const services = (config: Partial<TrellisConfigShape> = {}) =>
     RevokedKeys.Default,
     EventStreams.Default,
     ProjectChanges.Default,
+    ChangeLog.Default,
     Interactions.Default,
     TaskPurgeLive.pipe(Layer.provide(TaskTree.Default)),
+    ChangeLogPurgeLive.pipe(Layer.provide(ChangeLog.Default)),
     BridgeSweeperLive.pipe(Layer.provide([AgentSessions.Default, ClaimLeases.Default]))
   ).pipe(
     Layer.provideMerge(TrellisConfig.layer(config)),

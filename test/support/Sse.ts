@@ -9,9 +9,10 @@ export interface Frame {
   readonly event: string
   readonly data: unknown
 }
+/** As EventSource does, a block without data (only an id, or a comment) is no frame. */
 const parseFrame = (raw: string): Frame | undefined => {
   const lines = raw.split("\n").filter((l) => l !== "" && !l.startsWith(":"))
-  if (lines.length === 0) return undefined
+  if (!lines.some((l) => l.startsWith("data: "))) return undefined
   const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2)
   return { id: field("id"), event: field("event") ?? "message", data: JSON.parse(field("data") ?? "null") }
 }

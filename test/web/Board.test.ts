@@ -246,6 +246,56 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
     await expect.poll(() => columnHolding(ref), { timeout: 5_000 }).toBe("To Do")
   })
 
+  it("a change made while the board's stream was down shows once it is back: the new stream resumes after the last frame the page got", async () => {
+    const { mcp, page, serve } = backend()
+    const setStatus = (taskId: string, status: string) =>
+      mcp.call(Schema.Struct({ taskId: Schema.String }), "update_task", { taskId, projectId: serve.credentials.projectId, status })
+    // Every EventSource the page makes, so that the test can end its changes stream as an HTTP error would.
+    await page.addInitScript({
+      content: `{
+        const made = []
+        window.__eventSources = made
+        const Native = window.EventSource
+        window.EventSource = class extends Native {
+          constructor(url, init) {
+            super(url, init)
+            made.push(this)
+          }
+        }
+      }`
+    })
+    await page.reload()
+    const seen = refs[6] ?? ""
+    const seenTarget = (await columnHolding(seen)) === "Done" ? "To Do" : "Done"
+    await setStatus(seen, seenTarget)
+    await expect.poll(() => columnHolding(seen), { timeout: 5_000 }).toBe(seenTarget)
+
+    const opened: Array<string | null> = []
+    const onRequest = (request: { url: () => string }) => {
+      const url = new URL(request.url())
+      if (/^\/api\/projects\/[^/]+\/changes$/.test(url.pathname)) opened.push(url.searchParams.get("after"))
+    }
+    page.on("request", onRequest)
+    try {
+      // The server ends the stream with an error: the page opens a new one two seconds later.
+      await page.evaluate(`
+        for (const source of window.__eventSources) {
+          if (source.url.includes("/changes") && source.readyState !== EventSource.CLOSED) {
+            source.close()
+            source.dispatchEvent(new Event("error"))
+          }
+        }
+      `)
+      const ref = refs[5] ?? ""
+      const target = (await columnHolding(ref)) === "Done" ? "To Do" : "Done"
+      await setStatus(ref, target)
+      await expect.poll(() => columnHolding(ref), { timeout: 10_000 }).toBe(target)
+      expect(opened, "the page opened one new changes stream, after the last frame it got").toEqual([expect.stringMatching(/^\d+$/)])
+    } finally {
+      page.off("request", onRequest)
+    }
+  })
+
   it("a card dropped between two cards of its column goes there, and list_tasks reads that order", async () => {
     const { page } = backend()
     const todo = column("To Do")

@@ -40,14 +40,16 @@ export const relay = <E, R>(channel: string, listen: Stream.Stream<string, E, R>
  * profile) is online, or the project's content (tasks, Lists, labels, artifacts). Whose it is and whether it is shared go with it, so a listener is told only
  * of what its user may read (see ThreadVisibility; a profile is its owner's alone).
  */
+/** `seq`: the change's number in the project change log (migration 0017), what a resumed stream goes on after. */
+const Told = { projectId: Schema.String, seq: Schema.Number }
 export const ThreadChange = Schema.Struct({
-  projectId: Schema.String,
+  ...Told,
   threadId: Schema.String,
   owner: Schema.String,
   shared: Schema.Boolean
 })
 export const ProfileChange = Schema.Struct({
-  projectId: Schema.String,
+  ...Told,
   profileId: Schema.String,
   owner: Schema.String
 })
@@ -57,7 +59,7 @@ export const ProfileChange = Schema.Struct({
  * of its projects).
  */
 export const ContentChange = Schema.Struct({
-  projectId: Schema.String,
+  ...Told,
   kind: Schema.Literal("task", "list", "label", "artifact", "agent", "prompt", "skill"),
   id: Schema.String,
   organization: Schema.optionalWith(Schema.Boolean, { default: () => false })
@@ -65,6 +67,8 @@ export const ContentChange = Schema.Struct({
 export const ProjectChange = Schema.Union(ThreadChange, ProfileChange, ContentChange)
 export type ProjectChange = typeof ProjectChange.Type
 const decodeProjectChange = Schema.decodeUnknownOption(Schema.parseJson(ProjectChange))
+/** A change as the log holds it (`change` with its project and number). */
+export const decodeLoggedChange = Schema.decodeUnknownOption(ProjectChange)
 
 export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents", {
   scoped: Effect.gen(function*() {
@@ -95,11 +99,10 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
      * all). Its project is told who may read it, read from the row in the same statement.
      */
     const threadChanged = (threadId: string, profileId: string | null) => {
-      const project = pg`pg_notify(${PROJECT_CHANNEL}, (
-        SELECT json_build_object('projectId', t.project_id, 'threadId', t.id, 'owner', t.created_by,
+      const project = pg`(SELECT trellis_tell_project(t.project_id, jsonb_build_object('threadId', t.id, 'owner', t.created_by,
           'shared', t.shared_at IS NOT NULL
-            OR EXISTS (SELECT 1 FROM threads g WHERE g.id = t.parent_thread_id AND g.shared_at IS NOT NULL))::text
-        FROM threads t WHERE t.id = ${threadId}))`
+            OR EXISTS (SELECT 1 FROM threads g WHERE g.id = t.parent_thread_id AND g.shared_at IS NOT NULL)))
+        FROM threads t WHERE t.id = ${threadId})`
       return (profileId === null
         ? pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId}), ${project}`
         : pg`SELECT pg_notify(${THREAD_CHANNEL}, ${threadId}), ${project}, pg_notify(${PROFILE_CHANNEL}, ${profileId})`).pipe(
@@ -111,7 +114,7 @@ export class LiveEvents extends Effect.Service<LiveEvents>()("trellis/LiveEvents
     /** The machines of these CLI sessions went online or offline: their projects are told. */
     const machinesChanged = (sessionIds: ReadonlyArray<string>) =>
       sessionIds.length === 0 ? Effect.void : pg`
-        SELECT pg_notify(${PROJECT_CHANNEL}, json_build_object('projectId', p.project_id, 'profileId', p.id, 'owner', p.user_id)::text)
+        SELECT trellis_tell_project(p.project_id, jsonb_build_object('profileId', p.id, 'owner', p.user_id))
         FROM cli_profiles p WHERE p.id IN (SELECT s.profile_id FROM agent_sessions s WHERE s.id IN ${pg.in(sessionIds)})`.pipe(
         Effect.asVoid,
         Effect.catchAllCause((cause) => Effect.logWarning("NOTIFY failed", cause))

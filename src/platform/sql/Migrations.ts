@@ -16,6 +16,7 @@ import taskFiles from "./migrations/0013_task_files.js"
 import changeReports from "./migrations/0014_change_reports.js"
 import reviewComments from "./migrations/0015_review_comments.js"
 import settingsChanges from "./migrations/0016_settings_changes.js"
+import changeLog from "./migrations/0017_change_log.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
@@ -34,7 +35,8 @@ export const migrations = Migrator.fromRecord({
   "0013_task_files": taskFiles,
   "0014_change_reports": changeReports,
   "0015_review_comments": reviewComments,
-  "0016_settings_changes": settingsChanges
+  "0016_settings_changes": settingsChanges,
+  "0017_change_log": changeLog
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.

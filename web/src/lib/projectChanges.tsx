@@ -5,7 +5,7 @@ import { keepOpen } from "./liveSource"
 /**
  * What the page learns from its project's changes stream (`GET /api/projects/:projectId/changes`,
  * catalog/bridge/ProjectsApi.ts): the threads whose state changed and the machines that went online or
- * offline, or, after the stream was down, that anything may have. Pages read again what they show
+ * offline, or, when the stream cannot say what changed while it was down, that anything may have. Pages read again what they show
  * of those instead of asking on a timer, so an idle tab makes no request.
  */
 export type ProjectChange =
@@ -64,9 +64,18 @@ export const ProjectChangesProvider = (
 
   useEffect(() => {
     if (projectId === undefined) return
-    return keepOpen(() => `/api/projects/${encodeURIComponent(projectId)}/changes`, {
-      listen: (source) =>
+    // The id of the last frame: a new stream (after an HTTP error) resumes after it. EventSource's
+    // own reconnects send it as Last-Event-ID, the opening id-only frame's too.
+    let lastId: string | undefined
+    const path = `/api/projects/${encodeURIComponent(projectId)}/changes`
+    return keepOpen(() => lastId === undefined ? path : `${path}?after=${encodeURIComponent(lastId)}`, {
+      listen: (source) => {
+        source.addEventListener("reset", (message: MessageEvent<unknown>) => {
+          lastId = message.lastEventId
+          changes.tell({ _tag: "Anything" })
+        })
         source.addEventListener("changes", (message: MessageEvent<unknown>) => {
+          lastId = message.lastEventId
           const frame = decodeFrame(message.data)
           if (Either.isRight(frame)) {
             const named = frame.right
@@ -82,10 +91,12 @@ export const ProjectChangesProvider = (
               skillIds: new Set(named.skillIds)
             })
           }
-        }),
-      // Nothing is replayed: what changed while the stream was down is read again.
+        })
+      },
+      // The server replays what changed while the stream was down (or says `reset`), unless this
+      // page never learnt where it stood: then everything is read again.
       opened: (reopened) => {
-        if (reopened) changes.tell({ _tag: "Anything" })
+        if (reopened && lastId === undefined) changes.tell({ _tag: "Anything" })
       }
     })
   }, [projectId, changes])
