@@ -1,6 +1,6 @@
 /**
  * A task's page in Chromium against a real `trellis serve`: opened from its card, each field saved
- * as it changes (and read back over MCP), the description edited as Markdown, a subtask and a
+ * as it changes (and read back over MCP), the description edited as rich text, a subtask and a
  * comment added, a refusal shown with the server's message, deleting with the cascade choice, an
  * unknown ref, and the page at 390×844. Screenshots land in test-results/web/.
  */
@@ -134,14 +134,43 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     await expect.poll(() => field("Owner").locator("select").inputValue()).toBe(delegated.assignee?.userId)
   })
 
-  it("the description is edited as Markdown and read back over MCP as Markdown", async () => {
+  it("the description is edited as rich text: Markdown shortcuts as typed and Markdown pasted become structure, read back over MCP as Markdown", async () => {
     const { page } = backend()
     await page.getByRole("button", { name: "Edit" }).click()
-    await page.getByLabel("Description (Markdown)").fill("## Plan\n\n- export as *CSV*\n- then JSON")
+    const editor = page.getByRole("textbox", { name: "Description" })
+    await editor.waitFor()
+    expect(await editor.textContent()).toContain("First draft")
+    await editor.click()
+    await page.keyboard.press("ControlOrMeta+A")
+    await page.keyboard.press("Backspace")
+    // Typed: a heading, then a bullet list whose first item has an italic word.
+    await page.keyboard.type("## Plan")
+    await page.keyboard.press("Enter")
+    await page.keyboard.type("- export as *CSV* ")
+    await page.keyboard.type("now")
+    await page.keyboard.press("Enter")
+    await page.keyboard.type("then JSON")
+    await page.keyboard.press("Enter")
+    await page.keyboard.press("Enter")
+    await expect.poll(() => editor.locator("h2").textContent()).toBe("Plan")
+    expect(await editor.locator("ul > li").count()).toBe(2)
+    expect(await editor.locator("ul em").textContent()).toBe("CSV")
+    // Pasted as plain text, Markdown becomes what it means.
+    const pasted = "1. **first** step\n2. `second` step"
+    await page.evaluate(`(() => {
+      const data = new DataTransfer()
+      data.setData("text/plain", ${JSON.stringify(pasted)})
+      const pastedOn = document.querySelector(".description-editor")
+      pastedOn.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }))
+    })()`)
+    await expect.poll(() => editor.locator("ol > li").count()).toBe(2)
+    expect(await editor.locator("ol strong").textContent()).toBe("first")
+    expect(await accessibilityProblems(page)).toEqual([])
+    await screenshot(page, "task-description-editor-1440")
     await page.getByRole("button", { name: "Save" }).click()
     await page.getByRole("heading", { level: 2, name: "Plan" }).waitFor()
     const saved = await eventually("the description", () => read(ref), (task) => task.descriptionMarkdown.includes("## Plan"))
-    expect(saved.descriptionMarkdown).toContain("export as *CSV*")
+    expect(saved.descriptionMarkdown).toBe("## Plan\n\n* export as *CSV* now\n\n* then JSON\n\n1. **first** step\n\n2. `second` step")
   })
 
   it("the task's runs show machine, runtime, state, tokens and cost; a new run appears first without a reload", async () => {

@@ -1,23 +1,25 @@
-import { useState } from "react"
+import { lazy, Suspense, useState } from "react"
 import { Markdown } from "../thread/Markdown"
 import type { TaskChange } from "./useTaskUpdate"
 
+const DescriptionEditor = lazy(() => import("./DescriptionEditor"))
+
 /**
- * The description as Markdown, and edited as Markdown: the server stores it as rich text (SPEC's
- * ProseMirror document) and reads it back as Markdown, the same text agents read over MCP.
+ * The description, shown as the Markdown agents read over MCP and edited as rich text
+ * (./DescriptionEditor.tsx): the server stores SPEC's ProseMirror document either way.
  */
 export const TaskDescription = ({ markdown, save, saving }: {
   readonly markdown: string
   readonly save: (change: TaskChange) => void
   readonly saving: boolean
 }) => {
-  const [draft, setDraft] = useState<string | undefined>(undefined)
-  if (draft === undefined) {
+  const [editing, setEditing] = useState(false)
+  if (!editing) {
     return (
       <section className="task-section" aria-labelledby="task-description">
         <div className="section-head">
           <h2 id="task-description">Description</h2>
-          <button type="button" className="quiet" onClick={() => setDraft(markdown)}>Edit</button>
+          <button type="button" className="quiet" onClick={() => setEditing(true)}>Edit</button>
         </div>
         {markdown.trim() === "" ? <p className="meta">No description.</p> : <Markdown text={markdown} />}
       </section>
@@ -26,20 +28,17 @@ export const TaskDescription = ({ markdown, save, saving }: {
   return (
     <section className="task-section" aria-labelledby="task-description">
       <h2 id="task-description">Description</h2>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault()
-          save({ description: draft.trim() === "" ? null : draft })
-          setDraft(undefined)
-        }}
-      >
-        <label className="visually-hidden" htmlFor="task-description-text">Description (Markdown)</label>
-        <textarea id="task-description-text" rows={10} value={draft} onChange={(event) => setDraft(event.currentTarget.value)} />
-        <div className="form-actions">
-          <button type="submit" disabled={saving}>Save</button>
-          <button type="button" className="quiet" onClick={() => setDraft(undefined)}>Cancel</button>
-        </div>
-      </form>
+      <Suspense fallback={<p className="meta">Loading the editor…</p>}>
+        <DescriptionEditor
+          markdown={markdown}
+          saving={saving}
+          onSave={(description) => {
+            save({ description })
+            setEditing(false)
+          }}
+          onCancel={() => setEditing(false)}
+        />
+      </Suspense>
     </section>
   )
 }
