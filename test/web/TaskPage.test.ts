@@ -173,7 +173,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     expect(saved.descriptionMarkdown).toBe("## Plan\n\n* export as *CSV* now\n\n* then JSON\n\n1. **first** step\n\n2. `second` step")
   })
 
-  it("the task's runs show machine, runtime, state, tokens and cost; a new run appears first without a reload", async () => {
+  it("the task's runs show machine, runtime, state, tokens, cost and what each changed (opening its Changes panel); a new run appears first without a reload", async () => {
     const { mcp, page, serve } = backend()
     const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.orDie(effect))
     const client = await remoteBridgeClient(serve.baseUrl, serve.credentials.apiKey)
@@ -209,6 +209,27 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
       }
     }))
     await run(client.agent.complete({ path: { threadId: first.threadId }, payload: { sessionId, epoch, messageId } }))
+    // What the turn changed, as the CLI reports it after a turn.
+    const changed = (path: string, additions: number, deletions: number) => ({
+      path,
+      status: "modified" as const,
+      additions,
+      deletions,
+      binary: false,
+      patch: `@@ -1,${deletions} +1,${additions} @@\n${"-old\n".repeat(deletions)}${"+new\n".repeat(additions)}`
+    })
+    await run(client.agent.reportChanges({
+      path: { threadId: first.threadId },
+      payload: {
+        sessionId,
+        epoch,
+        baseCommit: "a".repeat(40),
+        headCommit: "b".repeat(40),
+        branch: "export-csv",
+        files: [changed("src/export.ts", 4, 1), changed("docs/export.md", 1, 0)],
+        truncated: false
+      }
+    }))
     // The next batch finds nothing waiting: the claim ends and the thread is idle.
     await run(client.agent.startBatch({ path: { threadId: first.threadId }, payload: { sessionId, epoch } }))
 
@@ -217,6 +238,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     await expect.poll(() => rows.first().textContent(), { timeout: 10_000 }).toContain("Finished")
     const finished = (await rows.first().textContent()) ?? ""
     for (const part of ["Export the rows", "$0.50", "runs-box", "claude", "1.2k tokens"]) expect(finished).toContain(part)
+    await expect.poll(() => rows.first().locator(".run-changes").textContent(), { timeout: 10_000 }).toBe(
+      "2 files changed +5 −1: review the changes"
+    )
 
     await mcp.call(Thread, "create_thread", { ...target, content: "Write the docs" })
     await expect.poll(() => runs.locator(".task-run > a").allTextContents(), { timeout: 5_000 }).toEqual([
@@ -227,6 +251,15 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
     await screenshot(page, "task-runs-1440")
     await runs.getByRole("link", { name: "Export the rows" }).click()
     await page.waitForURL((url) => url.pathname === projectPath(`/threads/${first.threadId}`))
+    await page.goBack()
+    // Its changes open the thread's Changes panel, open, at both files.
+    await runs.locator(".run-changes a").click()
+    await page.waitForURL((url) => url.pathname === projectPath(`/threads/${first.threadId}`) && url.hash === "#changes", {
+      timeout: 10_000
+    })
+    const panel = page.locator("details#changes")
+    await expect.poll(() => panel.getAttribute("open"), { timeout: 10_000 }).toBe("")
+    expect(await panel.locator("li.change-file").count()).toBe(2)
     await page.goBack()
     await page.getByRole("heading", { level: 1, name: "Ship the export" }).waitFor()
   })

@@ -13,6 +13,7 @@ import {
   SearchTasks,
   UpdateTask
 } from "../../../catalog/Tasks.js"
+import { GetThreadChanges } from "../../../catalog/ThreadChanges.js"
 import { ListThreadMessages, ListThreads } from "../../../catalog/Threads.js"
 import { makeToolHooks } from "../lib/queries"
 
@@ -35,7 +36,8 @@ const tools = {
   delete_task: DeleteTask,
   search_tasks: SearchTasks,
   list_threads: ListThreads,
-  list_thread_messages: ListThreadMessages
+  list_thread_messages: ListThreadMessages,
+  get_thread_changes: GetThreadChanges
 } as const
 
 export type TaskToolName = keyof typeof tools

@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query"
 import { Either } from "effect"
-import { lazy, Suspense, useMemo, useState } from "react"
+import { lazy, Suspense, useMemo, useRef, useState } from "react"
 import type { ChangedFile } from "../../../catalog/domain/ChangeReport.js"
 import { patchLines } from "../../../catalog/domain/PatchLines.js"
 import type { ReviewComment } from "../../../catalog/domain/ReviewComment.js"
@@ -167,6 +167,9 @@ const settle = (result: Either.Either<ChangesPage, ToolError>) =>
  */
 const ChangesPanel = ({ threadId }: { readonly threadId: string }) => {
   const [style, setStyle] = useState<Style>(() => window.innerWidth < 700 ? "unified" : "split")
+  // Opened from a link to it (a task's run): shown open, and scrolled to once it is drawn.
+  const [linked] = useState(() => window.location.hash === "#changes")
+  const shown = useRef(false)
   const pages = useInfiniteQuery<ChangesPage, ToolError>({
     queryKey: ["get_thread_changes", threadId],
     initialPageParam: null,
@@ -223,7 +226,17 @@ const ChangesPanel = ({ threadId }: { readonly threadId: string }) => {
     }
   })
   return (
-    <details className="changes" aria-label="Changes">
+    <details
+      id="changes"
+      className="changes"
+      aria-label="Changes"
+      open={linked}
+      ref={(element) => {
+        if (!linked || element === null || shown.current) return
+        shown.current = true
+        element.scrollIntoView({ block: "start" })
+      }}
+    >
       <summary>
         Changes <span className="meta">{report.totals.files} {report.totals.files === 1 ? "file" : "files"}</span>{" "}
         <span className="added">+{report.totals.additions}</span> <span className="removed">−{report.totals.deletions}</span>

@@ -98,6 +98,6 @@ export const useRoute = (): Route => {
 export const followLink = (event: MouseEvent<HTMLAnchorElement>) => {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
   event.preventDefault()
-  navigate(event.currentTarget.pathname + event.currentTarget.search)
+  navigate(event.currentTarget.pathname + event.currentTarget.search + event.currentTarget.hash)
   window.scrollTo(0, 0)
 }

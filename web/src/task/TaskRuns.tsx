@@ -18,6 +18,31 @@ const useNow = (ticking: boolean): number => {
   return now
 }
 
+/**
+ * What the run changed in its working copy, by its latest change report: files and lines, opening
+ * the thread's Changes panel to review them. Nothing while it has no report.
+ */
+const RunChanges = (
+  { projectId, threadId, version }: { readonly projectId: string; readonly threadId: string; readonly version: string }
+) => {
+  const changes = useToolQuery("get_thread_changes", { threadId, limit: 1 })
+  const refetch = changes.refetch
+  // A report comes with a change of the thread (its last activity): read again then.
+  useEffect(() => void refetch(), [version, refetch])
+  const report = changes.data?.report
+  if (report === undefined || report === null) return null
+  const { additions, deletions, files } = report.totals
+  return (
+    <span className="run-changes">
+      <a href={`${threadPath(projectId, threadId)}#changes`} onClick={followLink}>
+        {files} {files === 1 ? "file" : "files"} changed <span className="added">+{additions}</span>{" "}
+        <span className="removed">−{deletions}</span>
+        <span className="visually-hidden">: review the changes</span>
+      </a>
+    </span>
+  )
+}
+
 const Run = ({ projectId, run, now }: { readonly projectId: string; readonly run: OrdinaryThread; readonly now: number }) => {
   const end = isActive(run) ? now : Date.parse(run.lastActivityAt)
   const spent = [
@@ -32,13 +57,15 @@ const Run = ({ projectId, run, now }: { readonly projectId: string; readonly run
         {[run.target.profileName, runtimeOf(run), duration(end - Date.parse(run.createdAt)), ...spent, ago(run.lastActivityAt, now)]
           .join(" · ")}
       </span>
+      <RunChanges projectId={projectId} threadId={run.threadId} version={run.lastActivityAt} />
     </li>
   )
 }
 
 /**
  * The task's runs (`list_threads` with its taskId): the threads bound to it that the person may
- * read, running and pending first, each opening its thread. Read again when a thread changes.
+ * read, running and pending first, each opening its thread, with what it changed (its latest change
+ * report) opening the thread's Changes panel. Read again when a thread changes.
  */
 export const TaskRuns = ({ projectId, taskId }: { readonly projectId: string; readonly taskId: string }) => {
   const runs = useToolQuery("list_threads", { projectId, taskId, includeDone: true })
