@@ -59,9 +59,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a task's 
   /** Attaches through the picker as a keyboard user would: focus the button, Enter, choose. */
   const attachByKeyboard = async (on: Page, file: { readonly name: string; readonly mimeType: string; readonly buffer: Buffer }) => {
     const button = on.getByRole("button", { name: "Attach files…" })
+    // Waited for before the focus: the page intercepts file choosers only once that request is in,
+    // and a chooser opened before would go to the (headless) browser's own dialog, never to the test.
+    const chooser = on.waitForEvent("filechooser")
     await button.focus()
-    const [chooser] = await Promise.all([on.waitForEvent("filechooser"), on.keyboard.press("Enter")])
-    await chooser.setFiles(file)
+    await on.keyboard.press("Enter")
+    await (await chooser).setFiles(file)
   }
 
   beforeAll(async () => {
