@@ -437,9 +437,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     // The first request read from the start; the one that resumed (the browser's `Last-Event-ID`, or
     // the `?after=` of a stream the page opened again after an HTTP error) named the last event it had.
     const lastEventIds = cutter.resumedFrom
-    expect(lastEventIds.length).toBeGreaterThanOrEqual(2)
+    expect(lastEventIds.length, JSON.stringify(lastEventIds)).toBeGreaterThanOrEqual(2)
     expect(lastEventIds[0]).toBeUndefined()
-    expect(lastEventIds.at(-1)).toMatch(/^\d+$/)
+    expect(lastEventIds.at(-1), JSON.stringify(lastEventIds)).toMatch(/^\d+$/)
     // The stream's failed attempts are the only errors.
     expect(errors.filter((error) => !/net::ERR_|\/events/.test(error))).toEqual([])
     await context.close()
