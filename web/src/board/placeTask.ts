@@ -2,12 +2,12 @@ import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Either } from "effect"
 import { TrellisApi } from "../../../catalog/bridge/TrellisApi.js"
-import { PageHttpClient } from "../lib/backoff"
+import { pageRuntime } from "../lib/backoff"
 
 const routes = Effect.flatMap(
   HttpClient.HttpClient,
   (httpClient) => HttpApiClient.group(TrellisApi, { group: "taskOrder", httpClient, baseUrl: window.location.origin })
-).pipe(Effect.provide(PageHttpClient))
+)
 
 /**
  * `POST /api/tasks/:taskId/place`: SPEC's tools take no rank, so a card dropped between two others
@@ -15,7 +15,7 @@ const routes = Effect.flatMap(
  * message, or undefined once placed.
  */
 export const placeTask = async (taskId: string, neighbours: { readonly after: string | null; readonly before: string | null }) => {
-  const result = await Effect.runPromise(
+  const result = await pageRuntime.runPromise(
     Effect.flatMap(routes, (client) => client.place({ path: { taskId }, payload: neighbours })).pipe(Effect.either)
   )
   return Either.match(result, {

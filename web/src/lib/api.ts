@@ -8,7 +8,7 @@ import type * as Tool from "../../../catalog/Tool.js"
 import { ListProjects } from "../../../catalog/Projects.js"
 import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "../../../catalog/Threads.js"
 import { useCallback, useEffect, useState } from "react"
-import { PageHttpClient } from "./backoff"
+import { pageRuntime } from "./backoff"
 
 /**
  * The data layer: every read is a catalog tool over the typed MCP client, or a thread route, signed
@@ -35,8 +35,8 @@ export const makeToolCaller = <Tools extends { readonly [K in keyof Tools]: Tool
     args: Schema.Schema.Encoded<Tools[N]["input"]>,
     signal?: AbortSignal
   ): Promise<Either.Either<Schema.Schema.Type<Tools[N]["output"]>, ToolError>> =>
-    Effect.runPromise(
-      client.call(name, args).pipe(Effect.either, Effect.provide(PageHttpClient)),
+    pageRuntime.runPromise(
+      client.call(name, args).pipe(Effect.either),
       signal === undefined ? undefined : { signal }
     )
 }
@@ -119,8 +119,6 @@ export const useTool = <N extends ToolName>(
 const threadRoutes = Effect.flatMap(
   HttpClient.HttpClient,
   (httpClient) => HttpApiClient.group(TrellisApi, { group: "threads", httpClient, baseUrl: window.location.origin })
-).pipe(
-  Effect.provide(PageHttpClient)
 )
 
 export type ThreadRoutes = Effect.Effect.Success<typeof threadRoutes>
@@ -130,7 +128,7 @@ export const callThreadRoute = <A, E>(
   call: (routes: ThreadRoutes) => Effect.Effect<A, E>,
   signal?: AbortSignal
 ): Promise<Either.Either<A, E>> =>
-  Effect.runPromise(
+  pageRuntime.runPromise(
     Effect.flatMap(threadRoutes, call).pipe(Effect.either),
     signal === undefined ? undefined : { signal }
   )

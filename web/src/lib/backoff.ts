@@ -1,6 +1,6 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, ManagedRuntime } from "effect"
 
 /**
  * The page's answer to 429: the server's `Retry-After` pauses every request of the page, not only
@@ -44,3 +44,9 @@ const backingOff = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
 export const PageHttpClient = Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, backingOff)).pipe(
   Layer.provide(FetchHttpClient.layer)
 )
+
+/**
+ * The page's one runtime for the contract's clients: its HttpClient (above) is built once, and
+ * every tool call and route call of the page runs on it.
+ */
+export const pageRuntime = ManagedRuntime.make(PageHttpClient)

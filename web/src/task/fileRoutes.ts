@@ -4,7 +4,7 @@ import { Effect, Either, Schema } from "effect"
 import { FILE_UPLOAD_PATH } from "../../../catalog/bridge/TaskFilesApi.js"
 import { TrellisApi } from "../../../catalog/bridge/TrellisApi.js"
 import { TaskFileSummary } from "../../../catalog/domain/TaskFile.js"
-import { PageHttpClient } from "../lib/backoff"
+import { pageRuntime } from "../lib/backoff"
 
 /**
  * A task's file routes (catalog/bridge/TaskFilesApi.ts). Uploads go through XMLHttpRequest, the
@@ -44,11 +44,11 @@ export const uploadFile = (taskId: string, file: File, progress: (sent: number) 
 const fileRoutes = Effect.flatMap(
   HttpClient.HttpClient,
   (httpClient) => HttpApiClient.group(TrellisApi, { group: "taskFiles", httpClient, baseUrl: window.location.origin })
-).pipe(Effect.provide(PageHttpClient))
+)
 
 /** Removes a file; resolves to undefined, or the server's message. */
 export const removeFile = (taskId: string, fileId: string): Promise<string | undefined> =>
-  Effect.runPromise(
+  pageRuntime.runPromise(
     Effect.flatMap(fileRoutes, (routes) => routes.remove({ path: { taskId, fileId } })).pipe(
       Effect.match({ onFailure: (error) => "message" in error ? String(error.message) : error._tag, onSuccess: () => undefined })
     )

@@ -4,7 +4,7 @@ import { Effect, Either } from "effect"
 import { TrellisApi } from "../../../catalog/bridge/TrellisApi.js"
 import type { Interaction } from "../../../catalog/domain/Interaction.js"
 import { callThreadRoute } from "../lib/api"
-import { PageHttpClient } from "../lib/backoff"
+import { pageRuntime } from "../lib/backoff"
 
 /** What a failed thread route says to the person: its own message, else what kind of failure it was. */
 export type RouteError = { readonly _tag: string; readonly message?: string }
@@ -40,12 +40,10 @@ export const answerInteraction = (interactionId: string, payload: { readonly den
 const agentRoutes = Effect.flatMap(
   HttpClient.HttpClient,
   (httpClient) => HttpApiClient.group(TrellisApi, { group: "agent", httpClient, baseUrl: window.location.origin })
-).pipe(
-  Effect.provide(PageHttpClient)
 )
 
 export const lookUpInteraction = (interactionId: string): Promise<Either.Either<Interaction, string>> =>
-  Effect.runPromise(
+  pageRuntime.runPromise(
     Effect.flatMap(agentRoutes, (routes) => routes.awaitInteraction({ path: { interactionId }, urlParams: { waitMs: 0 } })).pipe(
       Effect.mapError(describeRouteError),
       Effect.either
