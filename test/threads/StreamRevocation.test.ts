@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Stream, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Stream, TestClock } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { connect } from "../support/Sse.js"
 import { TestServer } from "../support/TestServer.js"
@@ -9,8 +9,19 @@ import { chunks, ownerWithCli, startStreaming, threadOn, upload } from "../suppo
 /**
  * A stream outlives the request that authenticated it: a revoked key's open streams end within the
  * key cache's period (5 seconds), the time its new requests may still be let in. The server runs
- * on the test clock, so the period is passed by moving the clock, not by waiting.
+ * on the test clock, so the period is passed by moving the clock, not by waiting. The key is
+ * revoked only once its stream has delivered a frame: a stream that ends before its first frame
+ * proves nothing about ending an open one.
  */
+
+/** Collects a stream to its end in a fiber, returning once its first frame has arrived. */
+const collectAfterFirst = <A, E, R>(stream: Stream.Stream<A, E, R>) =>
+  Effect.gen(function*() {
+    const first = yield* Deferred.make<void>()
+    const fiber = yield* Effect.fork(Stream.runCollect(Stream.tap(stream, () => Deferred.succeed(first, undefined))))
+    yield* Deferred.await(first)
+    return fiber
+  })
 
 const CACHE_PERIOD = "5 seconds"
 
@@ -25,7 +36,7 @@ describe("revoking a key ends its open streams", () => {
         const path = `/api/threads/${thread.threadId}/events`
         const revokedStream = yield* connect(reader.secret, path)
         const otherStream = yield* connect(owner.key, path)
-        const ended = yield* Effect.fork(Stream.runCollect(revokedStream))
+        const ended = yield* collectAfterFirst(revokedStream)
 
         yield* (yield* ApiKeys).revoke(reader.record.id)
         yield* TestClock.adjust(CACHE_PERIOD)
@@ -44,7 +55,7 @@ describe("revoking a key ends its open streams", () => {
       Effect.gen(function*() {
         const owner = yield* ownerWithCli("revoke-pending")
         const stream = yield* connect(owner.key, `/api/agent/sessions/${owner.cli.sessionId}/pending`)
-        const ended = yield* Effect.fork(Stream.runCollect(stream))
+        const ended = yield* collectAfterFirst(stream)
 
         yield* (yield* ApiKeys).revoke(owner.principal.apiKeyId)
         yield* TestClock.adjust(CACHE_PERIOD)
