@@ -1,17 +1,9 @@
+import { Outlet, useParams, useRouterState } from "@tanstack/react-router"
 import { Option, Schema } from "effect"
-import { QueryClientProvider } from "@tanstack/react-query"
 import { lazy, Suspense, useCallback, useEffect, useState } from "react"
 import { returnPath, SIGN_IN_PAGE, SignInLinkReason, signInPagePath } from "../../catalog/domain/SignIn.js"
 import { describeError, isSignedOut, signOut, useTool } from "./lib/api"
-import { SignInPage } from "./pages/SignIn"
-import { ThreadPage } from "./pages/Thread"
-import { MachinesPage } from "./pages/Machines"
-import { NewThreadPage } from "./pages/NewThread"
-import { ThreadsPage } from "./pages/Threads"
-import { WaitingPage } from "./pages/Waiting"
-import { useWaitingCount } from "./waitingCount"
 import { ProjectChangesProvider } from "./lib/projectChanges"
-import { queryClient } from "./lib/queries"
 import {
   agentsPath,
   boardPath,
@@ -19,22 +11,14 @@ import {
   machinesPath,
   navigate,
   newThreadPath,
-  projectOf,
   promptsPath,
-  type Route,
   skillsPath,
   threadsPath,
-  useRoute,
   waitingPath
 } from "./lib/router"
+import { SignInPage } from "./pages/SignIn"
+import { useWaitingCount } from "./waitingCount"
 
-// The board brings the task tools' Schemas with it (./board/taskTools.ts): loaded when first opened.
-const BoardPage = lazy(() => import("./pages/Board").then((module) => ({ default: module.BoardPage })))
-const TaskPage = lazy(() => import("./pages/Task").then((module) => ({ default: module.TaskPage })))
-const AgentsPage = lazy(() => import("./pages/Agents").then((module) => ({ default: module.AgentsPage })))
-const PromptsPage = lazy(() => import("./pages/Prompts").then((module) => ({ default: module.PromptsPage })))
-const SkillsPage = lazy(() => import("./pages/Skills").then((module) => ({ default: module.SkillsPage })))
-const SkillPage = lazy(() => import("./pages/Skill").then((module) => ({ default: module.SkillPage })))
 const SearchDialog = lazy(() => import("./search/SearchDialog").then((module) => ({ default: module.SearchDialog })))
 
 /** Where typing `/` is text, not a shortcut. */
@@ -55,22 +39,34 @@ const useSearchShortcut = (open: () => void) =>
     return () => window.removeEventListener("keydown", onKey)
   }, [open])
 
-export const App = () => {
-  const route = useRoute()
-  return route.page === "signIn" ? <SignIn /> : (
-    <QueryClientProvider client={queryClient}>
-      <ProjectChangesProvider projectId={projectOf(route)}>
-        <SignedIn route={route} />
-      </ProjectChangesProvider>
-    </QueryClientProvider>
+/** The route the page shows (../routes.tsx): its id, such as `/projects/$projectId/threads`. */
+const usePage = () => useRouterState({ select: (state) => state.matches.at(-1)?.routeId })
+
+/** The app around every page: the sign-in page alone, every other page in the signed-in shell. */
+export const Root = () => {
+  const page = usePage()
+  const { projectId } = useParams({ strict: false })
+  return page === SIGN_IN_PAGE ? <Outlet /> : (
+    <ProjectChangesProvider projectId={projectId}>
+      <SignedIn projectId={projectId} />
+    </ProjectChangesProvider>
   )
 }
+
+/** `/`: the first project's threads, once the projects are read (the shell moves there). */
+export const Home = () => null
+
+export const NotFound = () => (
+  <p className="page-status">
+    There is no page here. <a href="/">Go to your threads</a>.
+  </p>
+)
 
 /**
  * `/sign-in?reason=…&next=…`: where a refused one-time link lands (the reason) and where the app
  * goes when it finds itself signed out (the page asked for, returned to once signed in).
  */
-const SignIn = () => {
+export const SignIn = () => {
   const query = new URLSearchParams(window.location.search)
   const reason = Option.getOrUndefined(Schema.decodeUnknownOption(SignInLinkReason)(query.get("reason")))
   const next = returnPath(query.get("next")) ?? "/"
@@ -78,10 +74,10 @@ const SignIn = () => {
   return <SignInPage reason={reason} next={next} onSignedIn={() => window.location.assign(next)} />
 }
 
-const SignedIn = ({ route }: { readonly route: Route }) => {
+const SignedIn = ({ projectId: current }: { readonly projectId: string | undefined }) => {
+  const page = usePage()
   const [projects] = useTool("list_projects", {})
   const signedOut = projects._tag === "Failed" && isSignedOut(projects.error)
-  const current = projectOf(route)
   const firstProject = projects._tag === "Ready" ? projects.value.projects[0]?.projectId : undefined
   const waiting = useWaitingCount(current)
   const [searching, setSearching] = useState(false)
@@ -89,12 +85,12 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
   useSearchShortcut(openSearch)
 
   useEffect(() => {
-    if (route.page === "home" && firstProject !== undefined) navigate(threadsPath(firstProject), { replace: true })
-  }, [route.page, firstProject])
+    if (page === "/" && firstProject !== undefined) navigate(threadsPath(firstProject), { replace: true })
+  }, [page, firstProject])
   // On a phone the sections scroll sideways in one row: the current one is brought into it.
   useEffect(() => {
     document.querySelector(".sections a[aria-current='page']")?.scrollIntoView({ block: "nearest", inline: "nearest" })
-  }, [route.page])
+  }, [page])
   useEffect(() => {
     const asked = window.location.pathname + window.location.search
     if (signedOut) navigate(signInPagePath({ next: asked === "/" ? undefined : asked }), { replace: true })
@@ -131,36 +127,56 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
               <a
                 href={threadsPath(current)}
                 onClick={followLink}
-                aria-current={route.page === "threads" || route.page === "thread" ? "page" : undefined}
+                aria-current={page === "/projects/$projectId/threads" || page === "/projects/$projectId/threads/$threadId"
+                  ? "page"
+                  : undefined}
               >
                 Threads
               </a>
               <a
                 href={boardPath(current)}
                 onClick={followLink}
-                aria-current={route.page === "board" || route.page === "task" ? "page" : undefined}
+                aria-current={page === "/projects/$projectId/board" || page === "/projects/$projectId/tasks/$taskRef" ? "page" : undefined}
               >
                 Tasks
               </a>
-              <a href={waitingPath(current)} onClick={followLink} aria-current={route.page === "waiting" ? "page" : undefined}>
+              <a
+                href={waitingPath(current)}
+                onClick={followLink}
+                aria-current={page === "/projects/$projectId/waiting" ? "page" : undefined}
+              >
                 Waiting on you{waiting > 0 ? <span className="count" aria-label={`${waiting} waiting`}>{waiting}</span> : null}
               </a>
-              <a href={machinesPath(current)} onClick={followLink} aria-current={route.page === "machines" ? "page" : undefined}>
+              <a
+                href={machinesPath(current)}
+                onClick={followLink}
+                aria-current={page === "/projects/$projectId/machines" ? "page" : undefined}
+              >
                 Machines
               </a>
-              <a href={newThreadPath(current)} onClick={followLink} aria-current={route.page === "newThread" ? "page" : undefined}>
+              <a
+                href={newThreadPath(current)}
+                onClick={followLink}
+                aria-current={page === "/projects/$projectId/new-thread" ? "page" : undefined}
+              >
                 New thread
               </a>
-              <a href={agentsPath(current)} onClick={followLink} aria-current={route.page === "agents" ? "page" : undefined}>
+              <a href={agentsPath(current)} onClick={followLink} aria-current={page === "/projects/$projectId/agents" ? "page" : undefined}>
                 Agents
               </a>
-              <a href={promptsPath(current)} onClick={followLink} aria-current={route.page === "prompts" ? "page" : undefined}>
+              <a
+                href={promptsPath(current)}
+                onClick={followLink}
+                aria-current={page === "/projects/$projectId/prompts" ? "page" : undefined}
+              >
                 Prompts
               </a>
               <a
                 href={skillsPath(current)}
                 onClick={followLink}
-                aria-current={route.page === "skills" || route.page === "skill" ? "page" : undefined}
+                aria-current={page === "/projects/$projectId/skills" || page === "/projects/$projectId/skills/$skillId"
+                  ? "page"
+                  : undefined}
               >
                 Skills
               </a>
@@ -189,41 +205,11 @@ const SignedIn = ({ route }: { readonly route: Route }) => {
           </Suspense>
         )
         : null}
-      <main className={route.page === "board" ? "wide" : undefined}>
+      <main className={page === "/projects/$projectId/board" ? "wide" : undefined}>
         {list.length === 0 ? <p className="page-status">You have no projects yet.</p> : null}
-        {route.page === "threads" ? <ThreadsPage key={route.projectId} projectId={route.projectId} /> : null}
-        {route.page === "thread" ? <ThreadPage projectId={route.projectId} threadId={route.threadId} /> : null}
-        {route.page === "newThread" ? <NewThreadPage key={route.projectId} projectId={route.projectId} /> : null}
-        {route.page === "waiting" ? <WaitingPage key={route.projectId} projectId={route.projectId} /> : null}
-        {route.page === "machines" ? <MachinesPage key={route.projectId} projectId={route.projectId} /> : null}
-        {route.page === "board" || route.page === "task"
-          ? (
-            <Suspense fallback={<p className="page-status" role="status">Loading…</p>}>
-              {route.page === "board"
-                ? <BoardPage key={route.projectId} projectId={route.projectId} />
-                : <TaskPage key={`${route.projectId}/${route.taskRef}`} projectId={route.projectId} taskRef={route.taskRef} />}
-            </Suspense>
-          )
-          : null}
-        {route.page === "agents" || route.page === "prompts" || route.page === "skills" || route.page === "skill"
-          ? (
-            <Suspense fallback={<p className="page-status" role="status">Loading…</p>}>
-              {route.page === "agents" ? <AgentsPage key={route.projectId} projectId={route.projectId} /> : null}
-              {route.page === "prompts" ? <PromptsPage key={route.projectId} projectId={route.projectId} /> : null}
-              {route.page === "skills" ? <SkillsPage key={route.projectId} projectId={route.projectId} /> : null}
-              {route.page === "skill"
-                ? <SkillPage key={`${route.projectId}/${route.skillId}`} projectId={route.projectId} skillId={route.skillId} />
-                : null}
-            </Suspense>
-          )
-          : null}
-        {route.page === "unknown"
-          ? (
-            <p className="page-status">
-              There is no page here. <a href="/">Go to your threads</a>.
-            </p>
-          )
-          : null}
+        <Suspense fallback={<p className="page-status" role="status">Loading…</p>}>
+          <Outlet />
+        </Suspense>
       </main>
     </div>
   )

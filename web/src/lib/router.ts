@@ -1,22 +1,5 @@
-import { type MouseEvent, useEffect, useState } from "react"
-import { SIGN_IN_PAGE } from "../../../catalog/domain/SignIn.js"
-
-/** The app's pages; the server answers every one of these paths with the same shell. */
-export type Route =
-  | { readonly page: "home" }
-  | { readonly page: "signIn" }
-  | { readonly page: "threads"; readonly projectId: string }
-  | { readonly page: "thread"; readonly projectId: string; readonly threadId: string }
-  | { readonly page: "newThread"; readonly projectId: string }
-  | { readonly page: "waiting"; readonly projectId: string }
-  | { readonly page: "machines"; readonly projectId: string }
-  | { readonly page: "board"; readonly projectId: string }
-  | { readonly page: "task"; readonly projectId: string; readonly taskRef: string }
-  | { readonly page: "agents"; readonly projectId: string }
-  | { readonly page: "prompts"; readonly projectId: string }
-  | { readonly page: "skills"; readonly projectId: string }
-  | { readonly page: "skill"; readonly projectId: string; readonly skillId: string }
-  | { readonly page: "unknown" }
+import { createBrowserHistory } from "@tanstack/react-router"
+import type { MouseEvent } from "react"
 
 export const threadsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/threads`
 export const threadPath = (projectId: string, threadId: string) => `${threadsPath(projectId)}/${encodeURIComponent(threadId)}`
@@ -43,52 +26,15 @@ export const skillsPath = (projectId: string) => `/projects/${encodeURIComponent
 /** A Skill's page (SKILL.md, its files and their edits), by its ID. */
 export const skillPath = (projectId: string, skillId: string) => `${skillsPath(projectId)}/${encodeURIComponent(skillId)}`
 
-/** The project a route shows, if any. */
-export const projectOf = (route: Route): string | undefined => "projectId" in route ? route.projectId : undefined
-
-export const parseRoute = (pathname: string): Route => {
-  const parts = pathname.split("/").filter((part) => part !== "").map(decodeURIComponent)
-  if (parts.length === 0) return { page: "home" }
-  if (pathname === SIGN_IN_PAGE) return { page: "signIn" }
-  const [first, projectId, section, item] = parts
-  if (first !== "projects" || projectId === undefined) return { page: "unknown" }
-  if (parts.length === 3) {
-    if (section === "threads") return { page: "threads", projectId }
-    if (section === "new-thread") return { page: "newThread", projectId }
-    if (section === "waiting") return { page: "waiting", projectId }
-    if (section === "machines") return { page: "machines", projectId }
-    if (section === "board") return { page: "board", projectId }
-    if (section === "agents") return { page: "agents", projectId }
-    if (section === "prompts") return { page: "prompts", projectId }
-    if (section === "skills") return { page: "skills", projectId }
-  }
-  if (parts.length === 4 && section === "tasks" && item !== undefined) return { page: "task", projectId, taskRef: item }
-  if (parts.length === 4 && section === "skills" && item !== undefined) return { page: "skill", projectId, skillId: item }
-  return parts.length === 4 && section === "threads" && item !== undefined
-    ? { page: "thread", projectId, threadId: item }
-    : { page: "unknown" }
-}
-
-const NAVIGATED = "trellis:navigated"
+/**
+ * The browser history the router (../routes.tsx) follows. Pages move through it by path (the
+ * builders above), which the router matches against its typed routes.
+ */
+export const history = createBrowserHistory()
 
 export const navigate = (path: string, options: { readonly replace?: boolean } = {}) => {
-  if (options.replace === true) window.history.replaceState(null, "", path)
-  else window.history.pushState(null, "", path)
-  window.dispatchEvent(new Event(NAVIGATED))
-}
-
-export const useRoute = (): Route => {
-  const [route, setRoute] = useState(() => parseRoute(window.location.pathname))
-  useEffect(() => {
-    const update = () => setRoute(parseRoute(window.location.pathname))
-    window.addEventListener("popstate", update)
-    window.addEventListener(NAVIGATED, update)
-    return () => {
-      window.removeEventListener("popstate", update)
-      window.removeEventListener(NAVIGATED, update)
-    }
-  }, [])
-  return route
+  if (options.replace === true) history.replace(path)
+  else history.push(path)
 }
 
 /**

@@ -1,4 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query"
+import { useRouterState } from "@tanstack/react-router"
 import { Option, Schema } from "effect"
 import { type FormEvent, useCallback, useMemo, useState } from "react"
 import type { TaskList } from "../../../catalog/Lists.js"
@@ -22,7 +23,7 @@ const decodeView = Schema.decodeUnknownOption(ViewMode)
 
 /** The board's place in the URL: `?list=REF&view=list&group=priority`, so a view can be shared and reloaded. */
 const useBoardQuery = (projectId: string) => {
-  const query = new URLSearchParams(window.location.search)
+  const query = new URLSearchParams(useRouterState({ select: (state) => state.location.searchStr }))
   const set = (name: string, value: string | undefined) => {
     const next = new URLSearchParams(window.location.search)
     if (value === undefined || value === "") next.delete(name)
