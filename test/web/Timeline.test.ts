@@ -127,6 +127,8 @@ const fakeMachine = async (serve: Serve, mcp: Mcp) => {
  * A TCP proxy in front of the server that can cut the page's event streams while everything else
  * (the server, the page's other requests, the CLI's uploads) carries on: the connection drops as a
  * flaky network drops it. While `refusing`, a new event-stream connection is closed at once.
+ * `withEventId` counts the streams down which the server sent an event id: a stream cut before its
+ * first one has nothing to resume from, and EventSource rightly reconnects from the start.
  */
 const streamCutter = async (target: URL) => {
   const streams = new Set<net.Socket>()
@@ -134,12 +136,22 @@ const streamCutter = async (target: URL) => {
   /** Where each stream request (refused ones included) asked to resume from: its `Last-Event-ID` or `?after=`. */
   const resumedFrom: Array<string | undefined> = []
   let refusing = false
+  let withEventId = 0
   const isStream = (chunk: Buffer) => /^GET \/api\/threads\/[^ /]+\/events[ ?]/.test(chunk.toString("latin1", 0, 120))
   const server = net.createServer((client) => {
     client.pause()
     const upstream = net.connect(Number(target.port), target.hostname, () => {
       client.pipe(upstream)
       upstream.pipe(client)
+    })
+    let relayed: string | undefined = ""
+    upstream.on("data", (chunk: Buffer) => {
+      if (relayed === undefined || !streams.has(client)) return
+      relayed += chunk.toString("latin1")
+      if (/(^|\n)id: \d/.test(relayed)) {
+        withEventId += 1
+        relayed = undefined
+      }
     })
     const end = () => {
       client.destroy()
@@ -166,6 +178,7 @@ const streamCutter = async (target: URL) => {
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     resumedFrom,
+    withEventId: () => withEventId,
     /** Cuts every open event stream, and refuses new ones until `restore`. */
     cut: () => {
       refusing = true
@@ -416,6 +429,8 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     const { page, context, errors } = await signedIn(DESKTOP, cutter.baseUrl)
     const conversation = await openThread(page, turn.threadId)
     await conversation.getByText("Line 40", { exact: false }).waitFor()
+    // The lines above may come from the conversation's first read: the stream must have told an event too.
+    await eventually("an event id on the stream", async () => cutter.withEventId(), (streams) => streams > 0, 10_000)
 
     // The connection drops and stays down while the CLI keeps uploading; then it comes back, and the CLI goes on.
     cutter.cut()
