@@ -385,8 +385,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the threa
     expect(await onScreen(page, "li", "Step 1006:")).toBe(false)
 
     // The top of the run is reachable; a tool call there opens from the keyboard and stays open when scrolled away and back.
+    // Home scrolls smoothly, and a scroll written while it runs is overridden by its later frames: wait until it arrives.
     await page.keyboard.press("Home")
-    await page.evaluate("window.scrollTo(0, 0)")
+    await eventually("the page at the top after Home", () => scrollY(page), (y) => y === 0, 10_000)
     await conversation.getByText("Step 1:").waitFor()
     const firstCall = conversation.locator("details.tool").first()
     expect(await firstCall.locator("summary").innerText()).toMatch(/Bash\s*Done/)
