@@ -2,7 +2,8 @@ import { Outlet, useParams, useRouterState } from "@tanstack/react-router"
 import { Option, Schema } from "effect"
 import { lazy, Suspense, useCallback, useEffect, useState } from "react"
 import { returnPath, SIGN_IN_PAGE, SignInLinkReason, signInPagePath } from "../../catalog/domain/SignIn.js"
-import { describeError, isSignedOut, signOut, useTool } from "./lib/api"
+import { describeError, isSignedOut, signOut } from "./lib/api"
+import { useTool } from "./lib/useTool"
 import { ProjectChangesProvider } from "./lib/projectChanges"
 import {
   agentsPath,

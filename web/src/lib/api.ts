@@ -7,7 +7,6 @@ import * as McpClient from "../../../catalog/McpClient.js"
 import type * as Tool from "../../../catalog/Tool.js"
 import { ListProjects } from "../../../catalog/Projects.js"
 import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "../../../catalog/Threads.js"
-import { useCallback, useEffect, useState } from "react"
 import { pageRuntime } from "./backoff"
 
 /**
@@ -57,59 +56,6 @@ export type Loaded<A> =
   | { readonly _tag: "Failed"; readonly error: ToolError }
 
 export const isSignedOut = (error: ToolError): boolean => error._tag === "McpRequestError" && error.status === 401
-
-/**
- * A tool's result for the component's lifetime: fetched again when `args` change (compared as
- * JSON) and on `reload()` (which pages call when the project's changes stream names what they show). A newer answer replaces an
- * older one; a call still on its way when the arguments change is cancelled. With `keepPrevious`,
- * the last answer stays shown (`refreshing`) while changed arguments load, so a filter toggle does
- * not blank the page and what the person opened in it stays open. A refresh that fails keeps the
- * last answer: a lost connection or a restarting server does not tear the page down.
- */
-export const useTool = <N extends ToolName>(
-  name: N,
-  args: ArgumentsOf<N>,
-  options: { readonly keepPrevious?: boolean } = {}
-): readonly [Loaded<ResultOf<N>>, () => void] => {
-  const key = `${name}:${JSON.stringify(args)}`
-  const [state, setState] = useState<{ readonly key: string; readonly loaded: Loaded<ResultOf<N>> }>({
-    key,
-    loaded: { _tag: "Loading" }
-  })
-  const [generation, setGeneration] = useState(0)
-  const reload = useCallback(() => setGeneration((n) => n + 1), [])
-
-  useEffect(() => {
-    const abort = new AbortController()
-    setState((previous) =>
-      previous.loaded._tag === "Ready" && (previous.key === key || options.keepPrevious === true)
-        ? { key, loaded: { ...previous.loaded, refreshing: true } }
-        : { key, loaded: { _tag: "Loading" } }
-    )
-    callTool(name, args, abort.signal).then(
-      (result) => {
-        if (abort.signal.aborted) return
-        // A failed refresh keeps what was shown (a stream or a form under it stays up), unless the
-        // session ended: then the page must say so.
-        setState((previous) =>
-          result._tag === "Right"
-            ? { key, loaded: { _tag: "Ready", value: result.right, refreshing: false } }
-            : previous.key === key && previous.loaded._tag === "Ready" && !isSignedOut(result.left)
-            ? { key, loaded: { ...previous.loaded, refreshing: false } }
-            : { key, loaded: { _tag: "Failed", error: result.left } }
-        )
-      },
-      () => undefined
-    )
-    return () => abort.abort()
-    // `key` stands for `name` and `args`: a new object of equal arguments is not a new request.
-  }, [key, generation])
-
-  return [
-    state.key === key || (options.keepPrevious === true && state.loaded._tag === "Ready") ? state.loaded : { _tag: "Loading" },
-    reload
-  ]
-}
 
 /**
  * The thread routes beside MCP (catalog/bridge/ThreadsApi.ts' `threads` group: the conversation's

@@ -22,7 +22,7 @@ export const queryClient = new QueryClient({
 })
 
 /** A tool's Either as the promise TanStack Query takes: a failure rejects with the typed error. */
-const settle = <A>(result: Either.Either<A, ToolError>): Promise<A> =>
+export const settle = <A>(result: Either.Either<A, ToolError>): Promise<A> =>
   Either.match(result, { onLeft: (error) => Promise.reject(error), onRight: (value) => Promise.resolve(value) })
 
 /** The cache's key of a tool's result. */

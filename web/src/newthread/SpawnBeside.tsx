@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react"
 import type { ThreadTarget } from "../../../catalog/Threads.js"
-import { describeError, useTool } from "../lib/api"
+import { describeError } from "../lib/api"
+import { useTool } from "../lib/useTool"
 import { Field } from "./Field"
 import type { FieldErrors } from "./fieldErrors"
 

@@ -1,5 +1,6 @@
 import type { AvailableCli, CliPath, CliProfile } from "../../../catalog/domain/CliProfile.js"
-import { describeError, useTool } from "../lib/api"
+import { describeError } from "../lib/api"
+import { useTool } from "../lib/useTool"
 import { pathsInOrder } from "../newthread/draft"
 import { followLink, newThreadPath } from "../lib/router"
 import { ago } from "../lib/format"

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useState } from "react"
-import { describeError, useTool } from "../lib/api"
+import { describeError } from "../lib/api"
+import { useTool } from "../lib/useTool"
 import { NewThreadForm } from "../newthread/NewThreadForm"
 import { followLink, machinesPath } from "../lib/router"
 import { useReloadOnChange } from "../lib/projectChanges"

@@ -1,5 +1,6 @@
 import { lazy, type ReactNode, Suspense, useCallback, useEffect, useMemo, useRef } from "react"
-import { describeError, useTool } from "../lib/api"
+import { describeError } from "../lib/api"
+import { useTool } from "../lib/useTool"
 import { useThreadEvents } from "../lib/events"
 import { followLink, threadsPath } from "../lib/router"
 import { usePageTitle } from "../lib/tabTitle"

@@ -1,5 +1,6 @@
 import { useState } from "react"
-import { describeError, useTool } from "../lib/api"
+import { describeError } from "../lib/api"
+import { useTool } from "../lib/useTool"
 import { followLink, machinesPath, newThreadPath, threadPath } from "../lib/router"
 import { useReloadOnChange, type Watched } from "../lib/projectChanges"
 import "./Threads.css"
