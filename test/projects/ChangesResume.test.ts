@@ -100,8 +100,10 @@ describe("resuming a project's changes stream", () => {
 
         // Then it goes on live, its ids still growing.
         const later = yield* ok(owner.key, "create_task", { name: "Live again" }, scope)
+        // It may name an earlier change again (subscribed before the log was read, on PostgreSQL a
+        // NOTIFY can come after the read): twice, never not at all.
         const [live] = yield* nextFrames(resumed, 1)
-        expect(field(live, "taskIds")).toEqual([later.taskId])
+        expect(field(live, "taskIds")).toContain(later.taskId)
         expect(Number(live?.id)).toBeGreaterThan(Number(replay?.id))
       }).pipe(Effect.scoped))
 
@@ -138,8 +140,9 @@ describe("resuming a project's changes stream", () => {
         const [reset] = yield* nextFrames(resumed, 1)
         expect(reset?.event).toBe("reset")
         const later = yield* ok(owner.key, "create_task", { name: "Now" }, scope)
+        // As above, an earlier change may come again after the reset; the new one always does.
         const [live] = yield* nextFrames(resumed, 1)
-        expect(field(live, "taskIds")).toEqual([later.taskId])
+        expect(field(live, "taskIds")).toContain(later.taskId)
       }).pipe(Effect.scoped))
 
     it.effect(`more than ${MAX_REPLAY.toLocaleString("en")} changes since the resume point get a reset frame instead`, () =>
