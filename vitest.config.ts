@@ -6,13 +6,23 @@ const conditions = ["trellis-source", "module", "node", "development|production"
 
 const tiers = filesByTier()
 
-// The PostgreSQL pass (DATABASE_URL set) runs the tiers whose behaviour depends on the database;
+// `DATABASE_URL` set: only the tiers whose behaviour depends on the database, on that PostgreSQL server;
 // the others start `trellis serve` on its own embedded database or use none, and would only repeat.
+// `TRELLIS_TEST_POSTGRES_URL` set (CI): every tier on the embedded database and, in the same run,
+// those two again on PostgreSQL (projects `service-postgres`, `endpoint-postgres`), so that one
+// run keeps both cores busy while the process, browser and runtime tiers wait on their processes.
 const onPostgres: ReadonlyArray<Tier> = ["service", "endpoint"]
-const run = (tier: Tier) => process.env["DATABASE_URL"] === undefined || onPostgres.includes(tier)
+const postgresOnly = process.env["DATABASE_URL"] !== undefined
+const alsoPostgres = postgresOnly ? undefined : process.env["TRELLIS_TEST_POSTGRES_URL"]
+const run = (tier: Tier) => !postgresOnly || onPostgres.includes(tier)
 
-// Migrates one database per tier that uses one; each test file's database is a copy of it (test/support/DatabaseSnapshot.ts).
+// Migrates one database per project that uses one; each test file's database is a copy of it (test/support/DatabaseSnapshot.ts).
 const usesTestDatabase: ReadonlyArray<Tier> = ["service", "endpoint", "browser"]
+
+// The tiers that keep a core busy (PGlite and the backend in process) share two worker threads
+// without isolation: the backend's modules load once per worker, not once per file. The others
+// mostly wait, on processes, Chromium or the mock model, and run beside them in forks of their own.
+const cpuBound: ReadonlyArray<Tier> = ["unit", "service", "endpoint"]
 
 // These files time a deadline of the agent's own (offline within 2 s of a signal): they run last,
 // one at a time, on a machine nothing else is loading, so that what they time is the agent and
@@ -21,12 +31,14 @@ const deadlines = ["test/e2e/Shutdown.test.ts", "test/e2e/ShutdownInFlight.test.
 const misplaced = deadlines.filter((file) => !tiers.runtime.includes(file))
 if (misplaced.length > 0) throw new Error(`vitest.config.ts: ${misplaced.join(", ")} not in the runtime tier`)
 
-const project = (tier: Tier, groupOrder: number) => ({
+const project = (tier: Tier, groupOrder: number, postgres?: string) => ({
   extends: true as const,
   test: {
-    name: tier,
+    name: postgres === undefined ? tier : `${tier}-postgres`,
+    pool: cpuBound.includes(tier) ? "threads" as const : "forks" as const,
     include: run(tier) ? tiers[tier].filter((file) => !deadlines.includes(file)) : [],
     globalSetup: usesTestDatabase.includes(tier) ? ["test/support/GlobalSetup.ts"] : [],
+    ...(postgres === undefined ? {} : { env: { DATABASE_URL: postgres } }),
     // The real runtimes run after everything else, on a machine no other tier is loading.
     sequence: { groupOrder }
   }
@@ -54,12 +66,11 @@ export default defineConfig({
     // debounced search, a board of 2,000 cards redrawn): the default second is a typical time, not a deadline.
     expect: { poll: { timeout: 5_000 } },
     hookTimeout: 60_000,
-    // PGlite loads a WASM PostgreSQL per test file; two cores fit two at a time.
+    // Two cores: two threads for the busy tiers, and three forks for the waiting ones beside them.
+    // Without isolation a file restores what it changes of the process, and @effect/vitest's `it`
+    // is reset before each file (test/support/EffectVitestReset.ts).
     maxWorkers: 2,
-    // `npm run test:quick` runs without isolation (--no-isolate: the backend is loaded once per
-    // worker, not per file); a file restores what it changes of the process, and
-    // @effect/vitest's `it` is reset before each file. `npm test` keeps isolation: without it,
-    // vitest runs the tiers one after another, and the browser tier's files two at a time on 2 cores.
+    poolOptions: { threads: { maxThreads: 2, minThreads: 1, isolate: false }, forks: { maxForks: 3, minForks: 1 } },
     setupFiles: ["test/support/EffectVitestReset.ts"],
     minWorkers: 1,
     passWithNoTests: true,
@@ -67,6 +78,7 @@ export default defineConfig({
       project("unit", 0),
       project("service", 0),
       project("endpoint", 0),
+      ...(alsoPostgres === undefined ? [] : onPostgres.map((tier) => project(tier, 0, alsoPostgres))),
       project("process", 0),
       project("browser", 0),
       project("runtime", 1),

@@ -1,7 +1,13 @@
 import { NodeFileSystem } from "@effect/platform-node"
-import { Effect, Exit, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, Scope } from "effect"
 import type { TestProject } from "vitest/node"
 import { databaseSnapshot } from "./DatabaseSnapshot.js"
+
+/** The project's own environment (`DATABASE_URL` for the `*-postgres` projects), then the process's. */
+const projectConfig = (project: TestProject) =>
+  ConfigProvider.fromMap(
+    new Map(Object.entries({ ...project.config.env }).flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
+  ).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
 
 /**
  * Vitest's globalSetup: migrates one database before any test file runs and tells the files
@@ -13,7 +19,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     Scope.extend(databaseSnapshot, scope).pipe(
       // Half made (a template created, its migration failed) is removed at once: no teardown follows a failed setup.
       Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))),
-      Effect.provide(NodeFileSystem.layer)
+      Effect.provide(NodeFileSystem.layer),
+      Effect.withConfigProvider(projectConfig(project))
     )
   )
   switch (snapshot._tag) {
