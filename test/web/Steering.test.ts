@@ -134,6 +134,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
   const unfinished = new Set<Running>()
   afterEach(async () => {
     for (const running of [...unfinished]) await finishRun(running).catch(() => undefined)
+    // A failed test leaves its pages open, each holding two event streams: Chromium opens at most six
+    // connections to one host, and the next test's page would wait for one.
+    for (const page of signedIn?.pages() ?? []) await page.close()
   })
 
   const ask = (running: Running, kind: "permission" | "question", request: unknown, expiresInMs?: number) => {
@@ -195,10 +198,11 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     return fresh
   }
 
-  const openPage = async (pathname: string, viewport = DESKTOP) => {
+  const openPage = async (pathname: string, viewport = DESKTOP, before?: (page: Page) => Promise<unknown>) => {
     const page = await (await context()).newPage()
     await page.setViewportSize(viewport)
     const errors = recordErrors(page)
+    await before?.(page)
     await page.goto(`${backend().serve.baseUrl}${pathname}`)
     return { page, errors }
   }
@@ -398,7 +402,9 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     const threadId = await createThread("Flaky run")
     await finishRun(await startRun(threadId), "the runtime crashed")
     const first = await openPage(threadUrl(threadId))
-    const second = await openPage(threadUrl(threadId))
+    // The other tab does not hear of the retry: its live streams never connect (a stalled network).
+    // Connected, it would show the thread pending within moments and offer no Retry.
+    const second = await openPage(threadUrl(threadId), DESKTOP, (page) => page.route(/\/(changes|events)(\?|$)/, () => undefined))
     await withShot(first.page, "steer-retry", async () => {
       await first.page.getByRole("button", { name: "Retry" }).waitFor()
       await second.page.getByRole("button", { name: "Retry" }).waitFor()
