@@ -4,7 +4,7 @@ import { Duration, Effect, Layer, Option, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { Socket } from "node:net"
-import { escapedGroups, livingGroups, signalEscaped, signalGroups } from "./ProcessTree.js"
+import { escapedGroups, livingGroups, processesMarked, signalEscaped, signalGroups, signalProcesses } from "./ProcessTree.js"
 
 /**
  * Runtimes never outlive the agent, even a SIGKILLed one. Each process the agent starts runs in
@@ -23,6 +23,14 @@ import { escapedGroups, livingGroups, signalEscaped, signalGroups } from "./Proc
  */
 
 export const MARK_VARIABLE = "TRELLIS_AGENT_MARK"
+
+/**
+ * Each process the agent starts also carries a mark of its own. A runtime that exits on its own
+ * may leave a tool command behind in a session of its own (Codex, told to interrupt a turn while
+ * the command's sandbox was starting, ended the turn and exited with `sleep` still running): it is
+ * no longer the runtime's descendant, but it still bears the runtime's mark.
+ */
+export const PROCESS_MARK_VARIABLE = "TRELLIS_PROCESS_MARK"
 
 const WATCHER = `
 trap '' INT HUP
@@ -99,9 +107,25 @@ const stopTree = (process: CommandExecutor.Process) =>
     signalGroups(livingGroups(escaped), "SIGKILL")
   })
 
+/** Ends what is left of a process that has exited: whatever bears its mark (SIGTERM, SIGKILL after KILL_GRACE). */
+const stopLeftovers = (mark: string) =>
+  Effect.gen(function*() {
+    const left = processesMarked(PROCESS_MARK_VARIABLE, mark)
+    if (left.length === 0) return
+    signalProcesses(left, "SIGTERM")
+    yield* Effect.sync(() => processesMarked(PROCESS_MARK_VARIABLE, mark).length === 0).pipe(
+      Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced(Duration.millis(50)) }),
+      Effect.interruptible,
+      Effect.timeout(KILL_GRACE),
+      Effect.ignore
+    )
+    signalProcesses(processesMarked(PROCESS_MARK_VARIABLE, mark), "SIGKILL")
+  })
+
 /**
  * The CommandExecutor of `trellis agent start`: the platform's, with every process it starts
- * marked, stopped with its whole tree when its scope ends, and listed with the watcher until then.
+ * marked, stopped with its whole tree when its scope ends (and what it left behind, if it ended
+ * first), and listed with the watcher until then.
  */
 export const OrphanGuard: Layer.Layer<CommandExecutor.CommandExecutor, never, CommandExecutor.CommandExecutor> = Layer.scoped(
   CommandExecutor.CommandExecutor,
@@ -115,7 +139,8 @@ export const OrphanGuard: Layer.Layer<CommandExecutor.CommandExecutor, never, Co
         let group: number | undefined
         // Added before the process starts, this finalizer runs after the one that stops it.
         yield* Effect.addFinalizer(() => (group === undefined ? Effect.void : watcher.tell(`-${group}`)))
-        const started = yield* executor.start(Command.env(command, { [MARK_VARIABLE]: mark }))
+        const own = randomBytes(12).toString("hex")
+        const started = yield* executor.start(Command.env(command, { [MARK_VARIABLE]: mark, [PROCESS_MARK_VARIABLE]: own }))
         group = started.pid
         yield* watcher.tell(`+${group}`)
         // Runs before the platform's finalizer, which then finds the process gone: tool commands
@@ -126,6 +151,7 @@ export const OrphanGuard: Layer.Layer<CommandExecutor.CommandExecutor, never, Co
         yield* Effect.addFinalizer(() =>
           Effect.flatMap(started.isRunning, (live) => (live ? stopTree(started) : Effect.void)).pipe(
             Effect.ignore,
+            Effect.zipRight(stopLeftovers(own)),
             Effect.ensuring(Effect.sync(() => running.delete(pid)))
           )
         )

@@ -82,3 +82,30 @@ export const livingGroups = (groups: ReadonlyArray<number>): ReadonlyArray<numbe
 
 /** Sends `signal` to every group `escapedGroups` names (a group gone already is skipped). */
 export const signalEscaped = (root: number, signal: NodeJS.Signals): void => signalGroups(escapedGroups(root), signal)
+
+/**
+ * The processes whose environment holds `variable=value`, a value too random to be another's (Linux: /proc/<pid>/environ, as it was at
+ * their exec). Empty elsewhere: there, only a runtime still running is stopped with its tree.
+ */
+export const processesMarked = (variable: string, value: string): ReadonlyArray<number> => {
+  if (!fs.existsSync("/proc/self/environ")) return []
+  const entry = `${variable}=${value}\0`
+  return fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => {
+    try {
+      return fs.readFileSync(`/proc/${name}/environ`).includes(entry) ? [Number(name)] : []
+    } catch {
+      return []
+    }
+  })
+}
+
+/** Sends `signal` to each process (one gone already is skipped). */
+export const signalProcesses = (pids: ReadonlyArray<number>, signal: NodeJS.Signals): void => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // Gone already.
+    }
+  }
+}
