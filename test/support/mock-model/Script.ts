@@ -2,6 +2,7 @@
  * What the mock model answers, decided from the conversation alone, whatever the wire format.
  * Prompt triggers (anywhere in the last user text):
  *   RUN_TOOL[cmd]  ask to run `cmd` with the runtime's shell tool
+ *   CALL_TOOL[name {json}]  call an MCP tool the runtime offers as `name` (Claude Code: mcp__<server>__name) with that input
  *   SUBAGENT_RUN[cmd]  start a subagent (OpenCode's task tool) told RUN_TOOL[cmd]
  *   ASK_USER       ask the user a question with the runtime's question tool
  *   PLAN_EXIT      leave plan mode with a plan (Claude's ExitPlanMode)
@@ -80,6 +81,12 @@ export const decide = (conversation: Conversation, failures: FailureCounts): Pla
       input: { description: "Run the command", prompt, subagent_type: "general" }
     }
   }
+  const call = /CALL_TOOL\[(\w+)\s*(\{[^\]]*\})?\]/.exec(text)
+  const mcpTool = call === null ? undefined : tools.find((tool) => tool === call[1] || tool.endsWith(`__${call[1]}`))
+  if (call !== null && mcpTool !== undefined) {
+    const input: unknown = JSON.parse(call[2] ?? "{}")
+    return { kind: "tool", text: `I will call ${call[1]}.`, name: mcpTool, input: isRecord(input) ? input : {} }
+  }
   const run = /RUN_TOOL\[([^\]]*)\]/.exec(text)
   const shell = offered(shellInput, tools)
   if (run !== null && shell !== undefined) {
@@ -96,6 +103,8 @@ export const decide = (conversation: Conversation, failures: FailureCounts): Pla
   // The user's own message is the last paragraph (anything the runtime put before it is not echoed).
   return { kind: "text", text: `Mock reply: ${(text.trim().split("\n\n").at(-1) ?? "").slice(0, 300)}` }
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Text of a content value: a string, or blocks with `text`. */
 export const textOf = (content: unknown): string => {
