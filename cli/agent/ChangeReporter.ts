@@ -119,13 +119,18 @@ export const collectChanges = (directory: string, baseRef: string) =>
     // Patches in groups, until more than the report can hold has been read.
     const sections = new Map<string, string>()
     const inline = entries.filter((entry) => summaries.get(entry) === undefined)
+    // The files whose group was read: past them the budget is spent, and a file is not read alone
+    // only to be left out (2,000 changed files cost a git process each: 8.8 s instead of 0.3).
+    const asked = new Set<NameStatus>()
     let read = 0
     for (let i = 0; i < inline.length && read <= MAX_TOTAL_PATCH; i += PATCH_GROUP) {
-      const output = yield* run(diff(baseCommit, "--", ...pathsOf(inline.slice(i, i + PATCH_GROUP))), { maxBytes: GROUP_BYTES })
+      const group = inline.slice(i, i + PATCH_GROUP)
+      for (const entry of group) asked.add(entry)
+      const output = yield* run(diff(baseCommit, "--", ...pathsOf(group)), { maxBytes: GROUP_BYTES })
       if (output.exceeded || output.exitCode !== 0) continue
       for (const [header, section] of splitPatch(output.stdout)) {
         sections.set(header, section)
-        read += section.length
+        if (section.length <= MAX_FILE_PATCH) read += section.length
       }
     }
     /** A file its group did not give (its diff was too big, or git paired it otherwise), alone; undefined when over its cap. */
@@ -141,7 +146,7 @@ export const collectChanges = (directory: string, baseRef: string) =>
       const count = counts.get(entry.path) ?? { additions: 0, deletions: 0, binary: false }
       let summarized: Summarized | undefined = summaries.get(entry)
       let patch: string | null = null
-      if (summarized === undefined && total >= MAX_TOTAL_PATCH) {
+      if (summarized === undefined && (total >= MAX_TOTAL_PATCH || !asked.has(entry))) {
         summarized = "over_budget"
       }
       if (summarized === undefined) {

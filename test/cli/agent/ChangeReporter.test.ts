@@ -157,6 +157,34 @@ describe("change reports: the working copy against its base", () => {
         expect(omitted.every((file) => file.additions > 0)).toBe(true)
       }))
 
+    it.effect("files past the read patches are omitted unread: a sweeping change costs a few git processes, not one per file", () =>
+      Effect.gen(function*() {
+        const dir = repo()
+        const files = 450
+        for (let i = 0; i < files; i++) writeFileSync(join(dir, `file-${i}.txt`), lines(4))
+        git(dir, "add", "-A")
+        git(dir, "commit", "-qm", "base")
+        // About 12 K characters of patch each: the first group of files read is already over the total.
+        for (let i = 0; i < files; i++) writeFileSync(join(dir, `file-${i}.txt`), lines(200, `a rewritten line of file ${i}`))
+
+        const real = yield* Git
+        let diffs = 0
+        const counting = Git.make({
+          ...real,
+          exec: (directory, args, options) => {
+            if (args.includes("diff")) diffs++
+            return real.exec(directory, args, options)
+          }
+        })
+        const report = yield* collect(dir, "HEAD").pipe(Effect.provideService(Git, counting))
+        expect(report.files).toHaveLength(files)
+        expect(report.truncated).toBe(true)
+        expect(report.files.reduce((sum, file) => sum + (file.patch?.length ?? 0), 0)).toBeLessThanOrEqual(MAX_TOTAL_PATCH)
+        expect(report.files.filter((file) => file.summarized === "over_budget").length).toBeGreaterThan(0)
+        // --name-status, --numstat and the patches of the groups read: never a file alone.
+        expect(diffs).toBeLessThanOrEqual(5)
+      }))
+
     it.effect("in a worktree, the base is the merge-base with the branch it started from, however far that branch moved", () =>
       Effect.gen(function*() {
         const dir = repo()
