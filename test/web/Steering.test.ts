@@ -198,11 +198,10 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     return fresh
   }
 
-  const openPage = async (pathname: string, viewport = DESKTOP, before?: (page: Page) => Promise<unknown>) => {
+  const openPage = async (pathname: string, viewport = DESKTOP) => {
     const page = await (await context()).newPage()
     await page.setViewportSize(viewport)
     const errors = recordErrors(page)
-    await before?.(page)
     await page.goto(`${backend().serve.baseUrl}${pathname}`)
     return { page, errors }
   }
@@ -402,9 +401,19 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     const threadId = await createThread("Flaky run")
     await finishRun(await startRun(threadId), "the runtime crashed")
     const first = await openPage(threadUrl(threadId))
-    // The other tab does not hear of the retry: its live streams never connect (a stalled network).
-    // Connected, it would show the thread pending within moments and offer no Retry.
-    const second = await openPage(threadUrl(threadId), DESKTOP, (page) => page.route(/\/(changes|events)(\?|$)/, () => undefined))
+    // The other tab, in another browser profile (a tab of the same one hears what the first tab's
+    // stream hears, web/src/lib/oneForAllTabs.ts), does not hear of the retry: its live streams
+    // never connect (a stalled network). Connected, it would show the thread pending within
+    // moments and offer no Retry.
+    const elsewhere = await backend().browser.newContext({
+      viewport: DESKTOP,
+      bypassCSP: true,
+      storageState: await (await context()).storageState()
+    })
+    const stalled = await elsewhere.newPage()
+    const second = { page: stalled, errors: recordErrors(stalled) }
+    await stalled.route(/\/(changes|events)(\?|$)/, () => undefined)
+    await stalled.goto(`${backend().serve.baseUrl}${threadUrl(threadId)}`)
     await withShot(first.page, "steer-retry", async () => {
       await first.page.getByRole("button", { name: "Retry" }).waitFor()
       await second.page.getByRole("button", { name: "Retry" }).waitFor()
@@ -423,7 +432,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("steering 
     // The refused retry logged its 409.
     expect(second.errors.filter((error) => !error.includes("409"))).toEqual([])
     await first.page.close()
-    await second.page.close()
+    await elsewhere.close()
   }, 90_000)
 
   it("mark done, pin and share are set from the page; a group has no composer", async () => {

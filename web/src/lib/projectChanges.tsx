@@ -1,6 +1,7 @@
 import { Either, Schema } from "effect"
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from "react"
 import { keepOpen } from "./liveSource"
+import { oneForAllTabs } from "./oneForAllTabs"
 
 /**
  * What the page learns from its project's changes stream (`GET /api/projects/:projectId/changes`,
@@ -38,13 +39,18 @@ const decodeFrame = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
   skillIds: Ids
 })))
 
+/** A frame of the stream as the tab holding it hands it to the others (structured-cloneable). */
+type StreamMessage =
+  | { readonly _tag: "Changes"; readonly id: string; readonly data: string }
+  | { readonly _tag: "Anything"; readonly id: string | undefined }
+
 interface Changes {
   readonly subscribe: (listener: ChangeListener) => () => void
 }
 
 const ChangesContext = createContext<Changes>({ subscribe: () => () => undefined })
 
-/** One stream per tab for the project shown, shared by every part of the page that listens. */
+/** One stream per browser profile for the project shown (./oneForAllTabs.ts), shared by every part of each page that listens. */
 export const ProjectChangesProvider = (
   { projectId, children }: { readonly projectId: string | undefined; readonly children: ReactNode }
 ) => {
@@ -64,41 +70,50 @@ export const ProjectChangesProvider = (
 
   useEffect(() => {
     if (projectId === undefined) return
-    // The id of the last frame: a new stream (after an HTTP error) resumes after it. EventSource's
-    // own reconnects send it as Last-Event-ID, the opening id-only frame's too.
+    // The id of the last frame any tab heard: a new stream (after an HTTP error, or in the tab that
+    // takes the stream over) resumes after it. EventSource's own reconnects send it as
+    // Last-Event-ID, the opening id-only frame's too.
     let lastId: string | undefined
+    const receive = (message: StreamMessage) => {
+      if (message.id !== undefined) lastId = message.id
+      if (message._tag === "Anything") return changes.tell({ _tag: "Anything" })
+      const frame = decodeFrame(message.data)
+      if (Either.isLeft(frame)) return
+      const named = frame.right
+      changes.tell({
+        _tag: "Named",
+        threadIds: new Set(named.threadIds),
+        profileIds: new Set(named.profileIds),
+        taskIds: new Set(named.taskIds),
+        listIds: new Set(named.listIds),
+        labelIds: new Set(named.labelIds),
+        agentIds: new Set(named.agentIds),
+        promptIds: new Set(named.promptIds),
+        skillIds: new Set(named.skillIds)
+      })
+    }
     const path = `/api/projects/${encodeURIComponent(projectId)}/changes`
-    return keepOpen(() => lastId === undefined ? path : `${path}?after=${encodeURIComponent(lastId)}`, {
-      listen: (source) => {
-        source.addEventListener("reset", (message: MessageEvent<unknown>) => {
-          lastId = message.lastEventId
-          changes.tell({ _tag: "Anything" })
-        })
-        source.addEventListener("changes", (message: MessageEvent<unknown>) => {
-          lastId = message.lastEventId
-          const frame = decodeFrame(message.data)
-          if (Either.isRight(frame)) {
-            const named = frame.right
-            changes.tell({
-              _tag: "Named",
-              threadIds: new Set(named.threadIds),
-              profileIds: new Set(named.profileIds),
-              taskIds: new Set(named.taskIds),
-              listIds: new Set(named.listIds),
-              labelIds: new Set(named.labelIds),
-              agentIds: new Set(named.agentIds),
-              promptIds: new Set(named.promptIds),
-              skillIds: new Set(named.skillIds)
+    return oneForAllTabs<StreamMessage>(
+      `trellis-changes:${projectId}`,
+      (publish, takingOver) =>
+        keepOpen(() => lastId === undefined ? path : `${path}?after=${encodeURIComponent(lastId)}`, {
+          listen: (source) => {
+            source.addEventListener("reset", (message: MessageEvent<unknown>) => {
+              publish({ _tag: "Anything", id: message.lastEventId })
             })
+            source.addEventListener("changes", (message: MessageEvent<unknown>) => {
+              if (typeof message.data === "string") publish({ _tag: "Changes", id: message.lastEventId, data: message.data })
+            })
+          },
+          // The server replays what changed while the stream was down (or says `reset`), unless no
+          // tab learnt where it stood: then everything is read again, as it is by a tab taking the
+          // stream over without knowing where the last one stopped.
+          opened: (reopened) => {
+            if ((reopened || takingOver) && lastId === undefined) publish({ _tag: "Anything", id: undefined })
           }
-        })
-      },
-      // The server replays what changed while the stream was down (or says `reset`), unless this
-      // page never learnt where it stood: then everything is read again.
-      opened: (reopened) => {
-        if (reopened && lastId === undefined) changes.tell({ _tag: "Anything" })
-      }
-    })
+        }),
+      receive
+    )
   }, [projectId, changes])
 
   return <ChangesContext.Provider value={changes}>{children}</ChangesContext.Provider>
