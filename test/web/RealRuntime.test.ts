@@ -7,7 +7,6 @@
  * Screenshots land in test-results/web/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core"
@@ -15,7 +14,7 @@ import { type Backend, type Machine, onlineTarget, realMachine, startBackend, st
 import { eventually, killEverything, removeTempDirs, repoRoot } from "../e2e/support/Processes.js"
 import type { Agent } from "../e2e/support/Trellis.js"
 import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
-import { runtimeBinaries } from "../support/runtimes/RuntimeBinaries.js"
+import { claudeCannotRunHere } from "../support/runtimes/RuntimeBinaries.js"
 import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
 
 const DESKTOP = { width: 1280, height: 800 }
@@ -31,10 +30,6 @@ const DENIAL = "Not in this repository, please."
 
 // Like test/e2e/ (vitest.config.ts), it runs on its own embedded database: the PostgreSQL pass would only repeat it.
 const postgresPass = process.env["DATABASE_URL"] !== undefined
-const claude = runtimeBinaries().claude
-/** The pinned Claude Code is not installed for this platform, or does not start (asked only when the suite would run). */
-const claudeCannotRunHere = (): boolean =>
-  claude === undefined || spawnSync(claude, ["--version"], { encoding: "utf8", timeout: 30_000, stdio: "pipe" }).status !== 0
 
 describe.skipIf(postgresPass || claudeCannotRunHere()).sequential(
   "the web app steering the real Claude Code against the mock model",

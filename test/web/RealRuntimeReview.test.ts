@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
@@ -24,7 +23,7 @@ import {
 } from "../e2e/support/RealRuntimes.js"
 import type { Agent } from "../e2e/support/Trellis.js"
 import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
-import { runtimeBinaries } from "../support/runtimes/RuntimeBinaries.js"
+import { claudeCannotRunHere } from "../support/runtimes/RuntimeBinaries.js"
 import {
   accessibilityProblems,
   fitsWidth,
@@ -52,10 +51,6 @@ const Comment = Schema.Struct({
   resolution: Schema.optional(Schema.NullOr(Schema.String))
 })
 const Comments = Schema.Struct({ comments: Schema.Array(Comment) })
-
-const claude = runtimeBinaries().claude
-const claudeCannotRunHere = (): boolean =>
-  claude === undefined || spawnSync(claude, ["--version"], { encoding: "utf8", timeout: 30_000, stdio: "pipe" }).status !== 0
 
 describe.skipIf(process.env["DATABASE_URL"] !== undefined || claudeCannotRunHere()).sequential(
   "reviewing a real Claude Code's changes in Chromium",

@@ -2,30 +2,8 @@ import * as Command from "@effect/platform/Command"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
-import * as fs from "node:fs"
 import { OrphanGuard } from "../../../cli/agent/OrphanGuard.js"
-
-/** Running, not a zombie that init has yet to reap (an orphan's parent in a container may never). */
-const isAlive = (pid: number) => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
-
-/** Polls `probe` until `done` holds (5 s at most); the last value either way. */
-const until = <A>(probe: () => A, done: (value: A) => boolean) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + 5_000
-    let value = probe()
-    while (!done(value) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      value = probe()
-    }
-    return value
-  })
+import { isAlive, until } from "./ProcessProbes.js"
 
 /**
  * A runtime stand-in that starts a tool command in a session of its own and exits at once, leaving

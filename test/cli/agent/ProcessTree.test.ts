@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { escapedGroups, signalEscaped } from "../../../cli/agent/ProcessTree.js"
+import { isAlive, until } from "./ProcessProbes.js"
 
 /** A runtime stand-in in its own group, whose child moved to a session (and group) of its own, as Claude Code's Bash tool does. */
 const runtimeWithEscapedChild = Effect.acquireRelease(
@@ -23,27 +24,6 @@ const runtimeWithEscapedChild = Effect.acquireRelease(
       }
     })
 )
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Polls `probe` until `done` holds (5 s at most); the last value either way. */
-const until = <A>(probe: () => A, done: (value: A) => boolean) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + 5_000
-    let value = probe()
-    while (!done(value) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      value = probe()
-    }
-    return value
-  })
 
 describe("a runtime's process tree", () => {
   it.scoped("a descendant in a group of its own is found, and signalled through its group", () =>

@@ -6,6 +6,7 @@
  * skips install scripts leaves the placeholder, so the platform packages are resolved directly
  * (RUNTIMES.md §0). Codex's wrapper is a plain node script that finds its platform package itself.
  */
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
@@ -83,6 +84,12 @@ export interface RuntimeBinaries {
 }
 
 export const runtimeBinaries = (): RuntimeBinaries => ({ claude: claudeBinary(), codex: codexBinary(), opencode: opencodeBinary() })
+
+/** The pinned Claude Code is not installed for this platform, or does not start (asked only when a suite would run). */
+export const claudeCannotRunHere = (): boolean => {
+  const claude = claudeBinary()
+  return claude === undefined || spawnSync(claude, ["--version"], { encoding: "utf8", timeout: 30_000, stdio: "pipe" }).status !== 0
+}
 
 /** Symlinks the resolved binaries into `dir` under their command names; returns `dir`. */
 export const linkRuntimeBinaries = (dir: string): string => {
