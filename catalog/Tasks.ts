@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ArtifactSummary } from "./domain/Artifact.js"
 import { LabelId, ProjectId, TaskListId } from "./domain/Ids.js"
-import { RichTextDocument } from "./domain/RichText.js"
+import { RichTextDocument } from "./domain/RichTextDocument.js"
 import { TaskFileSummary } from "./domain/TaskFile.js"
 import {
   ExternalLink,

@@ -3,6 +3,9 @@ import MarkdownIt from "markdown-it"
 import { defaultMarkdownSerializer, MarkdownParser, MarkdownSerializer } from "prosemirror-markdown"
 import { Schema as ProseMirrorSchema, type Node as ProseMirrorNode } from "prosemirror-model"
 import { InvalidArgument } from "./Errors.js"
+import { RichTextDocument } from "./RichTextDocument.js"
+
+export { RichTextDocument } from "./RichTextDocument.js"
 
 /**
  * Rich text as the web editor stores it: ProseMirror JSON whose node and mark names are
@@ -92,13 +95,6 @@ const serializer = new MarkdownSerializer({
   code: defaults.marks["code"]!,
   link: defaults.marks["link"]!
 })
-
-/** A ProseMirror document in its JSON form. */
-export const RichTextDocument = Schema.Struct({
-  type: Schema.Literal("doc"),
-  content: Schema.optional(Schema.Array(Schema.Unknown))
-}).annotations({ identifier: "RichTextDocument", description: "ProseMirror JSON (TipTap StarterKit node and mark names)" })
-export type RichTextDocument = typeof RichTextDocument.Type
 
 const asDocument = (node: ProseMirrorNode): RichTextDocument => {
   const json: unknown = node.toJSON()

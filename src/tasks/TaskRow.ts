@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Schema } from "effect"
 import { TaskComment } from "../../catalog/Tasks.js"
 import { LabelId, TaskListId } from "../../catalog/domain/Ids.js"
-import * as RichText from "../../catalog/domain/RichText.js"
+import { RichTextDocument } from "../../catalog/domain/RichTextDocument.js"
 import { Link, Priority } from "../../catalog/domain/Task.js"
 
 /** A task as read from the database, with its projections joined in. */
@@ -28,7 +28,7 @@ export const TaskRow = Schema.Struct({
   listName: Schema.String,
   parentId: Schema.NullOr(Schema.String),
   tags: Schema.Array(Schema.String),
-  description: Schema.NullOr(RichText.RichTextDocument),
+  description: Schema.NullOr(RichTextDocument),
   subtaskCount: Schema.Number,
   archivedAt: Schema.NullOr(Schema.DateFromSelf),
   createdAt: Schema.DateFromSelf,

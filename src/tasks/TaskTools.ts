@@ -29,6 +29,7 @@ import { TaskSearch } from "./TaskSearch.js"
 import { TaskTree } from "./TaskTree.js"
 import { TaskWrites } from "./TaskWrites.js"
 import { externalLink, taskDetails, taskSummary } from "./TaskViews.js"
+import { RichTextModule } from "./RichTextModule.js"
 
 const builtInTaskTypes: ReadonlyArray<{ readonly key: BuiltInTaskTypeKey; readonly name: string }> = [
   { key: "task", name: "Task" },
@@ -76,10 +77,12 @@ export const TaskTools = Effect.gen(function*() {
     })
 
   const details = (resolved: ResolvedTask, attached: Effect.Effect.Success<ReturnType<typeof attachedTo>>) =>
-    Effect.map(
-      reads.details(resolved),
-      (found) => taskDetails(found, attached.artifacts.get(found.task.id) ?? [], attached.files(found.task.id))
-    )
+    Effect.gen(function*() {
+      const found = yield* reads.details(resolved)
+      const description = found.task.description
+      const markdown = description === null ? "" : Either.getOrElse((yield* RichTextModule).toMarkdown(description), () => "")
+      return taskDetails(found, markdown, attached.artifacts.get(found.task.id) ?? [], attached.files(found.task.id))
+    })
 
   return [
     Implement.unscoped(ListTaskTypes, () => Effect.succeed(taskTypes)),

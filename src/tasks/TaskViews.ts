@@ -1,6 +1,4 @@
-import { Either } from "effect"
 import type { SubtaskSummary, TaskDetails, TaskSummary } from "../../catalog/Tasks.js"
-import * as RichText from "../../catalog/domain/RichText.js"
 import type { ExternalLink } from "../../catalog/domain/Task.js"
 import type { ArtifactSummary } from "../../catalog/domain/Artifact.js"
 import type { TaskFileSummary } from "../../catalog/domain/TaskFile.js"
@@ -47,16 +45,14 @@ const subtaskSummary = (row: TaskRow): typeof SubtaskSummary.Type => ({
   subtaskCount: row.subtaskCount
 })
 
-/** get_task's result; `artifacts` and `files` are this task's. */
+/** get_task's result; `descriptionMarkdown`, `artifacts` and `files` are this task's. */
 export const taskDetails = (
   found: TaskDetailRows,
+  descriptionMarkdown: string,
   artifacts: ReadonlyArray<typeof ArtifactSummary.Type>,
   files: ReadonlyArray<TaskFileSummary>
 ): typeof TaskDetails.Type => {
   const { access, comments, links, subtasks, task, taskPath, taskUrl } = found
-  const descriptionMarkdown = task.description === null
-    ? ""
-    : Either.getOrElse(RichText.toMarkdown(task.description), () => "")
   return {
     ...taskSummary(task),
     projectId: access.project.id,

@@ -6,7 +6,7 @@ import type { CreateTask, UpdateTask } from "../../catalog/Tasks.js"
 import { Conflict, InvalidArgument, LimitExceeded, NotFound } from "../../catalog/domain/Errors.js"
 import { TaskId } from "../../catalog/domain/Ids.js"
 import { rankAfter } from "../../catalog/domain/Rank.js"
-import * as RichText from "../../catalog/domain/RichText.js"
+import { RichTextModule } from "./RichTextModule.js"
 import { MAX_EXTERNAL_LINKS } from "../../catalog/domain/Task.js"
 import type { Principal, ProjectAccess } from "../platform/auth/Principal.js"
 import { isForeignKeyViolation } from "../platform/sql/SqlErrors.js"
@@ -36,10 +36,11 @@ const concurrentChange = (error: SqlError) =>
     : Effect.die(error)
 
 const normalizeDescription = (description: string) =>
-  Either.map(RichText.normalize(description, "description"), (document) => ({
-    document,
-    text: RichText.plainText(document)
-  }))
+  Effect.flatMap(RichTextModule, (RichText) =>
+    Either.map(RichText.normalize(description, "description"), (document) => ({
+      document,
+      text: RichText.plainText(document)
+    })))
 
 /** Creating tasks and changing their fields, each reference checked against the task's project. */
 export class TaskWrites extends Effect.Service<TaskWrites>()("trellis/TaskWrites", {
