@@ -73,3 +73,23 @@ export const SetArtifactCommentStatus = Tool.make("set_artifact_comment_status",
   }),
   annotations: { readOnly: false, destructive: false, idempotent: true }
 })
+
+export const SendArtifactComments = Tool.make("send_artifact_comments", {
+  title: "Send an artifact's open comment threads to a thread",
+  description:
+    "Sends the open comment threads of an artifact to one of your threads as one user message (each thread's quoted snippet, its comment, " +
+    "replies and commentId; a thread whose snippet was edited away says so), queued like send_thread_message: an idle thread becomes pending, " +
+    "a busy one reads it on its next turn. The receiving agent replies with reply_to_artifact_comment and resolves with " +
+    "set_artifact_comment_status. Fails when the artifact has no open thread, or the thread is in another project.",
+  input: Schema.Struct({
+    artifactId: ArtifactIdArgument,
+    threadId: Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+      .annotations({ description: "The thread (one of yours, in the artifact's project) that receives the message" })
+  }),
+  output: Schema.Struct({
+    messageId: Schema.String,
+    threadId: Schema.String,
+    commentIds: Schema.Array(Schema.String).annotations({ description: "The open threads sent, in document order" })
+  }),
+  annotations: { readOnly: false, destructive: false, idempotent: false }
+})

@@ -1,5 +1,11 @@
 import { CreateProjectAgent, ListProjectAgents, UpdateProjectAgent } from "./Agents.js"
-import { CreateArtifactComment, ListArtifactComments, ReplyToArtifactComment, SetArtifactCommentStatus } from "./ArtifactComments.js"
+import {
+  CreateArtifactComment,
+  ListArtifactComments,
+  ReplyToArtifactComment,
+  SendArtifactComments,
+  SetArtifactCommentStatus
+} from "./ArtifactComments.js"
 import {
   CreateTaskArtifact,
   DeleteTaskArtifact,
@@ -81,7 +87,8 @@ export const Toolsets = {
       ListArtifactComments,
       CreateArtifactComment,
       ReplyToArtifactComment,
-      SetArtifactCommentStatus
+      SetArtifactCommentStatus,
+      SendArtifactComments
     ]
   },
   threads: {

@@ -3,10 +3,12 @@ import {
   CreateArtifactComment,
   ListArtifactComments,
   ReplyToArtifactComment,
+  SendArtifactComments,
   SetArtifactCommentStatus
 } from "../../catalog/ArtifactComments.js"
 import { CurrentPrincipal } from "../platform/auth/Principal.js"
 import { ArtifactComments } from "./ArtifactComments.js"
+import { ArtifactCommentSending } from "./ArtifactCommentSending.js"
 import { Artifacts } from "./Artifacts.js"
 import { threadView } from "./ArtifactViews.js"
 import * as Implement from "../platform/mcp/ToolImplementation.js"
@@ -14,6 +16,7 @@ import * as Implement from "../platform/mcp/ToolImplementation.js"
 export const ArtifactCommentTools = Effect.gen(function*() {
   const artifacts = yield* Artifacts
   const comments = yield* ArtifactComments
+  const sending = yield* ArtifactCommentSending
 
   return [
     Implement.unscoped(ListArtifactComments, (input) =>
@@ -37,6 +40,8 @@ export const ArtifactCommentTools = Effect.gen(function*() {
     Implement.unscoped(
       SetArtifactCommentStatus,
       (input) => Effect.flatMap(CurrentPrincipal, (principal) => comments.setStatus(principal, input.commentIds, input.status))
-    )
+    ),
+
+    Implement.unscoped(SendArtifactComments, (input) => Effect.flatMap(CurrentPrincipal, (principal) => sending.send(principal, input)))
   ] as const
 })

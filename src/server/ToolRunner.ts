@@ -23,6 +23,7 @@ import { CliProfiles } from "../machines/CliProfiles.js"
 import { AgentTools } from "../agents/AgentTools.js"
 import { ArtifactComments } from "../artifacts/ArtifactComments.js"
 import { Artifacts } from "../artifacts/Artifacts.js"
+import { ArtifactCommentSending } from "../artifacts/ArtifactCommentSending.js"
 import { ArtifactCommentTools } from "../artifacts/ArtifactCommentTools.js"
 import { ArtifactTools } from "../artifacts/ArtifactTools.js"
 import { TaskArtifactsLive } from "../artifacts/TaskArtifactsLive.js"
@@ -99,6 +100,7 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
     Artifacts.Default,
     TaskArtifactsLive,
     ArtifactComments.Default,
+    ArtifactCommentSending.Default,
     ThreadRows.Default,
     ThreadListing.Default,
     ThreadUsage.Default,
