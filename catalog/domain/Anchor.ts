@@ -100,3 +100,28 @@ export const relocate = (anchor: Anchor, content: string, change?: Change): Anch
   if (alone !== undefined) return anchorAt(content, alone, anchor.text)
   return { ...anchor, lost: true }
 }
+
+const isSpace = (char: string) => /\s/.test(char)
+
+/**
+ * What a page sends to comment on `[start, end)` of the content, as a person selected it: the
+ * snippet without the whitespace at its ends, and which of its matches it is (1-based, counted as
+ * `create_artifact_comment` counts them). Undefined when only whitespace is selected.
+ */
+export const snippetAt = (
+  content: string,
+  selectedStart: number,
+  selectedEnd: number
+): { readonly anchorText: string; readonly occurrence: number; readonly start: number } | undefined => {
+  let start = Math.max(0, selectedStart)
+  let end = Math.min(content.length, selectedEnd)
+  while (start < end && isSpace(content.charAt(start))) start++
+  while (end > start && isSpace(content.charAt(end - 1))) end--
+  if (start >= end) return undefined
+  const anchorText = content.slice(start, end)
+  const found = occurrences(content, anchorText)
+  const index = found.indexOf(start)
+  // In an overlapping run ("aa" from 1 in "aaa") the selection is none of the counted matches: the nearest stands for it.
+  const counted = index !== -1 ? start : nearest(found, start) ?? start
+  return { anchorText, occurrence: found.indexOf(counted) + 1, start: counted }
+}

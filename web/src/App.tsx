@@ -206,7 +206,13 @@ const SignedIn = ({ projectId: current }: { readonly projectId: string | undefin
           </Suspense>
         )
         : null}
-      <main className={page === "/projects/$projectId/board" ? "wide" : undefined}>
+      <main
+        className={page === "/projects/$projectId/board"
+          ? "wide"
+          : page === "/projects/$projectId/artifacts/$artifactId"
+          ? "roomy"
+          : undefined}
+      >
         {list.length === 0 ? <p className="page-status">You have no projects yet.</p> : null}
         <Suspense fallback={<p className="page-status" role="status">Loading…</p>}>
           <Outlet />

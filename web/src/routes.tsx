@@ -22,6 +22,8 @@ const AgentsPage = lazy(() => import("./pages/Agents").then((module) => ({ defau
 const PromptsPage = lazy(() => import("./pages/Prompts").then((module) => ({ default: module.PromptsPage })))
 const SkillsPage = lazy(() => import("./pages/Skills").then((module) => ({ default: module.SkillsPage })))
 const SkillPage = lazy(() => import("./pages/Skill").then((module) => ({ default: module.SkillPage })))
+// The artifact page brings its Markdown parser with source positions (react-markdown, remark-gfm).
+const ArtifactPage = lazy(() => import("./pages/Artifact").then((module) => ({ default: module.ArtifactPage })))
 
 const rootRoute = createRootRoute({ component: Root, notFoundComponent: NotFound })
 const page = <P extends string>(path: P) => ({ getParentRoute: () => rootRoute, path })
@@ -87,6 +89,11 @@ function Skill(): ReactNode {
   const { projectId, skillId } = skillRoute.useParams()
   return <SkillPage key={`${projectId}/${skillId}`} projectId={projectId} skillId={skillId} />
 }
+const artifactRoute = createRoute({ ...page("/projects/$projectId/artifacts/$artifactId"), component: Artifact })
+function Artifact(): ReactNode {
+  const { artifactId, projectId } = artifactRoute.useParams()
+  return <ArtifactPage key={`${projectId}/${artifactId}`} projectId={projectId} artifactId={artifactId} />
+}
 
 export const router = createRouter({
   history,
@@ -103,7 +110,8 @@ export const router = createRouter({
     agentsRoute,
     promptsRoute,
     skillsRoute,
-    skillRoute
+    skillRoute,
+    artifactRoute
   ])
 })
 

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
-import { anchorAt, changeBetween, CONTEXT_LENGTH, hasLoneSurrogate, locate, occurrences, relocate } from "../../../catalog/domain/Anchor.js"
+import {
+  anchorAt,
+  changeBetween,
+  CONTEXT_LENGTH,
+  hasLoneSurrogate,
+  locate,
+  occurrences,
+  relocate,
+  snippetAt
+} from "../../../catalog/domain/Anchor.js"
 
 const anchorOn = (content: string, text: string, occurrence = 1) => {
   const found = locate(content, text, occurrence)
@@ -109,6 +118,42 @@ describe("Anchor", () => {
           if (after.includes(snippet)) expect(result.lost).toBe(false)
         }),
         { numRuns: 2000 }
+      )
+    }))
+
+  it.effect("a selection becomes its snippet without the whitespace at its ends, and which match it is", () =>
+    Effect.sync(() => {
+      const content = "Ship the login page.\n\nThen the login form."
+      expect(snippetAt(content, 0, 4)).toEqual({ anchorText: "Ship", occurrence: 1, start: 0 })
+      expect(snippetAt(content, 30, 36)).toEqual({ anchorText: "login", occurrence: 2, start: 31 })
+      expect(snippetAt(content, 19, 26)).toEqual({ anchorText: ".\n\nThen", occurrence: 1, start: 19 })
+      expect(snippetAt(content, 20, 22)).toBeUndefined()
+      expect(snippetAt(content, 5, 5)).toBeUndefined()
+    }))
+
+  it.effect("a selection inside an overlapping run counts as the nearest match the server counts", () =>
+    Effect.sync(() => {
+      expect(snippetAt("aaa", 1, 3)).toEqual({ anchorText: "aa", occurrence: 1, start: 0 })
+      expect(snippetAt("aaaaa", 3, 5)).toEqual({ anchorText: "aa", occurrence: 2, start: 2 })
+    }))
+
+  it.effect("whatever is selected, the snippet and occurrence locate the selected text", () =>
+    Effect.sync(() => {
+      FastCheck.assert(
+        FastCheck.property(
+          FastCheck.stringMatching(/^[ab \n]{1,40}$/),
+          FastCheck.nat(),
+          FastCheck.nat(),
+          (content, a, b) => {
+            const [x, y] = [a % (content.length + 1), b % (content.length + 1)]
+            const [from, to] = [Math.min(x, y), Math.max(x, y)]
+            const picked = snippetAt(content, from, to)
+            if (picked === undefined) return content.slice(from, to).trim() === ""
+            const found = locate(content, picked.anchorText, picked.occurrence)
+            return found._tag === "Found" && found.anchor.start === picked.start && picked.anchorText === content.slice(from, to).trim()
+          }
+        ),
+        { numRuns: 1000 }
       )
     }))
 })

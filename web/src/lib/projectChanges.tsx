@@ -22,6 +22,8 @@ export type ProjectChange =
     readonly agentIds: ReadonlySet<string>
     readonly promptIds: ReadonlySet<string>
     readonly skillIds: ReadonlySet<string>
+    /** Artifacts written, their comment threads included: what the artifact page shows. */
+    readonly artifactIds: ReadonlySet<string>
   }
   | { readonly _tag: "Anything" }
 
@@ -36,7 +38,8 @@ const decodeFrame = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
   labelIds: Ids,
   agentIds: Ids,
   promptIds: Ids,
-  skillIds: Ids
+  skillIds: Ids,
+  artifactIds: Ids
 })))
 
 /** A frame of the stream as the tab holding it hands it to the others (structured-cloneable). */
@@ -89,7 +92,8 @@ export const ProjectChangesProvider = (
         labelIds: new Set(named.labelIds),
         agentIds: new Set(named.agentIds),
         promptIds: new Set(named.promptIds),
-        skillIds: new Set(named.skillIds)
+        skillIds: new Set(named.skillIds),
+        artifactIds: new Set(named.artifactIds)
       })
     }
     const path = `/api/projects/${encodeURIComponent(projectId)}/changes`
@@ -119,7 +123,7 @@ export const ProjectChangesProvider = (
   return <ChangesContext.Provider value={changes}>{children}</ChangesContext.Provider>
 }
 
-/** What a part of the page shows: some threads (or any of the project's), the person's machines, the project's tasks, agents, prompts or Skills. */
+/** What a part of the page shows: some threads (or any of the project's), the person's machines, the project's tasks, agents, prompts, Skills or some artifacts. */
 export interface Watched {
   readonly threads?: ReadonlyArray<string> | "any"
   readonly machines?: boolean
@@ -128,6 +132,7 @@ export interface Watched {
   readonly agents?: boolean
   readonly prompts?: boolean
   readonly skills?: boolean
+  readonly artifacts?: ReadonlyArray<string>
 }
 
 /** True when the change may concern what is watched. */
@@ -139,7 +144,8 @@ export const concerns = (change: ProjectChange, watched: Watched): boolean => {
     (watched.tasks === true && change.taskIds.size + change.listIds.size + change.labelIds.size > 0) ||
     (watched.agents === true && change.agentIds.size > 0) ||
     (watched.prompts === true && change.promptIds.size > 0) ||
-    (watched.skills === true && change.skillIds.size > 0)
+    (watched.skills === true && change.skillIds.size > 0) ||
+    (watched.artifacts ?? []).some((id) => change.artifactIds.has(id))
 }
 
 /** Calls `onChange` for each change of the project while the component is mounted. */

@@ -20,6 +20,10 @@ export const boardPath = (projectId: string, query?: URLSearchParams) => {
   return `/projects/${encodeURIComponent(projectId)}/board${search === "" ? "" : `?${search}`}`
 }
 
+/** An artifact's page: the document with its comment threads. */
+export const artifactPath = (projectId: string, artifactId: string) =>
+  `/projects/${encodeURIComponent(projectId)}/artifacts/${encodeURIComponent(artifactId)}`
+
 export const agentsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/agents`
 export const promptsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/prompts`
 export const skillsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/skills`

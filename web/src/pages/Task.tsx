@@ -46,7 +46,7 @@ export const TaskPage = ({ projectId, taskRef }: { readonly projectId: string; r
       <TaskDescription markdown={details.descriptionMarkdown} save={save} saving={saving} />
       <TaskRuns projectId={projectId} taskId={details.taskId} />
       <Subtasks projectId={projectId} task={details} />
-      <LinksAndArtifacts task={details} />
+      <LinksAndArtifacts projectId={projectId} task={details} />
       <TaskFiles task={details} />
       <Comments projectId={projectId} task={details} />
       <DeleteTask projectId={projectId} task={details} />

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from "react"
 import { describeError } from "../lib/api"
 import { ago } from "../lib/format"
-import { followLink, taskPath } from "../lib/router"
+import { artifactPath, followLink, taskPath } from "../lib/router"
 import { type TaskToolResult, useToolMutation } from "../board/taskTools"
 import { Markdown } from "../thread/Markdown"
 import { MoveTask } from "./MoveTask"
@@ -66,7 +66,7 @@ const linkText = (link: ExternalLink): string => {
 const linkUrl = (link: ExternalLink): string | undefined => link.url
 
 /** External links by kind (commits, branches, pull requests, URLs) and the task's document artifacts. */
-export const LinksAndArtifacts = ({ task }: { readonly task: Details }) => {
+export const LinksAndArtifacts = ({ projectId, task }: { readonly projectId: string; readonly task: Details }) => {
   const kinds = [...new Set(task.externalLinks.map((link) => link.kind))]
   return (
     <section className="task-section" aria-labelledby="task-links">
@@ -93,7 +93,7 @@ export const LinksAndArtifacts = ({ task }: { readonly task: Details }) => {
           <ul className="task-rows">
             {task.artifacts.map((artifact) => (
               <li key={artifact.artifactId}>
-                {artifact.name}{" "}
+                <a href={artifactPath(projectId, artifact.artifactId)} onClick={followLink}>{artifact.name}</a>{" "}
                 <span className="meta">· {artifact.contentType} · {artifact.openCommentCount} open · {ago(artifact.updatedAt)}</span>
               </li>
             ))}
