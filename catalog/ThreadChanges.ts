@@ -52,3 +52,18 @@ export const GetThreadChanges = Tool.make("get_thread_changes", {
   output: ChangesPage,
   annotations: { readOnly: true, destructive: false, idempotent: true }
 })
+
+export const RefreshThreadChanges = Tool.make("refresh_thread_changes", {
+  title: "Ask a thread's machine for a fresh change report",
+  description:
+    "Asks the CLI running your thread to report its working copy now, without waiting for a turn (edits made by hand, or since the last report). " +
+    "An online CLI reports within seconds; a thread in the middle of a turn reports when the turn ends; an offline machine reports when its CLI " +
+    "connects. Read the result with get_thread_changes (a newer reportId). Fails when the thread has no report yet: its first turn makes one.",
+  input: Schema.Struct({ threadId: Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })) }),
+  output: Schema.Struct({
+    threadId: Schema.String,
+    requestedAt: Schema.String.annotations({ description: "ISO 8601 timestamp of the request" }),
+    machineOnline: Schema.Boolean.annotations({ description: "The thread's CLI is connected now" })
+  }),
+  annotations: { readOnly: false, destructive: false, idempotent: true }
+})

@@ -35,7 +35,7 @@ import {
   UpdateTaskLink
 } from "./Tasks.js"
 import { DiscardReviewComment, ListReviewComments, ResolveReviewComment, SaveReviewComment, SendReview } from "./ReviewComments.js"
-import { GetThreadChanges } from "./ThreadChanges.js"
+import { GetThreadChanges, RefreshThreadChanges } from "./ThreadChanges.js"
 import { CreateThread, GetThread, ListCliProfiles, ListThreadMessages, ListThreads, SendThreadMessage } from "./Threads.js"
 
 export * as Tool from "./Tool.js"
@@ -93,7 +93,16 @@ export const Toolsets = {
   },
   threads: {
     description: "Agent threads on connected machines, their messages and the machines (CLI profiles)",
-    tools: [ListCliProfiles, GetThread, ListThreads, ListThreadMessages, GetThreadChanges, CreateThread, SendThreadMessage]
+    tools: [
+      ListCliProfiles,
+      GetThread,
+      ListThreads,
+      ListThreadMessages,
+      GetThreadChanges,
+      RefreshThreadChanges,
+      CreateThread,
+      SendThreadMessage
+    ]
   },
   review: {
     description: "Review comments on a thread's changes: drafts, sending a review to the thread, listing and resolving them",

@@ -7,11 +7,11 @@ import { Authentication } from "./Authentication.js"
 import { EventStream } from "./EventStream.js"
 import { AvailableCli, CliProfile } from "../domain/CliProfile.js"
 import { CliType, RuntimeTransport } from "../domain/CliType.js"
-import { Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
+import { Conflict, Forbidden, InvalidArgument, NotFound } from "../domain/Errors.js"
 import { AgentSessionId, CliProfileId, ProjectId } from "../domain/Ids.js"
 import { ClaimLost, SessionConflict, SessionExpired } from "./BridgeErrors.js"
 import { Interaction, InteractionKind } from "../domain/Interaction.js"
-import { ChangeReportBody } from "../domain/ChangeReport.js"
+import { ChangeReportBody, Commit } from "../domain/ChangeReport.js"
 
 /**
  * The CLI bridge over HTTP (SPEC "CLI bridge HTTP endpoints", DESIGN §6): the contract both the
@@ -122,6 +122,23 @@ export const ChunkUpload = Schema.Struct({
 /** A change report (issue 31 §1), sent under the claim after each turn. */
 export const ChangeReportPayload = Schema.Struct({ sessionId: AgentSessionId, epoch: Epoch, ...ChangeReportBody.fields })
 
+/**
+ * A fresh report asked for (`refresh_thread_changes`), as a session's pending stream lists them in
+ * its `changes` event (`{"requests": [...]}`): the thread's working copy on this machine and the
+ * base its last report was measured against.
+ */
+export const ChangeRequest = Schema.Struct({
+  threadId: Schema.String,
+  directory: Schema.String,
+  baseCommit: Commit,
+  requestedAt: Schema.String.annotations({ description: "When it was asked: a request asked again after an answer is a new one" })
+})
+export type ChangeRequest = typeof ChangeRequest.Type
+export const ChangeRequestsEvent = Schema.Struct({ requests: Schema.Array(ChangeRequest) })
+
+/** The answer to a change request: a report sent with no claim, by a session of the thread's machine. */
+export const RequestedChangeReportPayload = Schema.Struct({ sessionId: AgentSessionId, ...ChangeReportBody.fields })
+
 export class AgentGroup extends HttpApiGroup.make("agent")
   .add(
     HttpApiEndpoint.post("register", "/register")
@@ -219,6 +236,17 @@ export class AgentGroup extends HttpApiGroup.make("agent")
       .addError(ClaimLost, { status: 409 })
       .addError(SessionExpired, { status: 410 })
       .annotate(OpenApi.Description, "The thread's working copy against its base after a turn; the newest 20 per thread are kept")
+  )
+  .add(
+    HttpApiEndpoint.post("reportRequestedChanges")`/threads/${threadIdParam}/requested-changes`
+      .setPayload(RequestedChangeReportPayload)
+      .addSuccess(Schema.Struct({ reportId: Schema.String }))
+      .addError(Conflict, { status: 409 })
+      .addError(SessionExpired, { status: 410 })
+      .annotate(
+        OpenApi.Description,
+        "The thread's working copy reported between turns, answering a change request of the pending stream; refused (409) when nothing is asked of the thread or it runs on another machine"
+      )
   )
   .add(
     HttpApiEndpoint.post("requestInteraction")`/threads/${threadIdParam}/interactions`

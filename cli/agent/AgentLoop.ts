@@ -10,7 +10,8 @@ import type { AgentLog, AgentStatus } from "./AgentLog.js"
 import type { ApprovalPolicy } from "./ApprovalPolicy.js"
 import { backoff, isTransient, makeBridgeClient, makeShutdownBridgeClient, shutdownCall } from "./BridgeClient.js"
 import { Journal } from "./Journal.js"
-import { pendingCues } from "./PendingCues.js"
+import { answerChangeRequest } from "./ChangeReporter.js"
+import { type PendingCue, pendingCues } from "./PendingCues.js"
 import type { Runtime } from "./runtimes/Runtime.js"
 import { flushJournal, runThread, type ThreadRunRequirements } from "./ThreadRunner.js"
 
@@ -278,6 +279,25 @@ export const runAgent = (options: AgentOptions) =>
       }
     }))
 
+    // Change reports asked between turns: each in a fiber of its own, once at a time per thread; a
+    // thread this CLI runs reports when its turn ends, which answers the request too.
+    const reports = yield* FiberSet.make()
+    const reporting = new Set<string>()
+    const answer = (cue: Extract<PendingCue, { _tag: "Report" }>) =>
+      Effect.gen(function*() {
+        const { sessionId } = yield* SubscriptionRef.get(session)
+        for (const request of cue.requests) {
+          if (running.has(request.threadId) || reporting.has(request.threadId)) continue
+          reporting.add(request.threadId)
+          yield* FiberSet.run(
+            reports,
+            answerChangeRequest(client, sessionId, request, log).pipe(
+              Effect.ensuring(Effect.sync(() => reporting.delete(request.threadId)))
+            )
+          )
+        }
+      })
+
     // The queue: SSE frames (reconnected with backoff, following session changes) and a slow poll as a safety net.
     const pendingFrames = Effect.gen(function*() {
       const { sessionId } = yield* SubscriptionRef.get(session)
@@ -289,7 +309,7 @@ export const runAgent = (options: AgentOptions) =>
         )
       )
       if (response.status !== 200) return yield* Effect.fail({ _tag: "ResponseError" as const, status: response.status })
-      yield* Stream.runForEach(pendingCues(response.stream), () => dispatch)
+      yield* Stream.runForEach(pendingCues(response.stream), (cue) => cue._tag === "Claim" ? dispatch : answer(cue))
     }).pipe(Effect.scoped)
     yield* pendingFrames.pipe(
       Effect.catchAll(() => Effect.void),

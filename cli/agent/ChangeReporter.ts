@@ -1,7 +1,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Duration, Effect, Option, Schedule } from "effect"
-import type { ClaimedThread } from "../../catalog/bridge/AgentApi.js"
+import type { ChangeRequest, ClaimedThread } from "../../catalog/bridge/AgentApi.js"
 import {
   type ChangedFile,
   type ChangeReportBody,
@@ -213,6 +213,26 @@ export const changeBase = (
 /** How long a report may take, git and upload together, before the next turn goes on without it. */
 const REPORT_TIMEOUT = Duration.seconds(60)
 
+/** A report's work with a deadline, its failure a warning: a report never fails what asked for it. */
+const safely = (threadId: string, log: AgentLog) => <A, E extends { readonly _tag: string }, R>(report: Effect.Effect<A, E, R>) =>
+  report.pipe(
+    Effect.asVoid,
+    Effect.timeoutFail({
+      duration: REPORT_TIMEOUT,
+      onTimeout: () => new GitError({ message: `not done within ${Duration.format(REPORT_TIMEOUT)}` })
+    }),
+    Effect.catchAll((error) =>
+      log.warn(`thread ${threadId}: changes not reported (${error._tag}${"message" in error ? `: ${String(error.message)}` : ""})`)
+    ),
+    Effect.catchAllDefect((defect) => log.warn(`thread ${threadId}: changes not reported (${String(defect)})`))
+  )
+
+const retryTransient = <A, E extends { readonly _tag: string }, R>(call: Effect.Effect<A, E, R>) =>
+  Effect.retry(call, {
+    schedule: Schedule.exponential(Duration.millis(500)).pipe(Schedule.upTo(Duration.seconds(10))),
+    while: isTransient
+  })
+
 /** Reports the working copy under the claim; a failure is logged and never fails the turn. */
 export const sendChangeReport = (
   client: BridgeClient,
@@ -227,17 +247,24 @@ export const sendChangeReport = (
     const sent = yield* client.agent.reportChanges({
       path: { threadId: claim.threadId },
       payload: { sessionId: claim.sessionId, epoch: claim.epoch, ...report.value }
-    }).pipe(
-      Effect.retry({ schedule: Schedule.exponential(Duration.millis(500)).pipe(Schedule.upTo(Duration.seconds(10))), while: isTransient })
-    )
+    }).pipe(retryTransient)
     yield* log.info(`thread ${claim.threadId}: changes reported (${report.value.files.length} file(s))`, { reportId: sent.reportId })
-  }).pipe(
-    Effect.timeoutFail({
-      duration: REPORT_TIMEOUT,
-      onTimeout: () => new GitError({ message: `not done within ${Duration.format(REPORT_TIMEOUT)}` })
-    }),
-    Effect.catchAll((error) =>
-      log.warn(`thread ${claim.threadId}: changes not reported (${error._tag}${"message" in error ? `: ${error.message}` : ""})`)
-    ),
-    Effect.catchAllDefect((defect) => log.warn(`thread ${claim.threadId}: changes not reported (${String(defect)})`))
-  )
+  }).pipe(safely(claim.threadId, log))
+
+/**
+ * Answers a change report asked between turns (`refresh_thread_changes`): the working copy the
+ * backend names, against the base of the thread's last report. A failure is logged; the request
+ * stays asked, and the next cue (a reconnect, another request) tries again.
+ */
+export const answerChangeRequest = (client: BridgeClient, sessionId: AgentSessionId, request: ChangeRequest, log: AgentLog) =>
+  Effect.gen(function*() {
+    const report = yield* collectChanges(request.directory, request.baseCommit)
+    if (Option.isNone(report)) return yield* log.warn(`thread ${request.threadId}: ${request.directory} is not a git working tree`)
+    const sent = yield* client.agent.reportRequestedChanges({
+      path: { threadId: request.threadId },
+      payload: { sessionId, ...report.value }
+    }).pipe(retryTransient)
+    yield* log.info(`thread ${request.threadId}: changes reported on request (${report.value.files.length} file(s))`, {
+      reportId: sent.reportId
+    })
+  }).pipe(safely(request.threadId, log))

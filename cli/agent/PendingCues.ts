@@ -1,5 +1,13 @@
 import * as Sse from "@effect/experimental/Sse"
-import { Stream } from "effect"
+import { Option, Schema, Stream } from "effect"
+import { type ChangeRequest, ChangeRequestsEvent } from "../../catalog/bridge/AgentApi.js"
+
+/** What the stream asks of the CLI: to claim (the claim reads the queue itself), or to report these threads' changes. */
+export type PendingCue =
+  | { readonly _tag: "Claim" }
+  | { readonly _tag: "Report"; readonly requests: ReadonlyArray<ChangeRequest> }
+
+const decodeRequests = Schema.decodeUnknownOption(Schema.parseJson(ChangeRequestsEvent))
 
 /**
  * Line ends as `\n` only. The SSE parser of @effect/experimental forgets a `\r` that ends a read,
@@ -13,16 +21,20 @@ const newlines = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<string
   }))
 
 /**
- * The cues in a session's pending-thread stream: one per `pending` event, whatever the framing
- * (`\n` or `\r\n` line ends, comments, multi-line data, a frame split across reads). A cue only
- * says "claim now": the claim itself reads the queue, so a cue's data is not needed. The parser is
- * fed in step with the reads (no fiber of its own): ending the stream at shutdown is immediate.
+ * The cues in a session's pending-thread stream: a Claim per `pending` event and a Report per
+ * `changes` event (one that does not decode is none), whatever the framing (`\n` or `\r\n` line
+ * ends, comments, multi-line data, a frame split across reads). The parser is fed in step with the
+ * reads (no fiber of its own): ending the stream at shutdown is immediate.
  */
-export const pendingCues = <E, R>(body: Stream.Stream<Uint8Array, E, R>): Stream.Stream<void, E, R> =>
+export const pendingCues = <E, R>(body: Stream.Stream<Uint8Array, E, R>): Stream.Stream<PendingCue, E, R> =>
   Stream.suspend(() => {
-    let cues = 0
+    let cues: Array<PendingCue> = []
     const parser = Sse.makeParser((event) => {
-      if (event._tag === "Event" && event.event === "pending") cues++
+      if (event._tag !== "Event") return
+      if (event.event === "pending") cues.push({ _tag: "Claim" })
+      if (event.event === "changes") {
+        Option.map(decodeRequests(event.data), ({ requests }) => cues.push({ _tag: "Report", requests }))
+      }
     })
     return body.pipe(
       Stream.decodeText(),
@@ -30,8 +42,8 @@ export const pendingCues = <E, R>(body: Stream.Stream<Uint8Array, E, R>): Stream
       Stream.mapConcat((text) => {
         parser.feed(text)
         const ready = cues
-        cues = 0
-        return Array.from({ length: ready }, () => undefined)
+        cues = []
+        return ready
       })
     )
   })

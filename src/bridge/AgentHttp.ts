@@ -165,6 +165,11 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
           const reportId = yield* changes.report(yield* CurrentPrincipal, sessionId, path.threadId, epoch, body)
           return { reportId }
         }))
+      .handle("reportRequestedChanges", ({ path, payload: { sessionId, ...body } }) =>
+        Effect.gen(function*() {
+          const reportId = yield* changes.reportRequested(yield* CurrentPrincipal, sessionId, path.threadId, body)
+          return { reportId }
+        }))
       .handle("requestInteraction", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           interactions.request(principal, payload.sessionId, path.threadId, payload.epoch, payload)))

@@ -37,6 +37,7 @@ import { TaskFiles } from "../tasks/TaskFiles.js"
 import { ThreadTools } from "../threads/ThreadTools.js"
 import { ThreadChangeTools } from "../threads/ThreadChangeTools.js"
 import { ChangeReportPages } from "../threads/ChangeReportPages.js"
+import { ChangeRequests } from "../threads/ChangeRequests.js"
 import { ReviewComments } from "../review/ReviewComments.js"
 import { ReviewTools } from "../review/ReviewTools.js"
 import type { CurrentPrincipal } from "../platform/auth/Principal.js"
@@ -108,6 +109,7 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("trellis/ToolRunner
     ThreadMessages.Default,
     CliProfiles.Default,
     ChangeReportPages.Default,
+    ChangeRequests.Default,
     ReviewComments.Default,
     ProjectAgents.Default,
     Scopes.Default,

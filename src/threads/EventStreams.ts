@@ -5,6 +5,7 @@ import type { Principal } from "../platform/auth/Principal.js"
 import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { NotFound } from "../../catalog/domain/Errors.js"
 import type { AgentSessionId } from "../../catalog/domain/Ids.js"
+import { type ChangeRequest, ChangeRequestsEvent } from "../../catalog/bridge/AgentApi.js"
 import { ThreadRows } from "./ThreadRows.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { LiveSessions } from "../machines/LiveSessions.js"
@@ -18,6 +19,26 @@ import { renderFrames, ThreadEventFeeds } from "./ThreadEventFeeds.js"
  * change once for all of the thread's streams (see ThreadEventFeeds).
  */
 const decodePending = Schema.decodeUnknown(Schema.Array(Schema.Struct({ threadId: Schema.String })))
+const decodeRequests = Schema.decodeUnknown(ChangeRequestsEvent.fields.requests)
+
+/** What a session's pending stream last showed: its pending threads and the change reports asked. */
+interface Shown {
+  readonly pending: ReadonlyArray<string>
+  readonly requests: ReadonlyArray<ChangeRequest>
+}
+
+const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((id, i) => id === b[i])
+/** A request is known by its thread and when it was asked: one asked again after an answer is news. */
+const requestKeys = (requests: ReadonlyArray<ChangeRequest>) => requests.map((r) => `${r.threadId}@${r.requestedAt}`)
+
+/** The frames that tell a session what changed since `last`: none when nothing did. */
+const framesAfter = (last: Shown | undefined, now: Shown): ReadonlyArray<string> => [
+  ...(last !== undefined && sameIds(last.pending, now.pending) ? [] : [sseFrame({ event: "pending", data: { threadIds: now.pending } })]),
+  ...(now.requests.length === 0 ||
+      (last !== undefined && sameIds(requestKeys(last.requests), requestKeys(now.requests)))
+    ? []
+    : [sseFrame({ event: "changes", data: { requests: now.requests } })])
+]
 
 /**
  * Events per read of the database. Batched, a read is one `events` frame: a browser bootstrapping
@@ -152,19 +173,39 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
         Effect.map((rows) => rows.map((r) => r.threadId))
       )
 
-    /** A session's queue: the profile's pending threads now, then the list again whenever it changes. */
+    /**
+     * The change reports asked of the profile's threads that no session holds (a held one reports
+     * when its turn ends): where each working copy is and the base its last report used.
+     */
+    const requestsOf = (profileId: string) =>
+      sql`
+        SELECT t.id AS "threadId", COALESCE(t.worktree->>'path', cp.path) AS directory, r.base_commit AS "baseCommit",
+          to_char(t.changes_requested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "requestedAt"
+        FROM threads t
+        LEFT JOIN cli_paths cp ON cp.id = t.path_id
+        JOIN LATERAL (SELECT base_commit FROM thread_change_reports
+          WHERE thread_id = t.id ORDER BY created_at DESC, id DESC LIMIT 1) r ON true
+        WHERE t.profile_id = ${profileId} AND t.changes_requested_at IS NOT NULL AND t.claimed_by_session_id IS NULL
+          AND t.deleted_at IS NULL AND t.kind = 'thread' AND COALESCE(t.worktree->>'path', cp.path) IS NOT NULL
+        ORDER BY t.changes_requested_at, t.id LIMIT ${PENDING_SHOWN}`.pipe(Effect.flatMap(decodeRequests), Effect.orDie)
+
+    /**
+     * A session's queue: the profile's pending threads now, then the list again whenever it
+     * changes (`pending`); and the change reports asked of its threads whenever those change
+     * (`changes`, not sent while none is asked).
+     */
     const pendingThreads = Effect.fn("EventStreams.pendingThreads")(function*(principal: Principal, sessionId: AgentSessionId) {
       const session = yield* sessions.live(principal, sessionId)
       const { machineId, profileId } = session
       return Stream.unwrapScoped(Effect.gen(function*() {
         const signals = yield* live.queueSignals(profileId)
         // Claims send no signal here (see LiveEvents.signalClaimSql): this session made them. Any
-        // other change reads the queue again, and the frame goes out if it differs from the last.
+        // other change reads the queue again, and a frame goes out if its list differs from the last.
         const frames = Stream.concat(Stream.make(undefined), signals).pipe(
           Stream.throttle({ cost: () => 1, units: 1, duration: PENDING_FRAME_SPACING, strategy: "shape" }),
-          Stream.mapEffect(() => pendingOf(profileId, machineId)),
-          Stream.changesWith((a, b) => a.length === b.length && a.every((id, i) => id === b[i])),
-          Stream.map((threadIds) => sseFrame({ event: "pending", data: { threadIds } }))
+          Stream.mapEffect(() => Effect.all({ pending: pendingOf(profileId, machineId), requests: requestsOf(profileId) })),
+          Stream.mapAccum<Shown | undefined, Shown, ReadonlyArray<string>>(undefined, (last, now) => [now, framesAfter(last, now)]),
+          Stream.flattenIterables
         )
         // A stream outlives the request that authenticated it: it ends when its key is revoked.
         return sseBody(frames, yield* revokedKeys.revoked(principal.apiKeyId))

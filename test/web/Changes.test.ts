@@ -168,6 +168,27 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a thread'
     expect(errors).toEqual([])
   })
 
+  it("Refresh asks the machine for a fresh report, and the next report ends the wait", async () => {
+    const { mcp } = backend()
+    await panel().getByRole("button", { name: "Refresh" }).click()
+    const status = panel().locator(".changes-head [role=status]")
+    await expect.poll(() => status.textContent()).toBe("Asking the machine for its working copy…")
+    expect(await panel().getByRole("button", { name: "Refresh" }).isDisabled()).toBe(true)
+    // The thread is mid-turn: the turn's report is the answer.
+    await report(FIRST_REPORT)
+    await expect.poll(() => panel().locator("summary").textContent(), { timeout: 10_000 }).toBe("Changes 4 files +123 −82")
+    await expect.poll(() => status.textContent()).toBe("")
+    expect(await panel().getByRole("button", { name: "Refresh" }).isDisabled()).toBe(false)
+    const changes = await mcp.call(
+      Schema.Struct({ report: Schema.Struct({ totals: Schema.Struct({ files: Schema.Number }) }) }),
+      "get_thread_changes",
+      {
+        threadId: claim?.threadId ?? ""
+      }
+    )
+    expect(changes.report.totals.files).toBe(4)
+  })
+
   it("on a phone the panel fits the screen and opens in the unified view", async () => {
     const { browser, page } = backend()
     const phone = await openPage(browser, PHONE, { signedInAs: page })

@@ -17,6 +17,7 @@ import changeReports from "./migrations/0014_change_reports.js"
 import reviewComments from "./migrations/0015_review_comments.js"
 import settingsChanges from "./migrations/0016_settings_changes.js"
 import changeLog from "./migrations/0017_change_log.js"
+import changeRequests from "./migrations/0018_change_requests.js"
 
 /** Forward-only migrations, numbered; a new one is a new entry, never an edit. */
 export const migrations = Migrator.fromRecord({
@@ -36,7 +37,8 @@ export const migrations = Migrator.fromRecord({
   "0014_change_reports": changeReports,
   "0015_review_comments": reviewComments,
   "0016_settings_changes": settingsChanges,
-  "0017_change_log": changeLog
+  "0017_change_log": changeLog,
+  "0018_change_requests": changeRequests
 })
 
 // No schema dump: the generic migrator needs nothing beyond the SqlClient, so embedders need no filesystem or pg_dump.

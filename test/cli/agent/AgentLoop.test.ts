@@ -237,5 +237,37 @@ describe("trellis agent: the claim loop", () => {
         }])
         yield* Fiber.interrupt(agent)
       }))
+
+    it.effect("a change report asked between turns is sent by the idle CLI, with what was edited since", () =>
+      Effect.gen(function*() {
+        const { checkout, home, owner, server } = yield* machineOf("agent-loop-changes-asked")
+        const log: Array<string> = []
+        const git = (...args: ReadonlyArray<string>) => execFileSync("git", ["-C", checkout, ...args], { encoding: "utf8" }).trim()
+        git("init", "-q", "-b", "main")
+        git("-c", "user.email=dev@example.com", "-c", "user.name=Dev", "commit", "-q", "--allow-empty", "-m", "base")
+        const agent = yield* Effect.forkDaemon(startAgent(server, owner, checkout, home, { log, runtime: ClaudeCode, maxConcurrent: 1 }))
+        const { pathId, profileId } = yield* registered(server, owner)
+        const thread = yield* mcp(server, owner.key, "create_thread", { content: "look around", profileId, pathId, cliType: "claude" })
+        const threadId = String(thread["threadId"])
+        const first = yield* eventually(
+          "the turn's report",
+          mcp(server, owner.key, "get_thread_changes", { threadId }),
+          (result) => result["report"] !== null && result["report"] !== undefined
+        )
+        expect(first["files"]).toEqual([])
+
+        // A person edits the working copy by hand, then asks for a fresh report.
+        writeFileSync(join(checkout, "by-hand.txt"), "edited by a person\n")
+        const asked = yield* mcp(server, owner.key, "refresh_thread_changes", { threadId })
+        expect(asked["machineOnline"]).toBe(true)
+        const fresh = yield* eventually(
+          "the report asked for",
+          mcp(server, owner.key, "get_thread_changes", { threadId }),
+          (result) => Array.isArray(result["files"]) && result["files"].length === 1
+        )
+        expect(Reflect.get(Object(fresh["report"]), "reportId")).not.toBe(Reflect.get(Object(first["report"]), "reportId"))
+        expect(fresh["files"]).toEqual([expect.objectContaining({ path: "by-hand.txt", status: "added", additions: 1 })])
+        yield* Fiber.interrupt(agent)
+      }))
   })
 })

@@ -4,9 +4,12 @@ import { pendingCues } from "../../../cli/agent/PendingCues.js"
 
 const encoder = new TextEncoder()
 
-/** How many cues the CLI takes from a response body read in these pieces. */
+const read = (...pieces: ReadonlyArray<string>) =>
+  Effect.map(Stream.runCollect(pendingCues(Stream.fromIterable(pieces.map((piece) => encoder.encode(piece))))), Chunk.toReadonlyArray)
+
+/** How many claim cues the CLI takes from a response body read in these pieces. */
 const cuesIn = (...pieces: ReadonlyArray<string>) =>
-  Effect.map(Stream.runCollect(pendingCues(Stream.fromIterable(pieces.map((piece) => encoder.encode(piece))))), Chunk.size)
+  Effect.map(read(...pieces), (cues) => cues.filter((cue) => cue._tag === "Claim").length)
 
 const frame = (ids: ReadonlyArray<string>, end = "\n") => `event: pending${end}data: ${JSON.stringify({ threadIds: ids })}${end}${end}`
 
@@ -34,5 +37,20 @@ describe("the pending-thread stream as the CLI reads it", () => {
       }
       // Without its blank line the frame is not over.
       expect(yield* cuesIn(whole.slice(0, whole.length - 2))).toBe(0)
+    }))
+
+  it.effect("a changes event is a cue to report those threads; one that does not decode is none", () =>
+    Effect.gen(function*() {
+      const request = {
+        threadId: "thread_1",
+        directory: "/work/app",
+        baseCommit: "a".repeat(40),
+        requestedAt: "2026-11-28T10:00:00.000000Z"
+      }
+      const changes = `event: changes\r\ndata: ${JSON.stringify({ requests: [request] })}\r\n\r\n`
+      expect(yield* read(frame([]), changes, "event: changes\ndata: {\"requests\": 3}\n\n")).toEqual([
+        { _tag: "Claim" },
+        { _tag: "Report", requests: [request] }
+      ])
     }))
 })

@@ -6,8 +6,10 @@ import { patchLines } from "../../../catalog/domain/PatchLines.js"
 import type { ReviewComment } from "../../../catalog/domain/ReviewComment.js"
 import type { ChangesPage } from "../../../catalog/ThreadChanges.js"
 import { describeError, type ToolError } from "../lib/api"
+import { ago } from "../lib/format"
 import { useReloadOnChange } from "../lib/projectChanges"
 import { callChangesTool } from "./changeTools"
+import { RefreshChanges } from "./RefreshChanges"
 import ReviewComposer, { type CommentRange, firstRange } from "./ReviewComposer"
 import ReviewList from "./ReviewList"
 import { isViewed, setViewed } from "./viewed"
@@ -244,8 +246,9 @@ const ChangesPanel = ({ threadId }: { readonly threadId: string }) => {
       <div className="changes-head">
         <span className="meta">
           {report.branch ?? "detached HEAD"} · {report.baseCommit.slice(0, 8)}..{report.headCommit.slice(0, 8)}
-          {report.truncated ? " · the report was cut at its size caps" : ""}
+          {report.truncated ? " · the report was cut at its size caps" : ""} · reported {ago(report.createdAt)}
         </span>
+        <RefreshChanges threadId={threadId} reportId={report.reportId} />
         <div className="view-switch" role="group" aria-label="Diff view">
           <button type="button" className="quiet" aria-pressed={style === "unified"} onClick={() => setStyle("unified")}>Unified</button>
           <button type="button" className="quiet" aria-pressed={style === "split"} onClick={() => setStyle("split")}>Split</button>
