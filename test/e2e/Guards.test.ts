@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import { killEverything, removeTempDirs, tempDir } from "./support/Processes.js"
+import { eventually, killEverything, removeTempDirs, tempDir } from "./support/Processes.js"
 import { exchange, head, RawConnection } from "./support/RawHttp.js"
 import { type Serve, startServe } from "./support/Trellis.js"
 
@@ -78,8 +78,16 @@ describe("trellis serve's guards in front of every route", () => {
         await connection.write(head("POST", "/api/mcp", { ...headersOf(serve, {}, null), "content-length": String(size) }))
         await connection.sendBody(size - 1)
       }))
-      // Every client has its answer or has handed all but its last byte over; hold them a little longer.
-      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      // Every client gets its answer while it still holds its last byte (on a loaded machine some
+      // take seconds: waited for, not timed); then the bodies are held a little longer.
+      await eventually(
+        "a 401 for every client",
+        () => Promise.resolve(connections.filter((connection) => connection.response?.status === 401).length),
+        (answered) => answered === connections.length,
+        30_000,
+        () => `statuses: ${JSON.stringify(connections.map((connection) => connection.response?.status ?? "none"))}`
+      )
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
     } finally {
       clearInterval(sampler)
     }
