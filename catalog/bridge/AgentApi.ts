@@ -137,7 +137,13 @@ export type ChangeRequest = typeof ChangeRequest.Type
 export const ChangeRequestsEvent = Schema.Struct({ requests: Schema.Array(ChangeRequest) })
 
 /** The answer to a change request: a report sent with no claim, by a session of the thread's machine. */
-export const RequestedChangeReportPayload = Schema.Struct({ sessionId: AgentSessionId, ...ChangeReportBody.fields })
+export const RequestedChangeReportPayload = Schema.Struct({
+  sessionId: AgentSessionId,
+  requestedAt: ChangeRequest.fields.requestedAt.annotations({
+    description: "The request answered, as the pending stream gave it: one asked again since stays asked"
+  }),
+  ...ChangeReportBody.fields
+})
 
 export class AgentGroup extends HttpApiGroup.make("agent")
   .add(

@@ -10,8 +10,8 @@ import type { AgentLog, AgentStatus } from "./AgentLog.js"
 import type { ApprovalPolicy } from "./ApprovalPolicy.js"
 import { backoff, isTransient, makeBridgeClient, makeShutdownBridgeClient, shutdownCall } from "./BridgeClient.js"
 import { Journal } from "./Journal.js"
-import { answerChangeRequest } from "./ChangeReporter.js"
-import { type PendingCue, pendingCues } from "./PendingCues.js"
+import { makeChangeRequestAnswers } from "./ChangeRequestAnswers.js"
+import { pendingCues } from "./PendingCues.js"
 import type { Runtime } from "./runtimes/Runtime.js"
 import { flushJournal, runThread, type ThreadRunRequirements } from "./ThreadRunner.js"
 
@@ -221,6 +221,13 @@ export const runAgent = (options: AgentOptions) =>
           : log.warn("disconnected without the backend's answer: the session ends once its heartbeats are missed")
       })
     )
+    const changeRequests = yield* makeChangeRequestAnswers({
+      client,
+      log,
+      sessionId: Effect.map(SubscriptionRef.get(session), (current) => current.sessionId),
+      isRunning: (threadId) => running.has(threadId)
+    })
+
     const dispatchLock = yield* Effect.makeSemaphore(1)
     const mcp = { url: `${options.server}/api/mcp?project=${options.projectId}`, apiKey: options.apiKey }
     const worktreesDir = path.join(options.stateDir, "..", "worktrees")
@@ -272,31 +279,15 @@ export const runAgent = (options: AgentOptions) =>
             // batch ends, a shutdown), and they would hang on it.
             Effect.ensuring(Effect.suspend(() => {
               running.delete(claimed.threadId)
-              return Deferred.done(released, Exit.void).pipe(Effect.zipRight(Effect.forkDaemon(Effect.interruptible(dispatch))))
+              return Deferred.done(released, Exit.void).pipe(
+                Effect.zipRight(changeRequests.afterRun(claimed.threadId)),
+                Effect.zipRight(Effect.forkDaemon(Effect.interruptible(dispatch)))
+              )
             }))
           )
         )
       }
     }))
-
-    // Change reports asked between turns: each in a fiber of its own, once at a time per thread; a
-    // thread this CLI runs reports when its turn ends, which answers the request too.
-    const reports = yield* FiberSet.make()
-    const reporting = new Set<string>()
-    const answer = (cue: Extract<PendingCue, { _tag: "Report" }>) =>
-      Effect.gen(function*() {
-        const { sessionId } = yield* SubscriptionRef.get(session)
-        for (const request of cue.requests) {
-          if (running.has(request.threadId) || reporting.has(request.threadId)) continue
-          reporting.add(request.threadId)
-          yield* FiberSet.run(
-            reports,
-            answerChangeRequest(client, sessionId, request, log).pipe(
-              Effect.ensuring(Effect.sync(() => reporting.delete(request.threadId)))
-            )
-          )
-        }
-      })
 
     // The queue: SSE frames (reconnected with backoff, following session changes) and a slow poll as a safety net.
     const pendingFrames = Effect.gen(function*() {
@@ -309,7 +300,7 @@ export const runAgent = (options: AgentOptions) =>
         )
       )
       if (response.status !== 200) return yield* Effect.fail({ _tag: "ResponseError" as const, status: response.status })
-      yield* Stream.runForEach(pendingCues(response.stream), (cue) => cue._tag === "Claim" ? dispatch : answer(cue))
+      yield* Stream.runForEach(pendingCues(response.stream), (cue) => cue._tag === "Claim" ? dispatch : changeRequests.answer(cue.requests))
     }).pipe(Effect.scoped)
     yield* pendingFrames.pipe(
       Effect.catchAll(() => Effect.void),

@@ -254,7 +254,7 @@ export const sendChangeReport = (
 /**
  * Answers a change report asked between turns (`refresh_thread_changes`): the working copy the
  * backend names, against the base of the thread's last report. A failure is logged; the request
- * stays asked, and the next cue (a reconnect, another request) tries again.
+ * stays asked, and the next cue (a reconnect, the request asked again) tries again.
  */
 export const answerChangeRequest = (client: BridgeClient, sessionId: AgentSessionId, request: ChangeRequest, log: AgentLog) =>
   Effect.gen(function*() {
@@ -262,7 +262,7 @@ export const answerChangeRequest = (client: BridgeClient, sessionId: AgentSessio
     if (Option.isNone(report)) return yield* log.warn(`thread ${request.threadId}: ${request.directory} is not a git working tree`)
     const sent = yield* client.agent.reportRequestedChanges({
       path: { threadId: request.threadId },
-      payload: { sessionId, ...report.value }
+      payload: { sessionId, requestedAt: request.requestedAt, ...report.value }
     }).pipe(retryTransient)
     yield* log.info(`thread ${request.threadId}: changes reported on request (${report.value.files.length} file(s))`, {
       reportId: sent.reportId

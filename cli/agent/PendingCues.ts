@@ -33,7 +33,8 @@ export const pendingCues = <E, R>(body: Stream.Stream<Uint8Array, E, R>): Stream
       if (event._tag !== "Event") return
       if (event.event === "pending") cues.push({ _tag: "Claim" })
       if (event.event === "changes") {
-        Option.map(decodeRequests(event.data), ({ requests }) => cues.push({ _tag: "Report", requests }))
+        const decoded = decodeRequests(event.data)
+        if (Option.isSome(decoded)) cues.push({ _tag: "Report", requests: decoded.value.requests })
       }
     })
     return body.pipe(

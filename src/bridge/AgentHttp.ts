@@ -165,9 +165,9 @@ const AgentHandlers = HttpApiBuilder.group(TrellisApi, "agent", (handlers) =>
           const reportId = yield* changes.report(yield* CurrentPrincipal, sessionId, path.threadId, epoch, body)
           return { reportId }
         }))
-      .handle("reportRequestedChanges", ({ path, payload: { sessionId, ...body } }) =>
+      .handle("reportRequestedChanges", ({ path, payload: { requestedAt, sessionId, ...body } }) =>
         Effect.gen(function*() {
-          const reportId = yield* changes.reportRequested(yield* CurrentPrincipal, sessionId, path.threadId, body)
+          const reportId = yield* changes.reportRequested(yield* CurrentPrincipal, sessionId, path.threadId, requestedAt, body)
           return { reportId }
         }))
       .handle("requestInteraction", ({ path, payload }) =>

@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import type { Principal } from "../platform/auth/Principal.js"
 import { type ChangeReportBody, KEPT_REPORTS_PER_THREAD } from "../../catalog/domain/ChangeReport.js"
 import { Conflict } from "../../catalog/domain/Errors.js"
 import { type AgentSessionId, ChangeReportId } from "../../catalog/domain/Ids.js"
 import { LiveSessions } from "../machines/LiveSessions.js"
+import { requestedAtOf } from "../threads/ChangeRequests.js"
 import { threadNotFound, threadReadableBy } from "../threads/ThreadVisibility.js"
 import { ClaimFence } from "./ClaimFence.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
@@ -28,8 +30,8 @@ export class ChangeReports extends Effect.Service<ChangeReports>()("trellis/Chan
     const sessions = yield* LiveSessions
     const live = yield* LiveEvents
 
-    /** Writes the report, keeps the newest few, and marks the thread's request answered. */
-    const store = (threadId: string, body: ChangeReportBody) =>
+    /** Writes the report, keeps the newest few, and marks the thread's request answered when `answers` holds. */
+    const store = (threadId: string, body: ChangeReportBody, answers: Fragment) =>
       Effect.gen(function*() {
         const id = ChangeReportId.generate()
         const additions = body.files.reduce((sum, file) => sum + file.additions, 0)
@@ -45,7 +47,8 @@ export class ChangeReports extends Effect.Service<ChangeReports>()("trellis/Chan
           DELETE FROM thread_change_reports WHERE thread_id = ${threadId} AND id NOT IN (
             SELECT id FROM thread_change_reports WHERE thread_id = ${threadId}
             ORDER BY created_at DESC, id DESC LIMIT ${KEPT_REPORTS_PER_THREAD})`
-        yield* sql`UPDATE threads SET changes_requested_at = NULL WHERE id = ${threadId} AND changes_requested_at IS NOT NULL`
+        yield* sql`UPDATE threads t SET changes_requested_at = NULL
+          WHERE t.id = ${threadId} AND t.changes_requested_at IS NOT NULL AND ${answers}`
         return id
       })
 
@@ -56,7 +59,8 @@ export class ChangeReports extends Effect.Service<ChangeReports>()("trellis/Chan
       epoch: number,
       body: ChangeReportBody
     ) {
-      const id = yield* fences.underClaim(principal, sessionId, threadId, epoch, () => store(threadId, body))
+      // A turn's report answers whatever was asked before it: the working copy is read just before.
+      const id = yield* fences.underClaim(principal, sessionId, threadId, epoch, () => store(threadId, body, sql`true`))
       // An open thread page learns that its changes are new.
       yield* live.threadChanged(threadId, null)
       return id
@@ -66,6 +70,7 @@ export class ChangeReports extends Effect.Service<ChangeReports>()("trellis/Chan
       principal: Principal,
       sessionId: AgentSessionId,
       threadId: string,
+      requestedAt: string,
       body: ChangeReportBody
     ) {
       const session = yield* sessions.live(principal, sessionId)
@@ -80,7 +85,8 @@ export class ChangeReports extends Effect.Service<ChangeReports>()("trellis/Chan
           return yield* new Conflict({ message: `threadId: thread ${threadId} does not run on this session's machine` })
         }
         if (!thread.requested) return yield* new Conflict({ message: `threadId: no change report is asked of thread ${threadId}` })
-        return yield* store(threadId, body)
+        // Asked again since the CLI read the request: that one stays asked, and the stream says so.
+        return yield* store(threadId, body, sql`${requestedAtOf(sql)} = ${requestedAt}`)
       }))
       // The page learns that its changes are new; the machine's queue, that the request is answered.
       yield* live.threadChanged(threadId, session.profileId)

@@ -5,7 +5,11 @@ import type { Principal } from "../platform/auth/Principal.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { ThreadRows } from "./ThreadRows.js"
 
-const decodeRequested = Schema.decodeUnknown(Schema.Array(Schema.Struct({ requestedAt: Schema.DateFromSelf })))
+/** When the change report of thread `t` was asked, as the pending stream names the request (UTC, microseconds). */
+export const requestedAtOf = (sql: SqlClient.SqlClient) =>
+  sql`to_char(t.changes_requested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+
+const decodeRequested = Schema.decodeUnknown(Schema.Array(Schema.Struct({ requestedAt: Schema.String })))
 
 /**
  * `refresh_thread_changes` (issue 31 §1): asks the thread's CLI for a fresh change report. The
@@ -23,16 +27,17 @@ export class ChangeRequests extends Effect.Service<ChangeRequests>()("trellis/Ch
       if (thread.kind !== "thread") {
         return yield* new InvalidArgument({ message: `threadId: ${thread.id} is a thread group or workflow run, which has no changes` })
       }
-      // Only a thread that reported once knows where its working copy is and what it is measured against.
+      // Only a thread that reported once knows where its working copy is and what it is measured
+      // against. Asked again, the request is new: a CLI that missed or failed the last one is told again.
       const [requested] = yield* sql`
-        UPDATE threads t SET changes_requested_at = COALESCE(t.changes_requested_at, now())
+        UPDATE threads t SET changes_requested_at = now()
         WHERE t.id = ${thread.id} AND EXISTS (SELECT 1 FROM thread_change_reports r WHERE r.thread_id = t.id)
-        RETURNING t.changes_requested_at AS "requestedAt"`.pipe(Effect.flatMap(decodeRequested), Effect.orDie)
+        RETURNING ${requestedAtOf(sql)} AS "requestedAt"`.pipe(Effect.flatMap(decodeRequested), Effect.orDie)
       if (requested === undefined) {
         return yield* new Conflict({ message: `threadId: thread ${thread.id} has no change report yet; its first turn makes one` })
       }
       yield* live.threadChanged(thread.id, thread.profileId)
-      return { threadId: thread.id, requestedAt: requested.requestedAt.toISOString(), machineOnline: thread.targetOnline }
+      return { threadId: thread.id, requestedAt: requested.requestedAt, machineOnline: thread.targetOnline }
     })
 
     return { request } as const

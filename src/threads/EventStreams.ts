@@ -6,6 +6,7 @@ import { RevokedKeys } from "../platform/auth/RevokedKeys.js"
 import { NotFound } from "../../catalog/domain/Errors.js"
 import type { AgentSessionId } from "../../catalog/domain/Ids.js"
 import { type ChangeRequest, ChangeRequestsEvent } from "../../catalog/bridge/AgentApi.js"
+import { requestedAtOf } from "./ChangeRequests.js"
 import { ThreadRows } from "./ThreadRows.js"
 import { LiveEvents } from "../platform/notifications/LiveEvents.js"
 import { LiveSessions } from "../machines/LiveSessions.js"
@@ -177,16 +178,18 @@ export class EventStreams extends Effect.Service<EventStreams>()("trellis/EventS
      * The change reports asked of the profile's threads that no session holds (a held one reports
      * when its turn ends): where each working copy is and the base its last report used.
      */
+    // A thread with a worktree works there, and reports nothing until the worktree's path is known.
+    const workingCopy = sql`CASE WHEN t.worktree IS NOT NULL THEN t.worktree->>'path' ELSE cp.path END`
     const requestsOf = (profileId: string) =>
       sql`
-        SELECT t.id AS "threadId", COALESCE(t.worktree->>'path', cp.path) AS directory, r.base_commit AS "baseCommit",
-          to_char(t.changes_requested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "requestedAt"
+        SELECT t.id AS "threadId", ${workingCopy} AS directory, r.base_commit AS "baseCommit",
+          ${requestedAtOf(sql)} AS "requestedAt"
         FROM threads t
         LEFT JOIN cli_paths cp ON cp.id = t.path_id
         JOIN LATERAL (SELECT base_commit FROM thread_change_reports
           WHERE thread_id = t.id ORDER BY created_at DESC, id DESC LIMIT 1) r ON true
         WHERE t.profile_id = ${profileId} AND t.changes_requested_at IS NOT NULL AND t.claimed_by_session_id IS NULL
-          AND t.deleted_at IS NULL AND t.kind = 'thread' AND COALESCE(t.worktree->>'path', cp.path) IS NOT NULL
+          AND t.deleted_at IS NULL AND t.kind = 'thread' AND ${workingCopy} IS NOT NULL
         ORDER BY t.changes_requested_at, t.id LIMIT ${PENDING_SHOWN}`.pipe(Effect.flatMap(decodeRequests), Effect.orDie)
 
     /**

@@ -46,8 +46,8 @@ const reported = (slug: string) =>
 
 const refresh = (key: string, threadId: string) => tool(key, "refresh_thread_changes", { threadId }, RefreshThreadChanges.output)
 const latest = (key: string, threadId: string) => tool(key, "get_thread_changes", { threadId }, ChangesPage)
-const answer = (cli: FakeCli, threadId: string, files: ReadonlyArray<ChangedFile>) =>
-  cli.client.agent.reportRequestedChanges({ path: { threadId }, payload: { sessionId: cli.sessionId, ...body(files) } })
+const answer = (cli: FakeCli, threadId: string, requestedAt: string, files: ReadonlyArray<ChangedFile>) =>
+  cli.client.agent.reportRequestedChanges({ path: { threadId }, payload: { sessionId: cli.sessionId, requestedAt, ...body(files) } })
 
 const requested = (threadId: string) =>
   Effect.gen(function*() {
@@ -76,10 +76,10 @@ describe("change reports on request", () => {
         const asked = yield* refresh(owner.key, threadId)
         expect(asked).toEqual({ threadId, requestedAt: expect.any(String), machineOnline: true })
         const frame = yield* nextChanges(frames)
-        expect(frame.data).toEqual({ requests: [{ threadId, directory: CHECKOUT, baseCommit: BASE, requestedAt: expect.any(String) }] })
+        expect(frame.data).toEqual({ requests: [{ threadId, directory: CHECKOUT, baseCommit: BASE, requestedAt: asked.requestedAt }] })
 
         const before = yield* latest(owner.key, threadId)
-        const { reportId } = yield* answer(cli, threadId, [changed("src/parser.ts"), changed("README.md")])
+        const { reportId } = yield* answer(cli, threadId, asked.requestedAt, [changed("src/parser.ts"), changed("README.md")])
         const after = yield* latest(owner.key, threadId)
         expect(after.report?.reportId).toBe(reportId)
         expect(after.report?.reportId).not.toBe(before.report?.reportId)
@@ -87,10 +87,25 @@ describe("change reports on request", () => {
         expect(yield* requested(threadId)).toBe(false)
 
         // Asked again, the stream shows it again.
-        yield* refresh(owner.key, threadId)
+        const again = yield* refresh(owner.key, threadId)
         expect((yield* nextChanges(frames)).data).toEqual({
-          requests: [{ threadId, directory: CHECKOUT, baseCommit: BASE, requestedAt: expect.any(String) }]
+          requests: [{ threadId, directory: CHECKOUT, baseCommit: BASE, requestedAt: again.requestedAt }]
         })
+      }).pipe(Effect.scoped))
+
+    it.effect("asked again while the CLI answers, the request stays asked and is listed again: the answer was to the earlier one", () =>
+      Effect.gen(function*() {
+        const { cli, owner, threadId } = yield* reported("changes-request-again")
+        const frames = yield* connect(owner.key, `/api/agent/sessions/${cli.sessionId}/pending`)
+        const first = yield* refresh(owner.key, threadId)
+        expect((yield* nextChanges(frames)).data).toMatchObject({ requests: [{ threadId, requestedAt: first.requestedAt }] })
+        const second = yield* refresh(owner.key, threadId)
+        expect(second.requestedAt > first.requestedAt).toBe(true)
+        yield* answer(cli, threadId, first.requestedAt, [])
+        expect(yield* requested(threadId)).toBe(true)
+        expect((yield* nextChanges(frames)).data).toMatchObject({ requests: [{ threadId, requestedAt: second.requestedAt }] })
+        yield* answer(cli, threadId, second.requestedAt, [])
+        expect(yield* requested(threadId)).toBe(false)
       }).pipe(Effect.scoped))
 
     it.effect("a thread with no report yet cannot be asked for one", () =>
@@ -105,18 +120,21 @@ describe("change reports on request", () => {
         expect(yield* requested(threadId)).toBe(false)
       }))
 
-    it.effect("an answer is refused when nothing is asked, and from another machine", () =>
+    it.effect("an answer is refused when nothing is asked, from another machine, and from another person's CLI", () =>
       Effect.gen(function*() {
         const { cli, owner, threadId } = yield* reported("changes-request-refused")
-        const unasked = yield* Effect.flip(answer(cli, threadId, []))
+        const unasked = yield* Effect.flip(answer(cli, threadId, "2026-01-01T00:00:00.000000Z", []))
         expect(unasked).toMatchObject({ _tag: "Conflict", message: `threadId: no change report is asked of thread ${threadId}` })
 
-        yield* refresh(owner.key, threadId)
+        const { requestedAt } = yield* refresh(owner.key, threadId)
         const otherMachine = yield* connectCli(owner.key, owner.project.id, { name: "laptop-2" })
-        expect(yield* Effect.flip(answer(otherMachine, threadId, []))).toMatchObject({
+        expect(yield* Effect.flip(answer(otherMachine, threadId, requestedAt, []))).toMatchObject({
           _tag: "Conflict",
           message: `threadId: thread ${threadId} does not run on this session's machine`
         })
+        const stranger = yield* seedOwner("changes-request-stranger-cli")
+        const strangerCli = yield* connectCli(stranger.key, stranger.project.id)
+        expect(yield* Effect.flip(answer(strangerCli, threadId, requestedAt, []))).toMatchObject({ _tag: "NotFound" })
 
         expect(yield* requested(threadId)).toBe(true)
       }))

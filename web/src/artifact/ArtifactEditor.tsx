@@ -14,6 +14,9 @@ export const ArtifactEditor = ({ artifact, onDone }: {
   readonly onDone: (lostCount: number | undefined) => void
 }) => {
   const [content, setContent] = useState(artifact.content)
+  // What the edit started from: the page keeps reading the artifact, and an agent may change it meanwhile.
+  const [opened, setOpened] = useState(artifact.content)
+  const changedMeanwhile = artifact.content !== opened
   const [errors, setErrors] = useState<FormErrors>(noFormErrors)
   const form = useRef<HTMLFormElement>(null)
   useFocusOnRefusal(form, errors === noFormErrors ? undefined : errors)
@@ -22,6 +25,8 @@ export const ArtifactEditor = ({ artifact, onDone }: {
   const submit = (event: FormEvent) => {
     event.preventDefault()
     setErrors(noFormErrors)
+    // Saving over it would undo what was written since: the person sees it first.
+    if (changedMeanwhile) return
     update.mutate({ artifactId: artifact.artifactId, content }, {
       onSuccess: (saved) => {
         void update.client.invalidateQueries({ queryKey: ["get_task_artifact"] })
@@ -38,9 +43,26 @@ export const ArtifactEditor = ({ artifact, onDone }: {
         {(props) => <textarea {...props} rows={20} value={content} onChange={(e) => setContent(e.currentTarget.value)} />}
       </FormField>
       <FormError message={errors.form} />
+      {changedMeanwhile
+        ? (
+          <div className="form-error field-error" role="alert">
+            The document was changed while you edited it. Saving now would undo that change.{" "}
+            <button
+              type="button"
+              className="quiet"
+              onClick={() => {
+                setOpened(artifact.content)
+                setContent(artifact.content)
+              }}
+            >
+              Start again from the new version
+            </button>
+          </div>
+        )
+        : null}
       <div className="form-actions">
         <button type="button" className="quiet" onClick={() => onDone(undefined)}>Cancel</button>
-        <button type="submit" disabled={update.isPending || content === artifact.content}>Save</button>
+        <button type="submit" disabled={update.isPending || changedMeanwhile || content === artifact.content}>Save</button>
       </div>
     </form>
   )

@@ -4,16 +4,16 @@ import { followLink, threadPath } from "../lib/router"
 import { type Artifact, useToolMutation, useToolQuery } from "./artifactTools"
 
 /**
- * "Send open threads to an agent": the person's threads in the project, the one that wrote the
- * artifact (its runId) or a run of its task first; the open threads go to the chosen one as one
- * message (`send_artifact_comments`).
+ * "Send open threads to an agent": the person's threads in the project (the 50 latest, done ones
+ * included; a group counts as one), the one that wrote the artifact (its runId) or a run of its task
+ * first; the open threads go to the chosen one as one message (`send_artifact_comments`).
  */
 export const SendToThread = ({ artifact, openCount, projectId }: {
   readonly projectId: string
   readonly artifact: Artifact
   readonly openCount: number
 }) => {
-  const threads = useToolQuery("list_threads", { projectId, limit: 50 })
+  const threads = useToolQuery("list_threads", { projectId, includeDone: true, limit: 50 })
   const send = useToolMutation("send_artifact_comments")
   const [picked, setPicked] = useState<string | undefined>(undefined)
   const ordinary = (threads.data?.threads ?? []).filter((thread) => thread.kind === "thread")

@@ -22,7 +22,14 @@ const boundary = (piece: HTMLElement, container: Node, offset: number, edge: "fr
  */
 export const selectionSource = (root: HTMLElement, range: Range): { readonly start: number; readonly end: number } | undefined => {
   if (range.collapsed) return undefined
-  const pieces = [...root.querySelectorAll<HTMLElement>("[data-src], [data-from]")].filter((piece) => range.intersectsNode(piece))
+  // A piece the selection only touches (it starts at the piece's very end, or ends at its very
+  // start, as a triple click does) is not part of it.
+  const touchedOnly = (piece: HTMLElement) =>
+    (piece.contains(range.startContainer) && range.startContainer.nodeType === Node.TEXT_NODE &&
+      range.startOffset === (range.startContainer.textContent ?? "").length) ||
+    (piece.contains(range.endContainer) && range.endContainer.nodeType === Node.TEXT_NODE && range.endOffset === 0)
+  const pieces = [...root.querySelectorAll<HTMLElement>("[data-src], [data-from]")]
+    .filter((piece) => range.intersectsNode(piece) && !touchedOnly(piece))
   const first = pieces[0]
   const last = pieces.at(-1)
   if (first === undefined || last === undefined) return undefined

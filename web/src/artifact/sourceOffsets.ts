@@ -49,7 +49,11 @@ export const sourceOffsets = (options: { readonly source: string; readonly highl
     if (range === undefined) return undefined
     if (own !== undefined && source.slice(own.from, own.to) === text.value) return { _tag: "Exact", start: own.from }
     const at = source.indexOf(text.value, own === undefined ? Math.max(cursor, range.from) : range.from)
-    if (at !== -1 && at + text.value.length <= range.to) return { _tag: "Exact", start: at }
+    const end = at + text.value.length
+    // Within its own range, a value is its source only inside code's backticks: elsewhere (`&amp;amp;`
+    // shows `&amp;`) a match is a coincidence.
+    const fenced = own === undefined || /^[`\s]*$/.test(source.slice(range.from, at) + source.slice(end, range.to))
+    if (at !== -1 && end <= range.to && fenced) return { _tag: "Exact", start: at }
     return { _tag: "Within", from: range.from, to: range.to }
   }
 

@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { useState } from "react"
+import { useEffect, useState } from "react"
 import { describeError } from "../lib/api"
 import { callChangesTool } from "./changeTools"
 
@@ -8,6 +8,10 @@ type Asked =
   | { readonly _tag: "Asking" }
   | { readonly _tag: "Asked"; readonly reportId: string; readonly online: boolean }
   | { readonly _tag: "Failed"; readonly message: string }
+  | { readonly _tag: "Unanswered" }
+
+/** How long the panel says it is waiting before it says no report came (the CLI gives a report 60 s). */
+const PATIENCE_MS = 75_000
 
 /**
  * Asks the thread's machine for a fresh report (`refresh_thread_changes`), for edits made since
@@ -16,6 +20,11 @@ type Asked =
 export const RefreshChanges = ({ reportId, threadId }: { readonly threadId: string; readonly reportId: string }) => {
   const [asked, setAsked] = useState<Asked>({ _tag: "Idle" })
   const waiting = asked._tag === "Asked" && asked.reportId === reportId
+  useEffect(() => {
+    if (!waiting) return
+    const timer = setTimeout(() => setAsked({ _tag: "Unanswered" }), PATIENCE_MS)
+    return () => clearTimeout(timer)
+  }, [waiting])
   const ask = () => {
     setAsked({ _tag: "Asking" })
     void callChangesTool("refresh_thread_changes", { threadId }).then((result) =>
@@ -33,6 +42,8 @@ export const RefreshChanges = ({ reportId, threadId }: { readonly threadId: stri
           ? asked.online ? "Asking the machine for its working copy…" : "The machine is offline: it reports when its CLI connects."
           : asked._tag === "Failed"
           ? `Not asked: ${asked.message}`
+          : asked._tag === "Unanswered"
+          ? "No report came: the machine may be busy or unable to read its working copy. Refresh asks again."
           : ""}
       </span>
     </>
