@@ -85,6 +85,15 @@ export const stopEscapedNow = (): void => {
 /** How long a process's tree has to exit after SIGTERM before what is left of it is SIGKILLed. */
 const KILL_GRACE = Duration.seconds(2)
 
+/** Waits, on the live schedule and interruptibly, until `gone` holds or `limit` has passed. */
+const waitUntilGone = (gone: () => boolean, limit: Duration.Duration) =>
+  Effect.sync(gone).pipe(
+    Effect.repeat({ until: (done) => done, schedule: Schedule.spaced(Duration.millis(50)) }),
+    Effect.interruptible,
+    Effect.timeout(limit),
+    Effect.ignore
+  )
+
 /**
  * Stops a process the scope still runs, with its whole tree: its group and the groups its tool
  * commands escaped to (found now, while they are still its descendants) get SIGTERM, and whatever
@@ -98,12 +107,7 @@ const stopTree = (process: CommandExecutor.Process) =>
     signalGroups(escaped, "SIGTERM")
     const exited = yield* process.kill("SIGTERM").pipe(Effect.interruptible, Effect.timeout(KILL_GRACE), Effect.option)
     if (Option.isNone(exited)) yield* process.kill("SIGKILL").pipe(Effect.interruptible, Effect.timeout(KILL_GRACE), Effect.ignore)
-    yield* Effect.sync(() => livingGroups(escaped).length === 0).pipe(
-      Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced(Duration.millis(50)) }),
-      Effect.interruptible,
-      Effect.timeout(Option.isNone(exited) ? Duration.zero : KILL_GRACE),
-      Effect.ignore
-    )
+    yield* waitUntilGone(() => livingGroups(escaped).length === 0, Option.isNone(exited) ? Duration.zero : KILL_GRACE)
     signalGroups(livingGroups(escaped), "SIGKILL")
   })
 
@@ -113,12 +117,7 @@ const stopLeftovers = (mark: string) =>
     const left = processesMarked(PROCESS_MARK_VARIABLE, mark)
     if (left.length === 0) return
     signalProcesses(left, "SIGTERM")
-    yield* Effect.sync(() => processesMarked(PROCESS_MARK_VARIABLE, mark).length === 0).pipe(
-      Effect.repeat({ until: (gone) => gone, schedule: Schedule.spaced(Duration.millis(50)) }),
-      Effect.interruptible,
-      Effect.timeout(KILL_GRACE),
-      Effect.ignore
-    )
+    yield* waitUntilGone(() => processesMarked(PROCESS_MARK_VARIABLE, mark).length === 0, KILL_GRACE)
     signalProcesses(processesMarked(PROCESS_MARK_VARIABLE, mark), "SIGKILL")
   })
 

@@ -15,9 +15,12 @@ interface Entry {
   readonly pgid: number
 }
 
+/** Linux: the pids /proc lists, as its directory names. */
+const procPids = (): ReadonlyArray<string> => fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))
+
 /** Linux: /proc/<pid>/stat (`pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses). */
 const fromProc = (): ReadonlyArray<Entry> =>
-  fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => {
+  procPids().flatMap((name) => {
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8")
       const [, ppid, pgid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
@@ -58,16 +61,9 @@ export const escapedGroups = (root: number): ReadonlyArray<number> => {
   return [...groups]
 }
 
-/** Sends `signal` to each process group (a group gone already is skipped). */
-export const signalGroups = (groups: ReadonlyArray<number>, signal: NodeJS.Signals): void => {
-  for (const group of groups) {
-    try {
-      process.kill(-group, signal)
-    } catch {
-      // Gone already.
-    }
-  }
-}
+/** Sends `signal` to each process group (a group gone already is skipped): a group is a negative pid to kill(2). */
+export const signalGroups = (groups: ReadonlyArray<number>, signal: NodeJS.Signals): void =>
+  signalProcesses(groups.map((group) => -group), signal)
 
 /** The groups of `groups` that still have a process. */
 export const livingGroups = (groups: ReadonlyArray<number>): ReadonlyArray<number> =>
@@ -90,7 +86,7 @@ export const signalEscaped = (root: number, signal: NodeJS.Signals): void => sig
 export const processesMarked = (variable: string, value: string): ReadonlyArray<number> => {
   if (!fs.existsSync("/proc/self/environ")) return []
   const entry = `${variable}=${value}\0`
-  return fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => {
+  return procPids().flatMap((name) => {
     try {
       return fs.readFileSync(`/proc/${name}/environ`).includes(entry) ? [Number(name)] : []
     } catch {

@@ -11,17 +11,16 @@ import { eventually } from "../e2e/support/Processes.js"
 import type { Mcp, Serve } from "../e2e/support/Trellis.js"
 import {
   accessibilityProblems,
+  DESKTOP,
   fitsWidth,
   launchChromium,
   openPage,
+  PHONE,
   screenshot,
   signInLink,
   startBackend,
   stopBackend
 } from "./support/Browser.js"
-
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 
 const Agents = Schema.Struct({
   agents: Schema.Array(Schema.Struct({

@@ -16,17 +16,16 @@ import { type Mcp, messagesOf, type Serve, Thread } from "../e2e/support/Trellis
 import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
 import {
   accessibilityProblems,
+  DESKTOP,
   fitsWidth,
   launchChromium,
   openPage,
+  PHONE,
   screenshot,
   signInLink,
   startBackend,
   stopBackend
 } from "./support/Browser.js"
-
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 
 const PLAN = [
   "# Sign-in plan",

@@ -16,9 +16,11 @@ import { Mcp, type Serve, Thread } from "../e2e/support/Trellis.js"
 import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
 import {
   accessibilityProblems,
+  DESKTOP,
   fitsWidth,
   launchChromium,
   openPage,
+  PHONE,
   screenshot,
   signInLink,
   startBackend,
@@ -26,8 +28,6 @@ import {
 } from "./support/Browser.js"
 
 const TASKS = 2_000
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 
 const Created = Schema.Struct({ taskId: Schema.String, refId: Schema.NullOr(Schema.String) })
 const Id = Schema.Struct({ listId: Schema.optional(Schema.String), projectAgentId: Schema.optional(Schema.String) })

@@ -14,17 +14,17 @@ import { Mcp, type Serve, Thread } from "../e2e/support/Trellis.js"
 import { type BridgeClient, registerCli, remoteBridgeClient } from "../support/FakeCli.js"
 import {
   accessibilityProblems,
+  DESKTOP,
   fitsWidth,
   launchChromium,
   openPage,
+  PHONE,
   screenshot,
   signInLink,
   startBackend,
   stopBackend
 } from "./support/Browser.js"
 
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const BASE = "a".repeat(40)
 const HEAD = "b".repeat(40)
 

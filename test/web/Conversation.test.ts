@@ -17,10 +17,8 @@ import { ProjectId } from "../../catalog/domain/Ids.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { Mcp, type Serve, Sent, startServe, Thread } from "../e2e/support/Trellis.js"
 import { type BridgeClient, registerCli } from "../support/FakeCli.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
+import { accessibilityProblems, CHROMIUM, DESKTOP, fitsWidth, openPage, PHONE, screenshot, SHOTS } from "./support/Browser.js"
 
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const TURNS = 60
 /** 22,000 characters, as the issue's message that ended at "Line 75: the" with no sign. */
 const LONG = Array.from({ length: 400 }, (_, i) => `Line ${i + 1}: the quick brown fox jumps over the lazy dog`).join("\n").slice(0, 22_000)

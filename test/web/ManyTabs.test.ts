@@ -12,9 +12,8 @@ import { ProjectId } from "../../catalog/domain/Ids.js"
 import type { Mcp, Serve } from "../e2e/support/Trellis.js"
 import { Thread } from "../e2e/support/Trellis.js"
 import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
-import { launchChromium, openPage, screenshot, signInLink, startBackend, stopBackend } from "./support/Browser.js"
+import { DESKTOP, launchChromium, openPage, screenshot, signInLink, startBackend, stopBackend } from "./support/Browser.js"
 
-const DESKTOP = { width: 1440, height: 900 }
 const THREAD_TABS = 4
 
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.orDie(effect))

@@ -24,7 +24,7 @@ import {
   startServe,
   trellisOk
 } from "../e2e/support/Trellis.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, PHONE, screenshot, SHOTS } from "./support/Browser.js"
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "recorded", "claude", "claude-raw-resume.jsonl")
 const PROMPT = "Run echo hi and tell me what it printed"
@@ -34,7 +34,6 @@ const ANSWER = "Tool finished. Output was: hi"
 const MACHINE = "web-newthread"
 
 const DESKTOP = { width: 1280, height: 800 }
-const PHONE = { width: 390, height: 844 }
 
 const ThreadRow = Schema.Struct({
   threadId: Schema.String,

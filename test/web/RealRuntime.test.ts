@@ -15,10 +15,9 @@ import { eventually, killEverything, removeTempDirs, repoRoot } from "../e2e/sup
 import type { Agent } from "../e2e/support/Trellis.js"
 import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
 import { claudeCannotRunHere } from "../support/runtimes/RuntimeBinaries.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, PHONE, screenshot, SHOTS } from "./support/Browser.js"
 
 const DESKTOP = { width: 1280, height: 800 }
-const PHONE = { width: 390, height: 844 }
 /** `realMachine` logs the machine in as `rt-<name>`. */
 const MACHINE = "rt-web"
 const TITLE = "Real Claude asks first"

@@ -26,17 +26,17 @@ import { type MockModel, startMockModel } from "../support/mock-model/MockModel.
 import { claudeCannotRunHere } from "../support/runtimes/RuntimeBinaries.js"
 import {
   accessibilityProblems,
+  DESKTOP,
   fitsWidth,
   launchChromium,
   openPage,
+  PHONE,
   screenshot,
   signInLink,
   startBackend,
   stopBackend
 } from "./support/Browser.js"
 
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const NOTES = "notes.txt"
 /** The first turn: a new file of three lines, and two lines added to the checkout's README.md. */
 const EDIT_TWO_FILES = `printf 'alpha\\nbeta\\ngamma\\n' > ${NOTES} && printf 'more\\nlines\\n' >> README.md`

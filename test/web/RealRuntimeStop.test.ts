@@ -22,10 +22,7 @@ import { processesWith } from "../e2e/support/StopScenario.js"
 import { eventually, killEverything, removeTempDirs, repoRoot } from "../e2e/support/Processes.js"
 import type { Agent, CliProfile } from "../e2e/support/Trellis.js"
 import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, recordErrors, screenshot, SHOTS } from "./support/Browser.js"
-
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
+import { accessibilityProblems, CHROMIUM, DESKTOP, fitsWidth, PHONE, recordErrors, screenshot, SHOTS } from "./support/Browser.js"
 
 const RUNS = [
   { runtime: "Claude Code", cliType: "claude", seconds: "43.1", viewport: DESKTOP, size: "desktop" },

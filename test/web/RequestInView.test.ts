@@ -18,10 +18,7 @@ import { type AgentSessionId, ProjectId } from "../../catalog/domain/Ids.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
 import { type BridgeClient, bridgeClient, claude, numbered, registerCli, type RuntimeLine } from "../support/FakeCli.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, recordErrors, screenshot, SHOTS } from "./support/Browser.js"
-
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
+import { accessibilityProblems, CHROMIUM, DESKTOP, fitsWidth, PHONE, recordErrors, screenshot, SHOTS } from "./support/Browser.js"
 
 interface Running {
   readonly threadId: string

@@ -11,17 +11,17 @@ import { type Browser, type Page } from "playwright-core"
 import { Mcp, type Serve } from "../e2e/support/Trellis.js"
 import {
   accessibilityProblems,
+  DESKTOP,
   fitsWidth,
   launchChromium,
   openPage,
+  PHONE,
   screenshot,
   signInLink,
   startBackend,
   stopBackend
 } from "./support/Browser.js"
 
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const TASKS = 30
 
 const Created = Schema.Struct({ taskId: Schema.String, refId: Schema.NullOr(Schema.String) })

@@ -12,17 +12,16 @@ import { type Browser, type Page } from "playwright-core"
 import type { Mcp, Serve } from "../e2e/support/Trellis.js"
 import {
   accessibilityProblems,
+  DESKTOP,
   fitsWidth,
   launchChromium,
   openPage,
+  PHONE,
   screenshot,
   signInLink,
   startBackend,
   stopBackend
 } from "./support/Browser.js"
-
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 
 const SKILL_MD = "---\nname: deploy\ndescription: Ship it\n---\n\nRun the deploy script.\n"
 const Created = Schema.Struct({ skillId: Schema.String })

@@ -18,10 +18,9 @@ import { type AgentSessionId, ProjectId } from "../../catalog/domain/Ids.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { Mcp, messagesOf, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
 import { type BridgeClient, bridgeClient, claude, numbered, registerCli } from "../support/FakeCli.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, recordErrors, screenshot, SHOTS } from "./support/Browser.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, PHONE, recordErrors, screenshot, SHOTS } from "./support/Browser.js"
 
 const DESKTOP = { width: 1280, height: 800 }
-const PHONE = { width: 390, height: 844 }
 
 /** One claimed thread with a batch running: what the CLI holds while its runtime asks for things. */
 interface Running {

@@ -22,10 +22,8 @@ import { STOPPED_MESSAGE } from "../../cli/agent/TurnStop.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
 import { type BridgeClient, bridgeClient, claude, numbered, registerCli } from "../support/FakeCli.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, recordErrors, screenshot, SHOTS } from "./support/Browser.js"
+import { accessibilityProblems, CHROMIUM, DESKTOP, fitsWidth, PHONE, recordErrors, screenshot, SHOTS } from "./support/Browser.js"
 
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const SIZES = [["desktop", DESKTOP], ["phone", PHONE]] as const
 
 interface Running {

@@ -12,17 +12,16 @@ import { eventually } from "../e2e/support/Processes.js"
 import { Mcp, type Serve } from "../e2e/support/Trellis.js"
 import {
   accessibilityProblems,
+  DESKTOP,
   fitsWidth,
   launchChromium,
   openPage,
+  PHONE,
   screenshot,
   signInLink,
   startBackend,
   stopBackend
 } from "./support/Browser.js"
-
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 
 const Created = Schema.Struct({ taskId: Schema.String, refId: Schema.NullOr(Schema.String) })
 const Files = Schema.Struct({

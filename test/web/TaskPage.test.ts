@@ -13,17 +13,16 @@ import { Mcp, messagesOf, type Serve, Thread } from "../e2e/support/Trellis.js"
 import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
 import {
   accessibilityProblems,
+  DESKTOP,
   fitsWidth,
   launchChromium,
   openPage,
+  PHONE,
   screenshot,
   signInLink,
   startBackend,
   stopBackend
 } from "./support/Browser.js"
-
-const DESKTOP = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
 
 /** The automation prompt of the agent whose delegation offers a thread. */
 const REVIEW_PROMPT = "Review this task and list what is missing."

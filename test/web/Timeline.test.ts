@@ -14,10 +14,9 @@ import { ProjectId } from "../../catalog/domain/Ids.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "../e2e/support/Processes.js"
 import { Mcp, type Serve, startServe, Thread } from "../e2e/support/Trellis.js"
 import { registerCli, remoteBridgeClient } from "../support/FakeCli.js"
-import { accessibilityProblems, CHROMIUM, openPage, screenshot, SHOTS } from "./support/Browser.js"
+import { accessibilityProblems, CHROMIUM, openPage, PHONE, screenshot, SHOTS } from "./support/Browser.js"
 
 const DESKTOP = { width: 1280, height: 800 }
-const PHONE = { width: 390, height: 844 }
 
 // ---- Claude Code stream-json lines, as the CLI uploads them -------------------------------------
 

@@ -23,7 +23,7 @@ import {
   Thread,
   trellisOk
 } from "../e2e/support/Trellis.js"
-import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, screenshot, SHOTS } from "./support/Browser.js"
+import { accessibilityProblems, CHROMIUM, fitsWidth, openPage, PHONE, screenshot, SHOTS } from "./support/Browser.js"
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "recorded", "claude", "claude-raw-resume.jsonl")
 const TITLE = "Say hi through the shell"
@@ -32,7 +32,6 @@ const PROMPT = "Run echo hi and tell me what it printed"
 const ANSWER = "Tool finished. Output was: hi"
 
 const DESKTOP = { width: 1280, height: 800 }
-const PHONE = { width: 390, height: 844 }
 
 // Like test/e2e/ (vitest.config.ts), it runs on its own embedded database: the PostgreSQL pass would only repeat it.
 describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the web app in Chromium against trellis serve", () => {

@@ -21,6 +21,10 @@ export interface Viewport {
   readonly height: number
 }
 
+/** The sizes the pages are tried at: a laptop's screen and a phone's. */
+export const DESKTOP: Viewport = { width: 1440, height: 900 }
+export const PHONE: Viewport = { width: 390, height: 844 }
+
 /** The page's script errors and console errors, as they happen. */
 export const recordErrors = (page: Page): Array<string> => {
   const errors: Array<string> = []
