@@ -433,6 +433,6 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("artifact 
     const form = page.getByRole("form", { name: "New comment" })
     await expect.poll(() => form.getByLabel("Text to comment on").inputValue()).toBe("Paragraph 1400: the *item")
     expect(await form.getByLabel("Which match (of 1)").count()).toBe(0)
-    await screenshot(page, "artifact-long")
+    await screenshot(page, "artifact-long", { fullPage: false })
   })
 })
