@@ -438,8 +438,8 @@ describe("Skills", () => {
         expect(yield* Effect.flip(organizationScope(narrowed, organization.slug))).toMatchObject({ _tag: "Forbidden" })
         for (
           const attempt of [
-            skills.get(narrowed, shared),
-            skills.update(narrowed, shared, { content: "# Mine" }),
+            Effect.asVoid(skills.get(narrowed, shared)),
+            Effect.asVoid(skills.update(narrowed, shared, { content: "# Mine" })),
             skills.remove(narrowed, shared)
           ]
         ) {
