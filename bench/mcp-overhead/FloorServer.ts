@@ -18,4 +18,7 @@ const server = createServer((request, response) => {
   request.on("end", () => response.writeHead(200, headers).end(body))
 })
 
+// Exits normally on SIGTERM, so that a `--cpu-prof` run writes its profile (bench/mcp-overhead/ProfiledRun.ts).
+process.once("SIGTERM", () => process.exit(0))
+
 listenAndAnnounce(server)

@@ -27,6 +27,12 @@ const fire = (target: Target, settings: LoadSettings, durationSeconds: number) =
     duration: durationSeconds
   })
 
+/** Every request a run of `durationSeconds` sent that got an answer (for the profiled run's per-call figures). */
+export const answered = async (target: Target, settings: LoadSettings, durationSeconds: number): Promise<number> => {
+  const result = await fire(target, settings, durationSeconds)
+  return result.requests.total - result.errors
+}
+
 /** A warm-up run (discarded), then the measured run. */
 export const measure = async (target: Target, settings: LoadSettings): Promise<Measurement> => {
   if (settings.warmupSeconds > 0) await fire(target, settings, settings.warmupSeconds)

@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url"
 import { intEnv, spawnServer, waitForAnnouncedPort } from "./ChildProcess.js"
 import { measure, type LoadSettings, type Measurement } from "./Load.js"
+import { type ProfiledServer, stageBreakdown, stageReport } from "./ProfiledRun.js"
 import { report } from "./Report.js"
 import { endpoint, requestHeaders, verify, type ServerName, type Target } from "./Request.js"
 import { startTrellis } from "./Trellis.js"
@@ -22,6 +23,8 @@ const readSettings = () => ({
     pipelining: intEnv("BENCH_PIPELINING", 1, 1)
   } satisfies LoadSettings,
   rounds: intEnv("BENCH_ROUNDS", 2, 1),
+  /** The profiled pass of the per-stage breakdown (0: none). */
+  stagesSeconds: intEnv("BENCH_STAGES_SECONDS", 5, 0),
   /** Extra node flags for the Trellis process only, such as `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
   trellisNodeArgs: (process.env["BENCH_TRELLIS_NODE_ARGS"] ?? "").split(/\s+/).filter((arg) => arg !== "")
 })
@@ -34,15 +37,16 @@ const startBenchServer = async (
   name: Exclude<ServerName, "trellis">,
   script: string,
   env: Readonly<Record<string, string>>,
-  apiKey: string
-): Promise<Target> => {
-  const server = spawnServer(name, ["--import", "tsx", fileURLToPath(new URL(script, import.meta.url))], {
+  apiKey: string,
+  nodeArgs: ReadonlyArray<string> = []
+): Promise<ProfiledServer> => {
+  const server = spawnServer(name, [...nodeArgs, "--import", "tsx", fileURLToPath(new URL(script, import.meta.url))], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env }
   })
   cleanups.push(server.stop)
   const port = await waitForAnnouncedPort(server, ANNOUNCE_TIMEOUT_MS)
-  return { name, url: endpoint(port), headers: requestHeaders(apiKey) }
+  return { target: { name, url: endpoint(port), headers: requestHeaders(apiKey) }, stop: server.stop }
 }
 
 const format = (m: Measurement): string =>
@@ -60,16 +64,19 @@ const main = async (): Promise<void> => {
   // Trellis's actual answer is the floor's fixed body and the SDK tool's output.
   const reference = await verify(trellis)
   const { taskTypes } = reference
-  const floor = await startBenchServer(
-    "floor",
-    "./FloorServer.ts",
-    { BENCH_FLOOR_BODY_BASE64: reference.reply.bytes.toString("base64") },
-    trellisServer.apiKey
-  )
-  const sdk = await startBenchServer("sdk", "./SdkServer.ts", {
+  const startFloor = (nodeArgs: ReadonlyArray<string> = []) =>
+    startBenchServer(
+      "floor",
+      "./FloorServer.ts",
+      { BENCH_FLOOR_BODY_BASE64: reference.reply.bytes.toString("base64") },
+      trellisServer.apiKey,
+      nodeArgs
+    )
+  const floor = (await startFloor()).target
+  const sdk = (await startBenchServer("sdk", "./SdkServer.ts", {
     BENCH_API_KEY: trellisServer.apiKey,
     BENCH_TASK_TYPES: JSON.stringify({ taskTypes })
-  }, trellisServer.apiKey)
+  }, trellisServer.apiKey)).target
 
   const rounds: Record<ServerName, Array<Measurement>> = { floor: [], sdk: [], trellis: [] }
   for (let round = 1; round <= settings.rounds; round++) {
@@ -82,6 +89,16 @@ const main = async (): Promise<void> => {
   }
 
   process.stdout.write(`${report(rounds, settings.load, settings.rounds)}\n`)
+  if (settings.stagesSeconds === 0) return
+
+  process.stderr.write("the per-stage breakdown: trellis and the floor again under --cpu-prof…\n")
+  const startProfiledTrellis = async (nodeArgs: ReadonlyArray<string>): Promise<ProfiledServer> => {
+    const server = await startTrellis(REPO_ROOT, nodeArgs)
+    cleanups.push(server.stop)
+    return { target: { name: "trellis", url: server.url, headers: requestHeaders(server.apiKey) }, stop: server.stop }
+  }
+  const breakdown = await stageBreakdown(startProfiledTrellis, startFloor, settings.load, settings.stagesSeconds)
+  process.stdout.write(`\n${stageReport(breakdown)}\n`)
 }
 
 await runBenchmark(main, cleanups)
