@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { answered, type LoadSettings } from "./Load.js"
 import type { Target } from "./Request.js"
-import { decodeCpuProfile, type Stage, STAGES, stageTimes, type StageTimes } from "./Stages.js"
+import { decodeCpuProfile, type Stage, stageTimes, type StageTimes } from "./Stages.js"
 
 export interface ProfiledServer {
   readonly target: Target
@@ -59,19 +59,36 @@ export const stageBreakdown = async (
   floor: await profiled(floor, settings, seconds)
 })
 
-const ORDER: ReadonlyArray<Stage> = [...STAGES.map((s) => s.stage), "garbage collection", "other"]
+/** The order a request meets the stages (`STAGES` is in the order their patterns must be tried). */
+const ORDER: ReadonlyArray<Stage> = [
+  "node:http (parse, socket write)",
+  "guards (Host/Origin, body limit, rate)",
+  "key lookup",
+  "JSON-RPC framing",
+  "MCP dispatch",
+  "Schema decode and encode",
+  "tool wrapper",
+  "handler",
+  "database",
+  "Effect runtime (fibers, context, scopes)",
+  "the floor's handler",
+  "garbage collection",
+  "other"
+]
 
 const perCall = (run: StageBreakdown["trellis"], stage: Stage): number => (run.times.micros.get(stage) ?? 0) / run.requests
 
 const cell = (micros: number): string => (micros === 0 ? "—" : micros.toFixed(1)).padStart(9)
 
 export const stageReport = (b: StageBreakdown): string => {
-  const rows = ORDER
-    .filter((stage) => b.trellis.times.micros.has(stage) || b.floor.times.micros.has(stage))
+  const measured = new Set([...b.trellis.times.micros.keys(), ...b.floor.times.micros.keys()])
+  // A stage missing from ORDER is still shown, last.
+  const rows = [...new Set([...ORDER, ...measured])]
+    .filter((stage) => measured.has(stage))
     .map((stage) => `${stage.padEnd(42)}${cell(perCall(b.trellis, stage))}${cell(perCall(b.floor, stage))}`)
   const total = (run: StageBreakdown["trellis"]) => run.times.totalMicros / run.requests
   return [
-    `Where one call's CPU goes: main-thread µs per answered call, from a --cpu-prof run of each (${b.seconds} s;`,
+    `Where one call's time goes: main-thread µs per answered call, sampled by a --cpu-prof run of each (${b.seconds} s;`,
     `${b.trellis.requests} calls to trellis, ${b.floor.requests} to the floor; the sampler adds a few per cent):`,
     "",
     `${"stage".padEnd(42)}${"trellis".padStart(9)}${"floor".padStart(9)}`,

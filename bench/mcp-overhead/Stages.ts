@@ -16,7 +16,7 @@ const CpuProfile = Schema.Struct({
 export const decodeCpuProfile = Schema.decodeUnknownSync(Schema.parseJson(CpuProfile))
 type CpuProfile = typeof CpuProfile.Type
 
-/** The stages, in the order a request meets them; the first pattern that matches a script's URL wins. */
+/** The stages a script's URL is charged to: the first pattern that matches wins. */
 export const STAGES = [
   { stage: "key lookup", matches: /^node:internal\/crypto\/|\/src\/platform\/auth\// },
   { stage: "node:http (parse, socket write)", matches: /^node:/ },
