@@ -15,10 +15,16 @@ export interface ProfiledServer {
   readonly stop: () => Promise<void>
 }
 
+/** One server's profiled run: its stage times and how many calls they were spent on. */
+export interface ProfiledLoad {
+  readonly times: StageTimes
+  readonly requests: number
+}
+
 export interface StageBreakdown {
   readonly seconds: number
-  readonly trellis: { readonly times: StageTimes; readonly requests: number }
-  readonly floor: { readonly times: StageTimes; readonly requests: number }
+  readonly trellis: ProfiledLoad
+  readonly floor: ProfiledLoad
 }
 
 /** `--cpu-prof` into a new directory; `start` gets the node arguments and starts the server. */
@@ -26,7 +32,7 @@ const profiled = async (
   start: (nodeArgs: ReadonlyArray<string>) => Promise<ProfiledServer>,
   settings: LoadSettings,
   seconds: number
-): Promise<{ readonly times: StageTimes; readonly requests: number }> => {
+): Promise<ProfiledLoad> => {
   const dir = await mkdtemp(join(tmpdir(), "trellis-bench-prof-"))
   try {
     const server = await start(["--cpu-prof", `--cpu-prof-dir=${dir}`])
@@ -76,7 +82,7 @@ const ORDER: ReadonlyArray<Stage> = [
   "other"
 ]
 
-const perCall = (run: StageBreakdown["trellis"], stage: Stage): number => (run.times.micros.get(stage) ?? 0) / run.requests
+const perCall = (run: ProfiledLoad, stage: Stage): number => (run.times.micros.get(stage) ?? 0) / run.requests
 
 const cell = (micros: number): string => (micros === 0 ? "—" : micros.toFixed(1)).padStart(9)
 
@@ -86,7 +92,7 @@ export const stageReport = (b: StageBreakdown): string => {
   const rows = [...new Set([...ORDER, ...measured])]
     .filter((stage) => measured.has(stage))
     .map((stage) => `${stage.padEnd(42)}${cell(perCall(b.trellis, stage))}${cell(perCall(b.floor, stage))}`)
-  const total = (run: StageBreakdown["trellis"]) => run.times.totalMicros / run.requests
+  const total = (run: ProfiledLoad) => run.times.totalMicros / run.requests
   return [
     `Where one call's time goes: main-thread µs per answered call, sampled by a --cpu-prof run of each (${b.seconds} s;`,
     `${b.trellis.requests} calls to trellis, ${b.floor.requests} to the floor; the sampler adds a few per cent):`,
