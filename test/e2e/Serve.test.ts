@@ -368,6 +368,15 @@ describe.sequential("trellis serve + admin, end to end (embedded database)", () 
     expect((await fetch(`${current().baseUrl}/health`)).status).toBe(200)
   }, STEP_TIMEOUT)
 
+  it("the server runs as its launcher's child with small V8 heaps and glibc's large blocks handed back to the OS", async () => {
+    const { pid } = current()
+    const [server] = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ")
+    const argv = fs.readFileSync(`/proc/${server}/cmdline`, "utf8").split("\0")
+    const environ = fs.readFileSync(`/proc/${server}/environ`, "utf8").split("\0")
+    expect(argv).toEqual(expect.arrayContaining(["--max-semi-space-size=4", "--heap-growing-percent=40", "serve"]))
+    expect(environ).toContain("GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072")
+  }, STEP_TIMEOUT)
+
   it("the MCP SDK client connects with the bootstrap key, lists the catalog's tools with schemas, and calls them", async () => {
     await withClient(current().mcpUrl, creds().apiKey, async (client) => {
       const { tools } = await client.listTools()
