@@ -2,14 +2,11 @@ import { Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { packageRoot } from "../src/platform/PackageRoot.js"
 import { renderEventsDoc } from "./EventsDoc.js"
 import { renderToolsDoc } from "./ToolsDoc.js"
 
-/** The package's root: the nearest folder up with a package.json (the source and the build sit at different depths). */
-const packageRoot = (dir: string): string =>
-  fs.existsSync(path.join(dir, "package.json")) || path.dirname(dir) === dir ? dir : packageRoot(path.dirname(dir))
-
-const docsDir = path.join(packageRoot(import.meta.dirname), "docs")
+const docsDir = path.join(packageRoot(import.meta.url), "docs")
 
 /** Each generated document: its path and how to render it from what is committed. */
 const documents: ReadonlyArray<{ readonly file: string; readonly render: (current: string) => string }> = [

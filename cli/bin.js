@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url"
 import { isBuildFresh } from "./BuildFreshness.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const compiled = join(root, "dist", "cli", "main.js")
+const compiled = join(root, "dist", "bundle", "main.js")
 
 // `trellis agent start` and `trellis serve` run for days beside the user's other programs, so their
 // V8 heaps are kept small. V8 otherwise lets the old generation grow to several times what is live

@@ -52,9 +52,9 @@ describe.sequential("the installed package (npm pack, npm install --omit=dev)", 
     await removeTempDirs()
   })
 
-  it("ships the compiled code and no TypeScript source", () => {
+  it("ships the compiled code, the CLI's bundle, and no TypeScript source", () => {
     const installed = path.join(folder, "node_modules", "trellis")
-    expect(fs.existsSync(path.join(installed, "dist", "cli", "main.js"))).toBe(true)
+    expect(fs.existsSync(path.join(installed, "dist", "bundle", "main.js"))).toBe(true)
     expect(fs.existsSync(path.join(installed, "dist", "src", "index.d.ts"))).toBe(true)
     expect(fs.existsSync(path.join(installed, "src"))).toBe(false)
     expect(fs.existsSync(path.join(installed, "node_modules", "tsx")) || fs.existsSync(path.join(folder, "node_modules", "tsx"))).toBe(

@@ -4,8 +4,8 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
+import { packageRoot } from "../PackageRoot.js"
 import { pathOf } from "./RequestGuard.js"
 
 /** Where Vite writes the hashed bundles (`web/vite.config.ts`): their names change with their content. */
@@ -58,15 +58,8 @@ export interface BuiltApp {
   readonly file: (url: string) => File | undefined
 }
 
-/**
- * `dist/web/` of this package: the compiled server lives in `dist/src/…`, next to it; run from the
- * TypeScript source (tsx), the module is in `src/…` and the build is under `dist/`.
- */
-export const defaultWebAppDir = (): string => {
-  const here = fileURLToPath(import.meta.url)
-  const root = path.resolve(path.dirname(here), "../../..")
-  return here.endsWith(".ts") ? path.join(root, "dist", "web") : path.join(root, "web")
-}
+/** `dist/web/` of this package, whether the server runs from the build or from source. */
+export const defaultWebAppDir = (): string => path.join(packageRoot(import.meta.url), "dist", "web")
 
 const listFiles = (dir: string, prefix: string): ReadonlyArray<[string, string]> =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry): ReadonlyArray<[string, string]> => {

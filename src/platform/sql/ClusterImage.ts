@@ -8,15 +8,18 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { isSource, packageRoot } from "../PackageRoot.js"
 
-/** Beside the compiled sources: `dist/pglite-cluster/`. Run from source, there is none. */
-export const IMAGE_DIR = fileURLToPath(new URL("../../../pglite-cluster", import.meta.url))
+/** Where the build puts it: `dist/pglite-cluster/`. */
+export const IMAGE_DIR = path.join(packageRoot(import.meta.url), "dist", "pglite-cluster")
+
+/** The image a new data directory starts from: the build's; run from source, none (initdb, then every migration). */
+const defaultImage = isSource(import.meta.url) ? undefined : IMAGE_DIR
 
 const hasCluster = (dir: string): boolean => fs.existsSync(path.join(dir, "PG_VERSION"))
 
 /** Fills a data directory that has no cluster with the build's (`image`), if there is one. */
-export const copyTo = (dataDir: string, image: string = IMAGE_DIR): void => {
-  if (hasCluster(dataDir) || !hasCluster(image)) return
+export const copyTo = (dataDir: string, image: string | undefined = defaultImage): void => {
+  if (image === undefined || hasCluster(dataDir) || !hasCluster(image)) return
   fs.cpSync(image, dataDir, { recursive: true })
 }
