@@ -8,7 +8,9 @@ import { fileURLToPath } from "node:url"
 import { isBuildFresh } from "./BuildFreshness.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const compiled = join(root, "dist", "bundle", "main.js")
+// The bundle (cli/BuildBundle.ts) starts fastest; TRELLIS_BUNDLE=0 runs the per-module build, whose
+// CPU profiles name each module (npm run bench's per-stage breakdown).
+const compiled = join(root, "dist", process.env.TRELLIS_BUNDLE === "0" ? "cli" : "bundle", "main.js")
 
 // `trellis agent start` and `trellis serve` run for days beside the user's other programs, so their
 // V8 heaps are kept small. V8 otherwise lets the old generation grow to several times what is live

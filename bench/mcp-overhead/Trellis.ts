@@ -77,12 +77,16 @@ const trellisEnv = (home: string): NodeJS.ProcessEnv => {
  * Starts `node cli/bin.js serve` on a free port. `nodeArgs` go before the script (for example
  * `--cpu-prof`), so they reach only the Trellis process.
  */
-export const startTrellis = async (repoRoot: string, nodeArgs: ReadonlyArray<string>): Promise<TrellisServer> => {
+export const startTrellis = async (
+  repoRoot: string,
+  nodeArgs: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv = {}
+): Promise<TrellisServer> => {
   const home = await mkdtemp(join(tmpdir(), "trellis-bench-"))
   const port = await freePort()
   const server = spawnServer("trellis", [...nodeArgs, "cli/bin.js", "serve", "--host", "127.0.0.1", "--port", String(port)], {
     cwd: repoRoot,
-    env: trellisEnv(home)
+    env: { ...trellisEnv(home), ...env }
   })
   const stop = async () => {
     await server.stop()
