@@ -2,7 +2,7 @@
  * `npm run build`'s step after the compile: the CLI as a few files (`dist/bundle/`), which is what
  * `cli/bin.js` runs. Loaded as ~1,500 separate modules, a command spent most of its start in
  * Node's module loader (resolving, reading and linking each file): `trellis --version` took 0.95 s of
- * CPU, 0.40 s bundled, and every `trellis serve` and `trellis agent start` starts that much sooner
+ * CPU, 0.36 s bundled, and every `trellis serve` and `trellis agent start` starts that much sooner
  * (docs/decisions.md). Each subcommand stays a chunk of its own (`cli/main.ts` imports the one asked
  * for), so the agent still does not load the backend.
  */
