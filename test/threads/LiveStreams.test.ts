@@ -166,17 +166,20 @@ describe("live streams (SSE)", () => {
       Effect.gen(function*() {
         const { key, create, path } = yield* queueOf("sse-pending-spaced")
         const stream = yield* connect(key, path)
+        // The queue as the stream found it comes first: read before the burst, or a creation that
+        // commits while the server reads it would already be in it.
+        const [initial] = yield* take(stream, 1)
+        expect(Reflect.get(Object(initial?.data), "threadIds")).toEqual([])
         // Created at once, as a burst: how fast each one commits is the machine's, not the test's.
         const threadIds = yield* Effect.forEach(Array.from({ length: 12 }, (_, i) => `t${i}`), create, { concurrency: "unbounded" })
         const lists = yield* listsUntil(stream, (ids) => ids.length === 12)
         const queue = lists.at(-1) ?? []
-        expect(lists[0]).toEqual([])
         expect([...queue].sort()).toEqual([...threadIds].sort())
         // Every frame lists the threads it knows oldest first, as the whole queue does (with
         // creations running at once, a later-committed one may be older, so no frame need be a prefix).
         for (const list of lists) expect(list).toEqual(queue.filter((id) => list.includes(id)))
         // The first change goes out at once, the rest in spaced frames: fewer frames than changes.
-        expect(lists.length).toBeLessThan(1 + 12)
+        expect(lists.length).toBeLessThan(12)
       }).pipe(Effect.scoped))
 
     it.effect("a queue longer than 1,000 threads is listed as its 1,000 oldest", () =>
