@@ -1,6 +1,6 @@
 import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import { Deferred, Duration, Effect, ExecutionStrategy, Exit, Option, Scope, Stream, SynchronizedRef } from "effect"
+import { Deferred, Duration, Effect, ExecutionStrategy, Exit, Option, Predicate, Scope, Stream, SynchronizedRef } from "effect"
 import { randomBytes } from "node:crypto"
 import * as net from "node:net"
 import { RuntimeFailed, stopRuntime } from "./Runtime.js"
@@ -148,14 +148,20 @@ const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, m
     return yield* started.pipe(Effect.tapError(() => Scope.close(scope, Exit.void)))
   })
 
+/** Whether a failed `fetch` failed because nothing listens on the port. */
+const wasRefused = (error: unknown): boolean =>
+  error instanceof Error && Predicate.hasProperty(error.cause, "code") && error.cause.code === "ECONNREFUSED"
+
 /**
  * Whether the server is gone though its exit was not reported: its port refuses connections. A
- * slow answer (a busy server) is no sign of death, and an answer of any status is life.
+ * slow answer (a busy server) is no sign of death, nor a connection it closed or reset (a kept-alive
+ * connection it timed out as the request went, on a loaded machine), and an answer of any status is
+ * life. Taken for dead, a live server was replaced, and the batches running on it failed.
  */
-const refuses = (baseUrl: string, authorization: string) =>
+export const refuses = (baseUrl: string, authorization: string): Effect.Effect<boolean> =>
   Effect.tryPromise(() => fetch(`${baseUrl}/session/status`, { headers: { authorization }, signal: AbortSignal.timeout(2000) })).pipe(
     Effect.as(false),
-    Effect.catchAll((error) => Effect.succeed(!(error.error instanceof Error && error.error.name === "TimeoutError")))
+    Effect.catchAll((error) => Effect.succeed(wasRefused(error.error)))
   )
 
 /**

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as http from "node:http"
+import { refuses } from "../../../cli/agent/runtimes/OpenCodeServer.js"
+
+/**
+ * Whether the agent takes its `opencode serve` for dead (RUNTIMES.md §4.3): only a port that
+ * refuses connections is death. Taken for dead, a live server is replaced and every batch running
+ * on it fails, so a reset connection, a slow answer or an error status must not count.
+ */
+
+/** A server on 127.0.0.1 answering every request with `handler`; closed with the scope. */
+const serving = (handler: http.RequestListener) =>
+  Effect.acquireRelease(
+    Effect.async<http.Server>((resume) => {
+      const server = http.createServer(handler)
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  ).pipe(Effect.map((server) => {
+    const address = server.address()
+    return `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  }))
+
+/** A port nothing listens on: one the system gave and took back. */
+const closedPort = Effect.scoped(serving((_, response) => response.end()))
+
+describe("the agent's check that its opencode serve is gone", () => {
+  it.effect("a port that refuses connections is a dead server", () =>
+    Effect.gen(function*() {
+      expect(yield* refuses(yield* closedPort, "Basic x")).toBe(true)
+    }))
+
+  it.effect("an answer of any status is a live server", () =>
+    Effect.gen(function*() {
+      const url = yield* serving((_, response) => {
+        response.statusCode = 500
+        response.end()
+      })
+      expect(yield* refuses(url, "Basic x")).toBe(false)
+    }).pipe(Effect.scoped))
+
+  it.effect("a connection the server resets is no sign of death (a kept-alive connection timed out as the request went)", () =>
+    Effect.gen(function*() {
+      const url = yield* serving((request) => request.socket.destroy())
+      expect(yield* refuses(url, "Basic x")).toBe(false)
+    }).pipe(Effect.scoped))
+})
