@@ -105,7 +105,11 @@ const runBatch = (servers: OpenCodeServers, input: BatchInput) =>
           onTimeout: () => new RuntimeFailed({ message: "opencode serve did not answer session.get", stderr: "" })
         })
       )
-      if (found.response.status === 404) return yield* new SessionGone({ sessionId: resumed })
+      // A request that got no answer comes back with the fetch's error and no response, whatever
+      // the SDK's types say: the server died after it was acquired, and the batch can be retried.
+      const answered: Response | undefined = found.response
+      if (answered === undefined) return yield* failed("session.get")(JSON.stringify(found.error))
+      if (answered.status === 404) return yield* new SessionGone({ sessionId: resumed })
     }
     const session = resumed ?? (yield* call("session.create", () => client.session.create({ title: `Trellis ${input.threadId}` })).pipe(
       Effect.map((created) => String(record(created)["id"] ?? "")),
