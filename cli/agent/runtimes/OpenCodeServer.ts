@@ -1,6 +1,6 @@
 import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import { Deferred, Duration, Effect, ExecutionStrategy, Exit, Option, Predicate, Scope, Stream, SynchronizedRef } from "effect"
+import { Deferred, Duration, Effect, ExecutionStrategy, Exit, Option, Scope, Stream, SynchronizedRef } from "effect"
 import { randomBytes } from "node:crypto"
 import * as net from "node:net"
 import { RuntimeFailed, stopRuntime } from "./Runtime.js"
@@ -140,7 +140,7 @@ const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, m
         // `retire`), and a batch handed a dead server would fail although a new one could run it.
         isAlive: Effect.flatMap(
           Deferred.isDone(exited),
-          (done) => (done ? Effect.succeed(false) : Effect.map(refuses(baseUrl), (gone) => !gone))
+          (done) => (done ? Effect.succeed(false) : Effect.map(refuses(baseUrl, authorization), (gone) => !gone))
         )
       }
       return { server, scope }
@@ -149,28 +149,14 @@ const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, m
   })
 
 /**
- * Whether the server is gone though its exit was not reported: its port refuses connections. A new
- * connection asks exactly that. An HTTP request could go out on a kept-alive connection instead,
- * and its reset says nothing: the server may have died, or only timed the connection out (on a
- * loaded machine), and a live server taken for dead was replaced, failing the batches running on
- * it. A connection accepted, or not answered within 2 s (a busy machine), is a live server.
+ * Whether the server is gone though its exit was not reported: its port refuses connections. A
+ * slow answer (a busy server) is no sign of death, and an answer of any status is life.
  */
-export const refuses = (baseUrl: string): Effect.Effect<boolean> =>
-  Effect.async<boolean>((resume) => {
-    const { hostname, port } = new URL(baseUrl)
-    const socket = net.connect({ host: hostname, port: Number(port) })
-    let settled = false
-    const settle = (gone: boolean) => {
-      if (settled) return
-      settled = true
-      socket.destroy()
-      resume(Effect.succeed(gone))
-    }
-    socket.setTimeout(2000, () => settle(false))
-    socket.once("connect", () => settle(false))
-    socket.once("error", (error) => settle(Predicate.hasProperty(error, "code") && error.code === "ECONNREFUSED"))
-    return Effect.sync(() => socket.destroy())
-  })
+export const refuses = (baseUrl: string, authorization: string): Effect.Effect<boolean> =>
+  Effect.tryPromise(() => fetch(`${baseUrl}/session/status`, { headers: { authorization }, signal: AbortSignal.timeout(2000) })).pipe(
+    Effect.as(false),
+    Effect.catchAll((error) => Effect.succeed(!(error.error instanceof Error && error.error.name === "TimeoutError")))
+  )
 
 /**
  * Stops a server in the background: a SIGKILLed `opencode serve` can stop answering long before
