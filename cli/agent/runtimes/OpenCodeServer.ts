@@ -149,8 +149,10 @@ const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, m
   })
 
 /**
- * Whether the server is gone though its exit was not reported: its port refuses connections. A
- * slow answer (a busy server) is no sign of death, and an answer of any status is life.
+ * Whether the server is gone though its exit was not reported: its port refuses connections, or
+ * the request's connection is lost without an answer (a SIGKILLed server still accepts connections
+ * while it is torn down, and resets them once it is gone). A slow answer (a busy server) is no sign
+ * of death, and an answer of any status is life.
  */
 export const refuses = (baseUrl: string, authorization: string): Effect.Effect<boolean> =>
   Effect.tryPromise(() => fetch(`${baseUrl}/session/status`, { headers: { authorization }, signal: AbortSignal.timeout(2000) })).pipe(
