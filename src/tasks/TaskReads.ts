@@ -19,6 +19,7 @@ import { TaskRow } from "./TaskRow.js"
 export type TaskFilter = Pick<typeof ListTasks.input.Type, "includeArchived" | "statuses" | "listId">
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(TaskRow))
+const decodeMatches = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...TaskRow.fields, score: Schema.Number })))
 
 const ProjectOfTask = Schema.Struct({ projectId: Schema.String })
 
@@ -32,7 +33,7 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
     const comments = yield* TaskComments
     const config = yield* TrellisConfig
 
-    const selectTasks = (description: Fragment) =>
+    const selectTasks = (description: Fragment, extraColumns: Fragment = sql``) =>
       sql`
       SELECT t.id, t.project_id AS "projectId", t.ref, t.name, t.task_type_key AS "taskTypeKey", t.status, t.priority,
         extract(epoch FROM t.due_at)::float8 AS "dueDate",
@@ -42,7 +43,7 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
         t.list_id AS "listId", l.ref AS "listRef", l.name AS "listName",
         t.parent_id AS "parentId", t.tags, ${description},
         (SELECT count(*)::int FROM tasks c WHERE c.parent_id = t.id AND c.deleted_at IS NULL) AS "subtaskCount",
-        t.archived_at AS "archivedAt", t.created_at AS "createdAt", t.updated_at AS "updatedAt"
+        t.archived_at AS "archivedAt", t.created_at AS "createdAt", t.updated_at AS "updatedAt"${extraColumns}
       FROM tasks t
       JOIN task_lists l ON l.id = t.list_id
       LEFT JOIN users u ON u.id = t.assignee_id
@@ -57,6 +58,15 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
         Effect.flatMap(decodeRows),
         Effect.orDie
       )
+
+    /**
+     * The tasks a ranking query (`id, score` rows) chose, best first, ties by ID, each with its score:
+     * one statement, so a search is one round trip and reads one snapshot.
+     */
+    const findMatches = (matches: Fragment) =>
+      sql`WITH matches AS (${matches}) ${selectTasks(sql`NULL::jsonb AS description`, sql`, m.score`)}
+      JOIN matches m ON m.id = t.id
+      ORDER BY m.score DESC, t.id`.pipe(Effect.flatMap(decodeMatches), Effect.orDie)
 
     const projectOfTask = SqlSchema.findOne({
       Request: Schema.String,
@@ -151,7 +161,7 @@ export class TaskReads extends Effect.Service<TaskReads>()("trellis/TaskReads", 
       return { task, access, links: taskLinks, comments: latestComments, subtasks, ...(yield* paths(access, task.ref)) }
     })
 
-    return { resolve, list, details, findRows, paths } as const
+    return { resolve, list, details, findRows, findMatches, paths } as const
   }),
   dependencies: [Projects.Default, TaskLists.Default, TaskLinks.Default, TaskComments.Default]
 }) {}

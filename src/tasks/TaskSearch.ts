@@ -9,9 +9,6 @@ import { TaskReads } from "./TaskReads.js"
 /** search_tasks' arguments; the project is resolved by the caller. */
 export type TaskSearchInput = Omit<typeof SearchTasks.input.Type, "projectId">
 
-const SearchHit = Schema.Struct({ id: Schema.String, score: Schema.Number })
-const decodeHits = Schema.decodeUnknown(Schema.Array(SearchHit))
-
 /** After the last match's (score, id); a score is finite (JSON's 1e999 would decode to Infinity). */
 const searchCursor = PageCursor.make("search_tasks", Schema.Tuple(Schema.Finite, Schema.String))
 
@@ -47,21 +44,19 @@ export class TaskSearch extends Effect.Service<TaskSearch>()("trellis/TaskSearch
           ]),
         ...(listId === undefined ? [] : [sql`t.list_id = ${listId}`])
       ])
-      const page = yield* sql`
+      const page = yield* reads.findMatches(sql`
         SELECT id, score FROM (
           SELECT t.id, CASE WHEN t.ref = ${refQuery} THEN 1e6 ELSE ts_rank(t.search, q.query) END::float8 AS score
           FROM tasks t, websearch_to_tsquery('simple', ${input.query}) AS q(query)
           WHERE t.deleted_at IS NULL AND ${conditions}
-        ) matches
+        ) ranked
         ${after === null ? sql`` : sql`WHERE (score < ${after[0]} OR (score = ${after[0]} AND id > ${after[1]}))`}
         ORDER BY score DESC, id
-        LIMIT ${limit + 1}`.pipe(Effect.flatMap(decodeHits), Effect.orDie)
+        LIMIT ${limit + 1}`)
       const shown = page.slice(0, limit)
-      const rows = shown.length === 0 ? [] : yield* reads.findRows(sql`t.id IN ${sql.in(shown.map((row) => row.id))}`)
-      const byId = new Map(rows.map((row) => [row.id, row]))
       const last = shown.at(-1)
       return {
-        tasks: shown.flatMap((row) => byId.get(row.id) ?? []),
+        tasks: shown.map(({ score: _score, ...task }) => task),
         nextCursor: page.length > limit && last !== undefined ? searchCursor.encode([last.score, last.id]) : null
       }
     })
