@@ -187,9 +187,19 @@ export const replayBin = (): string => {
   return bin
 }
 
-/** The environment of a `trellis agent` command: its config dir, the replay runtime first on PATH, the knobs. */
+/**
+ * The PATH without the directories npm puts first for a script (`node_modules/.bin`, node-gyp's):
+ * the machine then has the runtimes a test gives it and no other, under `npm test` as when vitest
+ * is run directly. Else each agent start asks the pinned OpenCode its version (0.6 s of CPU).
+ */
+const systemPath = (): string =>
+  (process.env["PATH"] ?? "").split(path.delimiter).filter((dir) => !/node_modules[\\/](\.bin|.*node-gyp-bin)$/.test(dir)).join(
+    path.delimiter
+  )
+
+/** The environment of a `trellis agent` command: its config dir, the given runtimes first on PATH, the knobs. */
 export const agentEnv = (configDir: string, bin: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv =>
-  cleanEnv({ ...extra, TRELLIS_CONFIG_DIR: configDir, PATH: `${bin}${path.delimiter}${process.env["PATH"] ?? ""}` })
+  cleanEnv({ ...extra, TRELLIS_CONFIG_DIR: configDir, PATH: `${bin}${path.delimiter}${systemPath()}` })
 
 /** Runs `trellis <args>` to completion in `cwd`. */
 export const trellis = (args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv): Promise<Completed> =>
