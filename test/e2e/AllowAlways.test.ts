@@ -62,7 +62,7 @@ const allowAlways = (suite: RealRuntimeSuite, cliType: string, offer: RegExp, ag
 }
 
 describe.sequential("Allow always on Claude Code", () => {
-  const suite = realRuntimeSuite("always-claude", ["--interaction-timeout", "60"])
+  const suite = realRuntimeSuite("always-claude", ["--interaction-timeout", "60"], ["claude"])
   // The next batch, with the rule in .claude/settings.local.json, ran the command unasked but was
   // seen to hang after it (2 runs of 3, the tool's output in, no result): not asserted until understood.
   allowAlways(
@@ -78,11 +78,11 @@ describe.sequential("Allow always on Claude Code", () => {
 })
 
 describe.sequential("Allow always on Codex (app-server)", () => {
-  const suite = realRuntimeSuite("always-codex", ["--interaction-timeout", "60"])
+  const suite = realRuntimeSuite("always-codex", ["--interaction-timeout", "60"], ["codex"])
   allowAlways(suite, "codex", /^Codex will run commands that start with “touch always-first\.txt” without asking/, "touch always-first.txt")
 })
 
 describe.sequential("Allow always on OpenCode", () => {
-  const suite = realRuntimeSuite("always-opencode", ["--interaction-timeout", "60"])
+  const suite = realRuntimeSuite("always-opencode", ["--interaction-timeout", "60"], ["opencode"])
   allowAlways(suite, "opencode", /^OpenCode will allow bash for “touch \*” without asking/, "touch always-second.txt")
 })

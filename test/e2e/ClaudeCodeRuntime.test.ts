@@ -24,7 +24,7 @@ import { anthropicSystem, threadContextScenarios } from "./support/ThreadContext
 const TEST_TIMEOUT = 120_000
 
 describe.sequential("runtime A (claude) for real through trellis agent start", () => {
-  const suite = realRuntimeSuite("claude", ["--interaction-timeout", "8"])
+  const suite = realRuntimeSuite("claude", ["--interaction-timeout", "8"], ["claude"])
   const checkoutHas = (file: string) => fs.existsSync(path.join(suite.machine().checkout, file))
 
   it("a thread created over MCP runs claude in the checkout with the thread's model and effort; events stream normalized", async () => {

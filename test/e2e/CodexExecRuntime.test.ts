@@ -10,7 +10,7 @@ import { readEvents } from "./support/Trellis.js"
 const TEST_TIMEOUT = 120_000
 
 describe.sequential("runtime B (codex exec) for real through trellis agent start --codex-exec", () => {
-  const suite = realRuntimeSuite("codex-exec", ["--codex-exec"])
+  const suite = realRuntimeSuite("codex-exec", ["--codex-exec"], ["codex"])
 
   it("a thread runs codex exec --json with the thread's model and effort; events stream normalized", async () => {
     const { answer, threadId } = await suite.start("codex", "hello from codex exec", { cliModel: "mock-model", cliEffort: "high" })

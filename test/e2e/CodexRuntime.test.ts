@@ -21,7 +21,7 @@ import { responsesDeveloper, threadContextScenarios } from "./support/ThreadCont
 const TEST_TIMEOUT = 120_000
 
 describe.sequential("runtime B (codex app-server) for real through trellis agent start", () => {
-  const suite = realRuntimeSuite("codex", ["--interaction-timeout", "8"])
+  const suite = realRuntimeSuite("codex", ["--interaction-timeout", "8"], ["codex"])
   const checkoutHas = (file: string) => fs.existsSync(path.join(suite.machine().checkout, file))
 
   it(

@@ -60,7 +60,7 @@ const listeningSockets = (pid: string): string => {
 }
 
 describe.sequential("runtime C (opencode) for real through trellis agent start", () => {
-  const suite = realRuntimeSuite("opencode", ["--interaction-timeout", "8"])
+  const suite = realRuntimeSuite("opencode", ["--interaction-timeout", "8"], ["opencode"])
   const checkoutHas = (file: string) => fs.existsSync(path.join(suite.machine().checkout, file))
 
   it(

@@ -9,7 +9,7 @@ import { realRuntimeSuite } from "./support/RealRuntimes.js"
 const TEST_TIMEOUT = 120_000
 
 describe.sequential("runtime B (Codex): an unknown runtime command", () => {
-  const suite = realRuntimeSuite("codex-commands", [])
+  const suite = realRuntimeSuite("codex-commands", [], ["codex"])
 
   it("is sent to the model as ordinary text, and the run completes", async () => {
     await suite.start("codex", "hello before the command")
@@ -19,7 +19,7 @@ describe.sequential("runtime B (Codex): an unknown runtime command", () => {
 })
 
 describe.sequential("runtime C (OpenCode): an unknown runtime command", () => {
-  const suite = realRuntimeSuite("opencode-commands", [])
+  const suite = realRuntimeSuite("opencode-commands", [], ["opencode"])
 
   it("fails the run with an error, and the model is never asked", async () => {
     await suite.start("opencode", "hello before the command")

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
+import type { RuntimeCommand } from "../support/runtimes/RuntimeBinaries.js"
 import { offlineAfter, shutdownTimeline, sleepProcesses, treeOf } from "./ShutdownProcesses.js"
 import { eventually, isAlive, killEverything, removeTempDirs, trackPid } from "./support/Processes.js"
 import { type Backend, createThread, onlineTarget, realMachine, startBackend, startRealAgent } from "./support/RealRuntimes.js"
@@ -58,9 +59,15 @@ describe.sequential("stopping trellis agent start while a runtime's tool command
   }, 30_000)
 
   /** A machine of its own running `cliType`, with a thread whose runtime is inside `sleep <seconds>`. */
-  const runningTool = async (b: Backend, name: string, cliType: string, seconds: number, agentArgs: ReadonlyArray<string> = []) => {
+  const runningTool = async (
+    b: Backend,
+    name: string,
+    cliType: RuntimeCommand,
+    seconds: number,
+    agentArgs: ReadonlyArray<string> = []
+  ) => {
     if (mock === undefined) throw new Error("the mock model did not start")
-    const m = await realMachine(b, mock, name)
+    const m = await realMachine(b, mock, name, [cliType])
     const agent = await startRealAgent(m, ["--approve", "all", ...agentArgs])
     const target = await onlineTarget(b, m, agent)
     const threadId = await createThread(b, target, cliType, `RUN_TOOL[sleep ${seconds}]`)

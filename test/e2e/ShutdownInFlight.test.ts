@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type MockModel, startMockModel } from "../support/mock-model/MockModel.js"
+import type { RuntimeCommand } from "../support/runtimes/RuntimeBinaries.js"
 import { eventually, isAlive, killEverything, removeTempDirs, trackPid } from "./support/Processes.js"
 import {
   type Backend,
@@ -29,7 +30,7 @@ type Situation = "tool command running" | "permission request pending"
 
 interface Case {
   readonly runtime: string
-  readonly cliType: string
+  readonly cliType: RuntimeCommand
   readonly args: ReadonlyArray<string>
   readonly situation: Situation
 }
@@ -64,11 +65,11 @@ describe.sequential("SIGTERM to trellis agent start with work in flight", () => 
   }, 30_000)
 
   /** One machine per runtime: each run starts a fresh agent on it (the previous one is gone). */
-  const machineFor = async (b: Backend, runtime: string): Promise<Machine> => {
+  const machineFor = async (b: Backend, runtime: string, cliType: RuntimeCommand): Promise<Machine> => {
     const known = machines.get(runtime)
     if (known !== undefined) return known
     if (mock === undefined) throw new Error("the mock model did not start")
-    const m = await realMachine(b, mock, `inflight-${runtime}`)
+    const m = await realMachine(b, mock, `inflight-${runtime}`, [cliType])
     machines.set(runtime, m)
     return m
   }
@@ -80,7 +81,7 @@ describe.sequential("SIGTERM to trellis agent start with work in flight", () => 
 
   /** Starts an agent and a thread, and waits until the runtime is in `situation`. */
   const inFlight = async (b: Backend, c: Case): Promise<{ readonly agent: Agent; readonly profileId: string }> => {
-    const m = await machineFor(b, c.runtime)
+    const m = await machineFor(b, c.runtime, c.cliType)
     const approve = c.situation === "tool command running" ? ["--approve", "all"] : []
     const agent = await startRealAgent(m, [...approve, ...c.args])
     const target = await onlineTarget(b, m, agent)

@@ -9,17 +9,29 @@ import { realRuntimeSuite } from "./support/RealRuntimes.js"
 import { stopScenario } from "./support/StopScenario.js"
 
 describe.sequential("Stop on Claude Code", () => {
-  stopScenario(realRuntimeSuite("stop-claude", ["--approve", "all"]), "Claude Code", "claude", "41.1", "--permission-prompt-tool")
+  stopScenario(
+    realRuntimeSuite("stop-claude", ["--approve", "all"], ["claude"]),
+    "Claude Code",
+    "claude",
+    "41.1",
+    "--permission-prompt-tool"
+  )
 })
 
 describe.sequential("Stop on Codex (app-server)", () => {
-  stopScenario(realRuntimeSuite("stop-codex", ["--approve", "all"]), "Codex", "codex", "41.2", "app-server")
+  stopScenario(realRuntimeSuite("stop-codex", ["--approve", "all"], ["codex"]), "Codex", "codex", "41.2", "app-server")
 })
 
 describe.sequential("Stop on OpenCode", () => {
-  stopScenario(realRuntimeSuite("stop-opencode", ["--approve", "all"]), "OpenCode", "opencode", "41.3")
+  stopScenario(realRuntimeSuite("stop-opencode", ["--approve", "all"], ["opencode"]), "OpenCode", "opencode", "41.3")
 })
 
 describe.sequential("Stop on codex exec", () => {
-  stopScenario(realRuntimeSuite("stop-codex-exec", ["--approve", "all", "--codex-exec"]), "codex exec", "codex", "41.4", "--json")
+  stopScenario(
+    realRuntimeSuite("stop-codex-exec", ["--approve", "all", "--codex-exec"], ["codex"]),
+    "codex exec",
+    "codex",
+    "41.4",
+    "--json"
+  )
 })

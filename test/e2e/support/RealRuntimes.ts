@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ALLOW_EVERYTHING, openCodeEnv, writeOpenCodeConfig } from "../../support/runtimes/OpenCodeMock.js"
-import { linkRuntimeBinaries } from "../../support/runtimes/RuntimeBinaries.js"
+import { linkRuntimeBinaries, RUNTIME_COMMANDS, type RuntimeCommand } from "../../support/runtimes/RuntimeBinaries.js"
 import { type MockModel, type MockRequest, startMockModel } from "../../support/mock-model/MockModel.js"
 import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "./Processes.js"
 import {
@@ -85,13 +85,18 @@ const writeRuntimeConfig = (mock: MockModel, home: string) => {
 
 /**
  * A machine logged in to `backend` with a fresh checkout added as a path: its own config dir,
- * HOME and XDG dirs, and the pinned runtime binaries first on PATH.
+ * HOME and XDG dirs, and the pinned binaries of `runtimes` first on PATH.
  */
-export const realMachine = async (backend: Backend, mock: MockModel, name: string): Promise<Machine> => {
+export const realMachine = async (
+  backend: Backend,
+  mock: MockModel,
+  name: string,
+  runtimes: ReadonlyArray<RuntimeCommand> = RUNTIME_COMMANDS
+): Promise<Machine> => {
   const root = tempDir(`trellis-rt-${name}-`)
   const home = path.join(root, "home")
   fs.mkdirSync(home)
-  const bin = linkRuntimeBinaries(path.join(root, "bin"))
+  const bin = linkRuntimeBinaries(path.join(root, "bin"), runtimes)
   writeRuntimeConfig(mock, home)
   const env = agentEnv(path.join(root, "config"), bin, runtimeEnv(mock, home))
   await trellisOk(
@@ -277,8 +282,12 @@ export interface RealRuntimeSuite {
   readonly requestsWith: (text: string) => ReadonlyArray<MockRequest>
 }
 
-/** Registers the hooks of a suite running `trellis agent start <agentArgs>` with the real binaries. */
-export const realRuntimeSuite = (name: string, agentArgs: ReadonlyArray<string>): RealRuntimeSuite => {
+/** Registers the hooks of a suite running `trellis agent start <agentArgs>` on a machine with the real binaries of `runtimes`. */
+export const realRuntimeSuite = (
+  name: string,
+  agentArgs: ReadonlyArray<string>,
+  runtimes: ReadonlyArray<RuntimeCommand>
+): RealRuntimeSuite => {
   let mock: MockModel | undefined
   let backend: Backend | undefined
   let machine: Machine | undefined
@@ -294,7 +303,7 @@ export const realRuntimeSuite = (name: string, agentArgs: ReadonlyArray<string>)
   beforeAll(async () => {
     mock = await startMockModel()
     backend = await startBackend()
-    machine = await realMachine(backend, mock, name)
+    machine = await realMachine(backend, mock, name, runtimes)
     agent = await startRealAgent(machine, agentArgs)
     target = await onlineTarget(backend, machine, agent)
   }, 180_000)

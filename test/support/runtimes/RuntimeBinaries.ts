@@ -91,11 +91,19 @@ export const claudeCannotRunHere = (): boolean => {
   return claude === undefined || spawnSync(claude, ["--version"], { encoding: "utf8", timeout: 30_000, stdio: "pipe" }).status !== 0
 }
 
-/** Symlinks the resolved binaries into `dir` under their command names; returns `dir`. */
-export const linkRuntimeBinaries = (dir: string): string => {
+/** A runtime's command: the key of its binary. */
+export type RuntimeCommand = keyof RuntimeBinaries
+export const RUNTIME_COMMANDS: ReadonlyArray<RuntimeCommand> = ["claude", "codex", "opencode"]
+
+/**
+ * Symlinks the resolved binaries of `commands` into `dir` under their command names; returns `dir`.
+ * A machine given only the runtimes its test runs starts faster: `trellis agent start` asks each
+ * runtime on PATH for its version and models (OpenCode's listing alone is ~2 s of CPU).
+ */
+export const linkRuntimeBinaries = (dir: string, commands: ReadonlyArray<RuntimeCommand> = RUNTIME_COMMANDS): string => {
   fs.mkdirSync(dir, { recursive: true })
   for (const [name, target] of Object.entries(runtimeBinaries())) {
-    if (typeof target !== "string") continue
+    if (typeof target !== "string" || !commands.some((command) => command === name)) continue
     const link = path.join(dir, name)
     fs.rmSync(link, { force: true })
     fs.symlinkSync(target, link)
