@@ -89,7 +89,7 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined || claudeCannotRunHere
     beforeAll(async () => {
       mock = await startMockModel()
       backend = await startBackend("trellis-rt-review-home-")
-      machine = await realMachine(backend, mock, "review")
+      machine = await realMachine(backend, mock, "review", ["claude"])
       // The machine answers Claude Code's permission requests itself: this file is about the review.
       agent = await startRealAgent(machine, ["--approve", "all"])
       const target = await onlineTarget(backend, machine, agent)
