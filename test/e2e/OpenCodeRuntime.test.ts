@@ -151,7 +151,8 @@ describe.sequential("runtime C (opencode) for real through trellis agent start",
     const unauthorized = await fetch(`${server?.url}/session`)
     expect(unauthorized.status).toBe(401)
     await suite.turn("one more on the same server")
-    expect(servesOf(suite.machine().home).map((s) => s.pid)).toEqual([server?.pid])
+    // The agent's output says when each server started, and after what.
+    expect(servesOf(suite.machine().home).map((s) => s.pid), suite.agent().proc.describe()).toEqual([server?.pid])
   }, TEST_TIMEOUT)
 
   it("the server dying mid-batch fails the batch (retryable), and the next batch runs on a new server", async () => {
