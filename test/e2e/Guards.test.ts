@@ -85,7 +85,10 @@ describe("trellis serve's guards in front of every route", () => {
         () => Promise.resolve(connections.filter((connection) => connection.response?.status === 401).length),
         (answered) => answered === connections.length,
         30_000,
-        () => `statuses: ${JSON.stringify(connections.map((connection) => connection.response?.status ?? "none"))}`
+        () =>
+          `statuses: ${JSON.stringify(connections.map((connection) => connection.response?.status ?? "none"))}; bytes received: ${
+            JSON.stringify(connections.map((connection) => connection.receivedBytes))
+          }; closed: ${connections.filter((connection) => connection.closed).length}\n${serve.proc.describe()}`
       )
       await new Promise((resolve) => setTimeout(resolve, 1_000))
     } finally {

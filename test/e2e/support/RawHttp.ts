@@ -53,6 +53,11 @@ export class RawConnection {
     return this.closedFlag
   }
 
+  /** How many bytes came back so far (a failure report tells "nothing" from "not all"). */
+  get receivedBytes(): number {
+    return this.received.length
+  }
+
   /** The response, once its head and whole body (by Content-Length) are in; undefined before. */
   get response(): RawResponse | undefined {
     const end = this.received.indexOf("\r\n\r\n")
