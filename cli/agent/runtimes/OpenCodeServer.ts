@@ -2,6 +2,7 @@ import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import { Deferred, Duration, Effect, ExecutionStrategy, Exit, Option, Scope, Stream, SynchronizedRef } from "effect"
 import { randomBytes } from "node:crypto"
+import * as http from "node:http"
 import * as net from "node:net"
 import { RuntimeFailed, stopRuntime } from "./Runtime.js"
 
@@ -152,13 +153,32 @@ const start = (parent: Scope.Scope, executor: CommandExecutor.CommandExecutor, m
  * Whether the server is gone though its exit was not reported: its port refuses connections, or
  * the request's connection is lost without an answer (a SIGKILLed server still accepts connections
  * while it is torn down, and resets them once it is gone). A slow answer (a busy server) is no sign
- * of death, and an answer of any status is life.
+ * of death, and an answer of any status is life. The request goes over a connection of its own: a
+ * kept-alive connection that the server dropped while idle is lost without an answer too (fetch sends
+ * the request again on a new one only sometimes), and a live server taken for dead is started twice.
  */
 export const refuses = (baseUrl: string, authorization: string): Effect.Effect<boolean> =>
-  Effect.tryPromise(() => fetch(`${baseUrl}/session/status`, { headers: { authorization }, signal: AbortSignal.timeout(2000) })).pipe(
-    Effect.as(false),
-    Effect.catchAll((error) => Effect.succeed(!(error.error instanceof Error && error.error.name === "TimeoutError")))
-  )
+  Effect.async<boolean>((resume) => {
+    let settled = false
+    const settle = (gone: boolean) => {
+      if (settled) return
+      settled = true
+      resume(Effect.succeed(gone))
+    }
+    const request = http.get(`${baseUrl}/session/status`, { headers: { authorization }, agent: false, timeout: 2000 }, (response) => {
+      response.resume()
+      settle(false)
+    })
+    request.once("timeout", () => {
+      settle(false)
+      request.destroy()
+    })
+    request.once("error", () => settle(true))
+    return Effect.sync(() => {
+      settled = true
+      request.destroy()
+    })
+  })
 
 /**
  * Stops a server in the background: a SIGKILLed `opencode serve` can stop answering long before

@@ -54,4 +54,18 @@ describe("the agent's check that its opencode serve is gone", () => {
       yield* Scope.close(scope, Exit.void)
       expect(yield* refuses(url, "Basic x")).toBe(true)
     }))
+
+  it.effect("a kept-alive connection the server dropped while idle says nothing of its life: each check has a connection of its own", () =>
+    Effect.gen(function*() {
+      // Drops any request that comes on a connection it has already answered on, as a server does
+      // that closes an idle connection just as a request arrives on it.
+      const answeredOn = new WeakSet<object>()
+      const url = yield* serving((request, response) => {
+        if (answeredOn.has(request.socket)) return request.socket.destroy()
+        answeredOn.add(request.socket)
+        response.end("{}")
+      })
+      const checks = yield* Effect.forEach(Array.from({ length: 5 }), () => refuses(url, "Basic x"))
+      expect(checks).toEqual([false, false, false, false, false])
+    }).pipe(Effect.scoped))
 })
