@@ -119,10 +119,20 @@ describe("live streams (SSE)", () => {
           }),
           (created) => String(Reflect.get(Object(Reflect.get(Object(created.json), "result")), "structuredContent")?.threadId)
         )
+      // Seeded through the service, not MCP: for volume, or for threads committed in one transaction.
+      const seed = (content: string) =>
+        Effect.flatMap(ThreadCreation, (creation) =>
+          creation.create(owner.principal, {
+            content,
+            profileId: profile.profileId,
+            pathId: profile.paths[0]?.pathId,
+            cliType: "claude",
+            runtimeCommand: false
+          }))
       return {
         key: owner.key,
-        principal: owner.principal,
         profile,
+        seed,
         cli,
         sessionId,
         create,
@@ -165,7 +175,7 @@ describe("live streams (SSE)", () => {
 
     it.effect("a burst of new threads reaches the stream as a few frames, the last one the whole queue, oldest first", () =>
       Effect.gen(function*() {
-        const { key, path, principal, profile } = yield* queueOf("sse-pending-spaced")
+        const { key, path, seed } = yield* queueOf("sse-pending-spaced")
         const stream = yield* connect(key, path)
         // The queue as the stream found it comes first: read before the burst, or a creation that
         // commits while the server reads it would already be in it.
@@ -174,19 +184,10 @@ describe("live streams (SSE)", () => {
         // A burst: twelve threads committed together, in one transaction. Created one call at a
         // time, they commit as fast as the machine goes, and a loaded one spaced them wider than the
         // stream's frames are: one frame each, rightly.
-        const creation = yield* ThreadCreation
         const sql = yield* SqlClient.SqlClient
-        const threadIds = yield* sql.withTransaction(Effect.forEach(Array.from({ length: 12 }, (_, i) => `t${i}`), (content) =>
-          Effect.map(
-            creation.create(principal, {
-              content,
-              profileId: profile.profileId,
-              pathId: profile.paths[0]?.pathId,
-              cliType: "claude",
-              runtimeCommand: false
-            }),
-            (thread) => thread.id
-          )))
+        const threadIds = yield* sql.withTransaction(
+          Effect.forEach(Array.from({ length: 12 }, (_, i) => `t${i}`), (content) => Effect.map(seed(content), (thread) => thread.id))
+        )
         const lists = yield* listsUntil(stream, (ids) => ids.length === 12)
         const queue = lists.at(-1) ?? []
         expect([...queue].sort()).toEqual([...threadIds].sort())
@@ -199,17 +200,9 @@ describe("live streams (SSE)", () => {
 
     it.effect("a queue longer than 1,000 threads is listed as its 1,000 oldest", () =>
       Effect.gen(function*() {
-        const { key, principal, profile, path } = yield* queueOf("sse-pending-cap")
-        const creation = yield* ThreadCreation
-        // Seeded through the service: 1,001 threads over MCP would be most of the test's time.
-        const created = yield* Effect.forEach(Array.from({ length: 1_001 }, (_, i) => `t${i}`), (content) =>
-          creation.create(principal, {
-            content,
-            profileId: profile.profileId,
-            pathId: profile.paths[0]?.pathId,
-            cliType: "claude",
-            runtimeCommand: false
-          }))
+        const { key, seed, path } = yield* queueOf("sse-pending-cap")
+        // 1,001 threads over MCP would be most of the test's time.
+        const created = yield* Effect.forEach(Array.from({ length: 1_001 }, (_, i) => `t${i}`), seed)
         const [frame] = yield* frames(key, path, 1)
         expect(Reflect.get(Object(frame?.data), "threadIds")).toEqual(
           created.slice(0, 1_000).map((thread) => thread.id)
