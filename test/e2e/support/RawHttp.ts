@@ -102,6 +102,10 @@ export class RawConnection {
         : piece.subarray(0, size)
       if (!(await this.write(data))) return
       this.bodyBytesSent += size
+      // A write the kernel takes at once calls back before any I/O is read: without a turn of the
+      // event loop here this side would send megabytes without reading the answer it is waiting for
+      // (a real client reads while it sends), and a server that then closes would reset it unread.
+      await new Promise((resolve) => setImmediate(resolve))
     }
   }
 
