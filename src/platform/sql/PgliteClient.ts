@@ -25,6 +25,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClusterImage from "./ClusterImage.js"
 import * as PgliteCluster from "./PgliteCluster.js"
+import * as PglitePreparedStatements from "./PglitePreparedStatements.js"
 
 export interface PgliteClientConfig {
   /** PGlite data directory (a filesystem path or `file://`, `memory://`, ...); `undefined` = in memory. */
@@ -147,6 +148,7 @@ export const make = (
       (pglite) => pglite.closed ? Effect.void : Effect.ignore(Effect.tryPromise(() => pglite.close()))
     )
     const semaphore = yield* Effect.makeSemaphore(1)
+    const runPrepared = PglitePreparedStatements.make(pglite)
 
     // PGlite cannot cancel a running query, so wait for it even when interrupted:
     // the permit is then only released once the session is really free.
@@ -165,7 +167,7 @@ export const make = (
         lock(attempt("Failed to execute statement", () =>
           params.length === 0
             ? pglite.exec(sql, options)
-            : pglite.query<Record<string, unknown>>(sql, [...params], options).then((result) => [result])))
+            : runPrepared(sql, params, options).then((result) => [result])))
       const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
         Effect.map(results(sql, params), (rs): ReadonlyArray<object> => {
           const rows = single(rs.map((r) => r.rows))
