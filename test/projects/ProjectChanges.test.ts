@@ -4,7 +4,7 @@ import { Array as Arr, Effect, Option, Stream } from "effect"
 import { ApiKeys } from "../../src/platform/auth/ApiKeys.js"
 import { connect, type Frame } from "../support/Sse.js"
 import { TestServer } from "../support/TestServer.js"
-import { createKey } from "../support/Seed.js"
+import { createKey, seedOwner } from "../support/Seed.js"
 import { joinAs, ok, okNull, scopedTo } from "../support/TaskTools.js"
 import {
   disconnect,
@@ -155,7 +155,9 @@ describe("a project's changes stream", () => {
 
     it.effect("a task written (its comments, links and artifacts too), a List, a label and an artifact's comments are named, to a viewer too", () =>
       Effect.gen(function*() {
-        const owner = yield* ownerWithCli("changes-content")
+        // No machine: its registration's own notice, delivered late (PostgreSQL delivers NOTIFY
+        // asynchronously, after the stream opened), would be named in the first frame.
+        const owner = yield* seedOwner("changes-content")
         const viewer = yield* joinAs(owner.project.id, "changes-content", "viewer")
         const scope = scopedTo(owner.project.id)
         const changes = yield* connect(viewer.key, changesPath(owner.project.id))
@@ -191,7 +193,9 @@ describe("a project's changes stream", () => {
 
     it.effect("a project agent, prompt or Skill written comes as a frame naming it", () =>
       Effect.gen(function*() {
-        const owner = yield* ownerWithCli("changes-settings")
+        // No machine: its registration's own notice, delivered late (PostgreSQL delivers NOTIFY
+        // asynchronously, after the stream opened), would be named in the first frame.
+        const owner = yield* seedOwner("changes-settings")
         const scope = scopedTo(owner.project.id)
         const changes = yield* connect(owner.key, changesPath(owner.project.id))
 
