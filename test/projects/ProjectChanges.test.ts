@@ -96,8 +96,15 @@ describe("a project's changes stream", () => {
 
     it.effect("a machine of the reader's that connects or disconnects is named by its profile; a teammate's is not", () =>
       Effect.gen(function*() {
-        const owner = yield* ownerWithCli("changes-machines")
-        const changes = yield* connect(owner.key, changesPath(owner.project.id))
+        // The stream opens before the reader's first machine registers: registered earlier, its notice
+        // could arrive after the stream opened (PostgreSQL delivers NOTIFY asynchronously) and be named
+        // with the next machine's.
+        const seeded = yield* seedOwner("changes-machines")
+        const changes = yield* connect(seeded.key, changesPath(seeded.project.id))
+        const cli = yield* registerMachine(seeded.key, seeded.project.id)
+        const [first] = yield* nextFrames(changes, 1)
+        expect(first?.data).toEqual({ ...nothing, profileIds: [cli.profileId] })
+        const owner = { ...seeded, scope: scopedTo(seeded.project.id), cli }
 
         yield* teammate(owner, "other")
         const laptop = yield* registerMachine(owner.key, owner.project.id, { name: "second-laptop", path: "/home/dev/second" })
