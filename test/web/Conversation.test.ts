@@ -210,8 +210,12 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("a 60-turn
       expect(opening["changes"]).toBe(1)
       await screenshot(page, "conversation-open", { fullPage: false })
 
-      // Scrolling up reads the earlier pages, until the first message.
-      for (let i = 0; i < 20 && (await page.getByRole("button", { name: /Load earlier/ }).count()) > 0; i++) {
+      // Scrolling up reads the earlier pages, until the first message. While a page is read the button
+      // says "Loading earlier messages…": that is waited out, or a slow read would end the scrolling early.
+      const loadingEarlier = page.getByRole("button", { name: /Loading earlier/ })
+      for (let i = 0; i < 20; i++) {
+        await loadingEarlier.waitFor({ state: "detached" })
+        if ((await page.getByRole("button", { name: /Load earlier/ }).count()) === 0) break
         await page.evaluate("window.scrollTo(0, 0)")
         await page.mouse.wheel(0, -400)
         await settle(page, 500)
