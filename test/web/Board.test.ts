@@ -115,21 +115,27 @@ describe.skipIf(process.env["DATABASE_URL"] !== undefined).sequential("the Tasks
     await client.call(Id, "create_task_list", { projectId, name: "Design", ref: "DESIGN", defaultViewMode: "board" })
     const agent = await client.call(Id, "create_project_agent", { projectId, name: "Reviewer", appearance: { color: "purple" } })
     await client.call(LabelCreated, "create_task_label", { projectId, name: "frontend" })
-    // Eight writers at a time: 2,000 tasks in a few seconds; refs past a digit boundary (DEMO-1000).
-    for (let start = 0; start < TASKS; start += 8) {
-      const batch = await Promise.all(Array.from({ length: Math.min(8, TASKS - start) }, (_, offset) => {
-        const n = start + offset
-        return client.call(Created, "create_task", {
-          projectId,
-          name: n === 7 ? "Draw the onboarding flow" : `Task number ${n}`,
-          status: statusOf(n),
-          ...(n % 10 === 0 ? { assigneeId: userId } : {}),
-          ...(n % 25 === 0 && agent.projectAgentId !== undefined ? { delegatedToAgentId: agent.projectAgentId } : {}),
-          ...(n % 50 === 0 ? { label: "frontend" } : {})
+    // Eight writers, each a client of its own: 2,000 tasks in a few seconds; refs past a digit boundary
+    // (DEMO-1000). One client for all would add an abort listener per call to its transport's one
+    // AbortSignal (Node's fetch lets them go only when collected): past 1,500, a warning per call.
+    const writers = await Promise.all(Array.from({ length: 8 }, () => Mcp.connect(started.serve.mcpUrl, started.serve.credentials.apiKey)))
+    for (let start = 0; start < TASKS; start += writers.length) {
+      const batch = await Promise.all(
+        writers.slice(0, TASKS - start).map((writer, offset) => {
+          const n = start + offset
+          return writer.call(Created, "create_task", {
+            projectId,
+            name: n === 7 ? "Draw the onboarding flow" : `Task number ${n}`,
+            status: statusOf(n),
+            ...(n % 10 === 0 ? { assigneeId: userId } : {}),
+            ...(n % 25 === 0 && agent.projectAgentId !== undefined ? { delegatedToAgentId: agent.projectAgentId } : {}),
+            ...(n % 50 === 0 ? { label: "frontend" } : {})
+          })
         })
-      }))
+      )
       refs.push(...batch.map((task) => task.refId ?? task.taskId))
     }
+    await Promise.all(writers.map((writer) => writer.close()))
     browser = await launchChromium()
     const opened = await openPage(browser, DESKTOP)
     page = opened.page
