@@ -6,6 +6,7 @@ import { Config, Effect, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import { runMigrations } from "../../src/platform/sql/Migrations.js"
+import { dropTemplateDatabases } from "../../src/platform/sql/TemplateDatabases.js"
 import * as PgliteClient from "../../src/platform/sql/PgliteClient.js"
 
 /**
@@ -41,26 +42,13 @@ export const databaseUrl = (url: Redacted.Redacted, name: string): Redacted.Reda
 /** A client of the server's own database (`url`), to create and drop the tests' databases; closed with the scope. */
 export const serverClient = (url: Redacted.Redacted) => PgClient.make({ url }).pipe(Effect.provide(Reactivity.layer))
 
-/**
- * initdb's template0 and template1 are two thirds of a data directory's 1,000 files, and every test
- * file's PGlite unpacks each of them into its memory file system: only `CREATE DATABASE` reads them,
- * which no test does on PGlite (a file's database: 540 → 340 ms of CPU). One statement per call:
- * `DROP DATABASE` refuses to run inside the transaction a multi-statement string is.
- */
-const dropTemplateDatabases = (client: SqlClient.SqlClient) =>
-  Effect.forEach(
-    ["template0", "template1"],
-    (name) => Effect.zipRight(client.unsafe(`ALTER DATABASE ${name} IS_TEMPLATE false`), client.unsafe(`DROP DATABASE ${name}`)),
-    { discard: true }
-  )
-
 /** A migrated PGlite's data directory, written to a file that is removed when the scope closes. */
 const pgliteSnapshot = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const dump = yield* Effect.scoped(Effect.gen(function*() {
     const client = yield* PgliteClient.make({})
     yield* runMigrations.pipe(Effect.provideService(SqlClient.SqlClient, client))
-    yield* dropTemplateDatabases(client)
+    yield* dropTemplateDatabases.pipe(Effect.provideService(SqlClient.SqlClient, client))
     // Uncompressed: loading it is what every test file pays, and gunzip would add to that.
     return yield* Effect.tryPromise(() => client.pglite.dumpDataDir("none").then((blob) => blob.arrayBuffer()))
   })).pipe(Effect.provide(Reactivity.layer))

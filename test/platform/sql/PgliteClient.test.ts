@@ -12,6 +12,7 @@ import * as path from "node:path"
 import * as ClusterImage from "../../../src/platform/sql/ClusterImage.js"
 import * as PgliteClient from "../../../src/platform/sql/PgliteClient.js"
 import * as PgliteCluster from "../../../src/platform/sql/PgliteCluster.js"
+import { dropTemplateDatabases } from "../../../src/platform/sql/TemplateDatabases.js"
 
 /** Opens a client on its own PGlite, runs `f`, then closes it. */
 const withClient = <A, E>(
@@ -255,6 +256,29 @@ describe("PgliteClient", () => {
         const elsewhere = path.join(root, "elsewhere")
         ClusterImage.copyTo(elsewhere, path.join(root, "no-image"))
         expect(fs.existsSync(elsewhere)).toBe(false)
+      })),
+    120_000
+  )
+
+  it.effect(
+    "the build's cluster leaves out initdb's template databases: a copy of it opens and runs the application's, in a third of the files",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const root = yield* tmpDir
+        const image = path.join(root, "image")
+        const files = (dir: string) => fs.readdirSync(dir, { recursive: true }).length
+        yield* withClient({ dataDir: image }, (sql) => sql`CREATE TABLE built (note text); INSERT INTO built VALUES ('from the build')`)
+        const withTemplates = files(image)
+        yield* withClient({ dataDir: image }, (sql) => Effect.provideService(dropTemplateDatabases, SqlClient.SqlClient, sql))
+        expect(files(image)).toBeLessThan(withTemplates / 2)
+        const fresh = path.join(root, "fresh")
+        ClusterImage.copyTo(fresh, image)
+        expect(yield* withClient({ dataDir: fresh }, (sql) => sql`SELECT datname FROM pg_database`)).toEqual([{ datname: "postgres" }])
+        yield* withClient({ dataDir: fresh }, (sql) => sql`INSERT INTO built VALUES ('written since')`)
+        expect(yield* withClient({ dataDir: fresh }, (sql) => sql`SELECT note FROM built ORDER BY note`)).toEqual([
+          { note: "from the build" },
+          { note: "written since" }
+        ])
       })),
     120_000
   )
