@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { commandLinesWith, processTree } from "./support/RuntimeProcesses.js"
-import { answer, askedBy, hasPendingInteraction, type RealRuntimeSuite, realRuntimeSuite } from "./support/RealRuntimes.js"
+import { answer, askedBy, hasPendingInteraction, type RealRuntimeSuite, realRuntimeSuite, sharedBackend } from "./support/RealRuntimes.js"
 
 const TIMEOUT = 150_000
 
@@ -61,8 +61,10 @@ const allowAlways = (suite: RealRuntimeSuite, cliType: string, offer: RegExp, ag
   )
 }
 
+const backend = sharedBackend()
+
 describe.sequential("Allow always on Claude Code", () => {
-  const suite = realRuntimeSuite("always-claude", ["--interaction-timeout", "60"], ["claude"])
+  const suite = realRuntimeSuite("always-claude", ["--interaction-timeout", "60"], ["claude"], backend)
   // The next batch, with the rule in .claude/settings.local.json, ran the command unasked but was
   // seen to hang after it (2 runs of 3, the tool's output in, no result): not asserted until understood.
   allowAlways(
@@ -78,11 +80,11 @@ describe.sequential("Allow always on Claude Code", () => {
 })
 
 describe.sequential("Allow always on Codex (app-server)", () => {
-  const suite = realRuntimeSuite("always-codex", ["--interaction-timeout", "60"], ["codex"])
+  const suite = realRuntimeSuite("always-codex", ["--interaction-timeout", "60"], ["codex"], backend)
   allowAlways(suite, "codex", /^Codex will run commands that start with “touch always-first\.txt” without asking/, "touch always-first.txt")
 })
 
 describe.sequential("Allow always on OpenCode", () => {
-  const suite = realRuntimeSuite("always-opencode", ["--interaction-timeout", "60"], ["opencode"])
+  const suite = realRuntimeSuite("always-opencode", ["--interaction-timeout", "60"], ["opencode"], backend)
   allowAlways(suite, "opencode", /^OpenCode will allow bash for “touch \*” without asking/, "touch always-second.txt")
 })

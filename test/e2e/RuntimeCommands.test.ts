@@ -4,12 +4,13 @@
  * The real binaries against the mock model, through `trellis agent start`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { realRuntimeSuite } from "./support/RealRuntimes.js"
+import { realRuntimeSuite, sharedBackend } from "./support/RealRuntimes.js"
 
 const TEST_TIMEOUT = 120_000
+const backend = sharedBackend()
 
 describe.sequential("runtime B (Codex): an unknown runtime command", () => {
-  const suite = realRuntimeSuite("codex-commands", [], ["codex"])
+  const suite = realRuntimeSuite("codex-commands", [], ["codex"], backend)
 
   it("is sent to the model as ordinary text, and the run completes", async () => {
     await suite.start("codex", "hello before the command")
@@ -19,7 +20,7 @@ describe.sequential("runtime B (Codex): an unknown runtime command", () => {
 })
 
 describe.sequential("runtime C (OpenCode): an unknown runtime command", () => {
-  const suite = realRuntimeSuite("opencode-commands", [], ["opencode"])
+  const suite = realRuntimeSuite("opencode-commands", [], ["opencode"], backend)
 
   it("fails the run with an error, and the model is never asked", async () => {
     await suite.start("opencode", "hello before the command")

@@ -5,12 +5,14 @@
  * by ending the process.
  */
 import { describe } from "@effect/vitest"
-import { realRuntimeSuite } from "./support/RealRuntimes.js"
+import { realRuntimeSuite, sharedBackend } from "./support/RealRuntimes.js"
 import { stopScenario } from "./support/StopScenario.js"
+
+const backend = sharedBackend()
 
 describe.sequential("Stop on Claude Code", () => {
   stopScenario(
-    realRuntimeSuite("stop-claude", ["--approve", "all"], ["claude"]),
+    realRuntimeSuite("stop-claude", ["--approve", "all"], ["claude"], backend),
     "Claude Code",
     "claude",
     "41.1",
@@ -19,16 +21,16 @@ describe.sequential("Stop on Claude Code", () => {
 })
 
 describe.sequential("Stop on Codex (app-server)", () => {
-  stopScenario(realRuntimeSuite("stop-codex", ["--approve", "all"], ["codex"]), "Codex", "codex", "41.2", "app-server")
+  stopScenario(realRuntimeSuite("stop-codex", ["--approve", "all"], ["codex"], backend), "Codex", "codex", "41.2", "app-server")
 })
 
 describe.sequential("Stop on OpenCode", () => {
-  stopScenario(realRuntimeSuite("stop-opencode", ["--approve", "all"], ["opencode"]), "OpenCode", "opencode", "41.3")
+  stopScenario(realRuntimeSuite("stop-opencode", ["--approve", "all"], ["opencode"], backend), "OpenCode", "opencode", "41.3")
 })
 
 describe.sequential("Stop on codex exec", () => {
   stopScenario(
-    realRuntimeSuite("stop-codex-exec", ["--approve", "all", "--codex-exec"], ["codex"]),
+    realRuntimeSuite("stop-codex-exec", ["--approve", "all", "--codex-exec"], ["codex"], backend),
     "codex exec",
     "codex",
     "41.4",

@@ -241,9 +241,22 @@ export const trackPid = (pid: number): void => {
   strays.add(pid)
 }
 
-/** SIGKILLs every tracked process group and pid still alive, and waits for the groups' exits. */
+/** What outlives the cleanups of the suites that share it (a file's one backend), until `release`d. */
+const spared = { procs: new Set<Proc>(), dirs: new Set<string>() }
+
+/** Keeps `proc` and `dir` through `killEverything` and `removeTempDirs` until the returned release is called. */
+export const spare = (proc: Proc, dir: string): () => void => {
+  spared.procs.add(proc)
+  spared.dirs.add(dir)
+  return () => {
+    spared.procs.delete(proc)
+    spared.dirs.delete(dir)
+  }
+}
+
+/** SIGKILLs every tracked process group (but those spared) and pid still alive, and waits for the groups' exits. */
 export const killEverything = async (): Promise<void> => {
-  const procs = [...groups]
+  const procs = [...groups].filter((proc) => !spared.procs.has(proc))
   await Promise.all(procs.map((proc) => proc.killTree()))
   for (const pid of strays) killPid(pid)
   strays.clear()
@@ -275,6 +288,7 @@ export const removeTempDirs = async (): Promise<void> => {
   // A runtime's helper may outlive its runtime in a process group of its own (OpenCode installs its
   // plugins into its config dir): anything still living in a directory is killed before it goes.
   for (const dir of tempDirs) {
+    if (spared.dirs.has(dir)) continue
     for (let round = 0; round < 20; round++) {
       const living = livingIn(dir)
       if (living.length === 0) break
@@ -282,8 +296,8 @@ export const removeTempDirs = async (): Promise<void> => {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
+    tempDirs.delete(dir)
   }
-  tempDirs.clear()
 }
 
 /** The environment without anything inherited that would redirect Trellis or the replay runtime. */

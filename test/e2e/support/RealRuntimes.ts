@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { ALLOW_EVERYTHING, openCodeEnv, writeOpenCodeConfig } from "../../support/runtimes/OpenCodeMock.js"
 import { linkRuntimeBinaries, RUNTIME_COMMANDS, type RuntimeCommand } from "../../support/runtimes/RuntimeBinaries.js"
 import { type MockModel, type MockRequest, startMockModel } from "../../support/mock-model/MockModel.js"
-import { eventually, killEverything, removeTempDirs, repoRoot, tempDir } from "./Processes.js"
+import { eventually, killEverything, removeTempDirs, repoRoot, spare, tempDir } from "./Processes.js"
 import {
   type Agent,
   agentEnv,
@@ -35,6 +35,31 @@ export interface Backend {
 export const startBackend = async (): Promise<Backend> => {
   const serve = await startServe(tempDir("trellis-rt-home-"))
   return { serve, mcp: await Mcp.connect(serve.mcpUrl, serve.credentials.apiKey) }
+}
+
+/**
+ * One backend for every suite of a file (called at the file's top level): each suite still has
+ * its own mock model, machine and agent, and its threads; the server and its home outlive each
+ * suite's cleanup and go when the file ends. A `trellis serve` costs ~3 s of CPU to start and
+ * settle, and a file of four suites started four.
+ */
+export const sharedBackend = (): () => Backend => {
+  let backend: Backend | undefined
+  let release = () => {}
+  beforeAll(async () => {
+    backend = await startBackend()
+    release = spare(backend.serve.proc, backend.serve.home)
+  }, 120_000)
+  afterAll(async () => {
+    release()
+    await backend?.mcp.close()
+    await killEverything()
+    await removeTempDirs()
+  }, 30_000)
+  return () => {
+    if (backend === undefined) throw new Error("the file's backend did not start")
+    return backend
+  }
 }
 
 export interface Machine {
@@ -282,11 +307,15 @@ export interface RealRuntimeSuite {
   readonly requestsWith: (text: string) => ReadonlyArray<MockRequest>
 }
 
-/** Registers the hooks of a suite running `trellis agent start <agentArgs>` on a machine with the real binaries of `runtimes`. */
+/**
+ * Registers the hooks of a suite running `trellis agent start <agentArgs>` on a machine with the
+ * real binaries of `runtimes`, against a backend of its own or the file's `shared` one.
+ */
 export const realRuntimeSuite = (
   name: string,
   agentArgs: ReadonlyArray<string>,
-  runtimes: ReadonlyArray<RuntimeCommand>
+  runtimes: ReadonlyArray<RuntimeCommand>,
+  shared?: () => Backend
 ): RealRuntimeSuite => {
   let mock: MockModel | undefined
   let backend: Backend | undefined
@@ -302,14 +331,14 @@ export const realRuntimeSuite = (
 
   beforeAll(async () => {
     mock = await startMockModel()
-    backend = await startBackend()
+    backend = shared === undefined ? await startBackend() : shared()
     machine = await realMachine(backend, mock, name, runtimes)
     agent = await startRealAgent(machine, agentArgs)
     target = await onlineTarget(backend, machine, agent)
   }, 180_000)
 
   afterAll(async () => {
-    await backend?.mcp.close()
+    if (shared === undefined) await backend?.mcp.close()
     await killEverything()
     await mock?.close()
     await removeTempDirs()
