@@ -131,6 +131,7 @@ describe("live streams (SSE)", () => {
           }))
       return {
         key: owner.key,
+        projectId: owner.project.id,
         profile,
         seed,
         cli,
@@ -200,10 +201,13 @@ describe("live streams (SSE)", () => {
 
     it.effect("a queue longer than 1,000 threads is listed as its 1,000 oldest", () =>
       Effect.gen(function*() {
-        const { key, seed, path } = yield* queueOf("sse-pending-cap")
+        const { cli, key, profile, projectId, seed } = yield* queueOf("sse-pending-cap")
         // 1,001 threads over MCP would be most of the test's time.
         const created = yield* Effect.forEach(Array.from({ length: 1_001 }, (_, i) => `t${i}`), seed)
-        const [frame] = yield* frames(key, path, 1)
+        // The profile's CLI starts again (replacing its session) once they are there: on a loaded machine seeding them took
+        // longer than a session lives without a heartbeat (60 s), and the first session's stream was refused, 410.
+        const { sessionId } = yield* registerCli(cli, projectId, { profileId: profile.profileId, force: true })
+        const [frame] = yield* frames(key, `/api/agent/sessions/${sessionId}/pending`, 1)
         expect(Reflect.get(Object(frame?.data), "threadIds")).toEqual(
           created.slice(0, 1_000).map((thread) => thread.id)
         )
