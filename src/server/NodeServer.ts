@@ -82,6 +82,25 @@ const lingerWhenAnsweredEarly = (request: IncomingMessage, response: ServerRespo
   })
 }
 
+/**
+ * How long past its advertised `Keep-Alive: timeout=5` an idle connection stays open (node's own
+ * margin is 1 s). A client counts the advertised time (undici less 2 s) from when it read the last
+ * answer; one whose event loop is busy reads it seconds after it went out, and sends its next
+ * request on a connection the server closed the moment before: that request is reset unanswered
+ * (ECONNRESET), and a POST is not retried.
+ */
+const KEEP_ALIVE_GRACE_MS = 60_000
+
+/** Re-arms the idle timer node has just set on a connection kept alive after an answer. */
+const keepIdleConnectionsPastTheirAdvertisedTime = (server: Server, response: ServerResponse) =>
+  response.once("finish", () => {
+    const socket = response.req.socket
+    const armed = socket.timeout ?? 0
+    if (armed > 0 && armed < server.keepAliveTimeout + KEEP_ALIVE_GRACE_MS) {
+      socket.setTimeout(server.keepAliveTimeout + KEEP_ALIVE_GRACE_MS)
+    }
+  })
+
 /** The router's answers get the same `connection: close` as the fast paths' when they go out early. */
 const closeWhenAnsweredEarly: HttpApp.PreResponseHandler = (request, response) =>
   Effect.sync(() =>
@@ -221,6 +240,7 @@ export const serveNode = <A, E, R>(
       // Node checks the two timeouts this often (30 s by default, which would let a 1 s timeout run 30 s).
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(config.requestTimeoutMs / 4)))
     }, (request, response) => {
+      keepIdleConnectionsPastTheirAdvertisedTime(server, response)
       lingerWhenAnsweredEarly(request, response)
       const method = request.method ?? "GET"
       const path = pathOf(request.url ?? "/")

@@ -50,6 +50,27 @@ const keepAliveAgent = () => new http.Agent({ keepAlive: true, maxSockets: 1 })
 
 const json = { "content-type": "application/json" }
 
+interface Exchange {
+  readonly status: number | undefined
+  readonly keepAlive: string
+  readonly reused: boolean
+}
+
+/** POSTs through `agent`: the status, the `Keep-Alive` answered, and whether it went on a reused connection. */
+const exchange = (agent: http.Agent, port: number, headers: Record<string, string>, body: string) =>
+  new Promise<Exchange>((resolve, reject) => {
+    const request = http.request({ host: "127.0.0.1", port, method: "POST", path: "/api/mcp", agent, headers }, (response) => {
+      response.resume()
+      response.on(
+        "end",
+        () =>
+          resolve({ status: response.statusCode, keepAlive: String(response.headers["keep-alive"] ?? ""), reused: request.reusedSocket })
+      )
+    })
+    request.on("error", reject)
+    request.end(body)
+  })
+
 describe("a refusal never breaks a keep-alive client's next request", () => {
   beforeAll(async () => {
     ;[serve, limited] = await Promise.all([
@@ -131,6 +152,24 @@ describe("a refusal never breaks a keep-alive client's next request", () => {
     }
     expect(statuses).toEqual([403, 200, 403, 200, 403, 200, 403, 200, 403, 200, 403, 200])
   })
+
+  it(
+    "a connection idle past the keep-alive time it advertises still takes the next request: a client that counts late never sends on a socket just closed",
+    async () => {
+      const { port, credentials } = backend()
+      const agent = keepAliveAgent()
+      const headers = { ...json, authorization: `Bearer ${credentials.apiKey}` }
+      const first = await exchange(agent, port, headers, routes[0].body)
+      const advertisedMs = Number(/timeout=(\d+)/.exec(first.keepAlive)?.[1]) * 1000
+      expect(advertisedMs).toBeGreaterThan(0)
+      // Past node's own margin (1 s) too.
+      await new Promise((resolve) => setTimeout(resolve, advertisedMs + 2_500))
+      const next = await exchange(agent, port, headers, routes[0].body)
+      agent.destroy()
+      expect([first.status, next.status, next.reused]).toEqual([200, 200, true])
+    },
+    30_000
+  )
 
   it("the MCP SDK client: a client refused for its key, then one with a good key, on the same pool", async () => {
     const { mcpUrl, credentials } = backend()
