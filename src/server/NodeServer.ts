@@ -95,10 +95,7 @@ const KEEP_ALIVE_GRACE_MS = 60_000
 const keepIdleConnectionsPastTheirAdvertisedTime = (server: Server, response: ServerResponse) =>
   response.once("finish", () => {
     const socket = response.req.socket
-    const armed = socket.timeout ?? 0
-    if (armed > 0 && armed < server.keepAliveTimeout + KEEP_ALIVE_GRACE_MS) {
-      socket.setTimeout(server.keepAliveTimeout + KEEP_ALIVE_GRACE_MS)
-    }
+    if ((socket.timeout ?? 0) > 0) socket.setTimeout(server.keepAliveTimeout + KEEP_ALIVE_GRACE_MS)
   })
 
 /** The router's answers get the same `connection: close` as the fast paths' when they go out early. */
