@@ -7,7 +7,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Console, Effect } from "effect"
 import * as fs from "node:fs"
-import { IMAGE_DIR } from "../src/platform/sql/ClusterImage.js"
+import { IMAGE_DIR, listDirectories } from "../src/platform/sql/ClusterImage.js"
 import { runMigrations } from "../src/platform/sql/Migrations.js"
 import { dropTemplateDatabases } from "../src/platform/sql/TemplateDatabases.js"
 import * as PgliteClient from "../src/platform/sql/PgliteClient.js"
@@ -18,6 +18,7 @@ const build = Effect.gen(function*() {
     PgliteClient.make({ dataDir: IMAGE_DIR }),
     (client) => Effect.zipRight(runMigrations, dropTemplateDatabases).pipe(Effect.provideService(SqlClient.SqlClient, client))
   ))
+  yield* Effect.sync(() => listDirectories(IMAGE_DIR))
   yield* Console.log(`the embedded database's first cluster: ${IMAGE_DIR}`)
 }).pipe(Effect.provide(Reactivity.layer))
 

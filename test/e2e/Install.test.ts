@@ -56,6 +56,8 @@ describe.sequential("the installed package (npm pack, npm install --omit=dev)", 
     const installed = path.join(folder, "node_modules", "trellis")
     expect(fs.existsSync(path.join(installed, "dist", "bundle", "main.js"))).toBe(true)
     expect(fs.existsSync(path.join(installed, "dist", "src", "index.d.ts"))).toBe(true)
+    // The embedded database's first cluster, made by the build: a first `trellis serve` copies it rather than running initdb.
+    expect(fs.existsSync(path.join(installed, "dist", "pglite-cluster", "PG_VERSION"))).toBe(true)
     expect(fs.existsSync(path.join(installed, "src"))).toBe(false)
     expect(fs.existsSync(path.join(installed, "node_modules", "tsx")) || fs.existsSync(path.join(folder, "node_modules", "tsx"))).toBe(
       false
@@ -74,7 +76,7 @@ describe.sequential("the installed package (npm pack, npm install --omit=dev)", 
     }
   }, INSTALL_TIMEOUT)
 
-  it("trellis serve starts on the embedded database, answers a tool call and serves the web app", async () => {
+  it("trellis serve starts on the embedded database from the shipped cluster, answers a tool call and serves the web app", async () => {
     const home = tempDir("trellis-installed-home-")
     const serve = spawnProcess("installed trellis serve", trellis(), ["serve"], {
       cwd: folder,
@@ -84,6 +86,9 @@ describe.sequential("the installed package (npm pack, npm install --omit=dev)", 
     const endpoint = /MCP endpoint: (\S+)\n/.exec(serve.stdout)?.[1]
     if (endpoint === undefined) throw new Error(`trellis serve printed no MCP endpoint\n${serve.describe()}`)
     const { apiKey } = Schema.decodeUnknownSync(Schema.parseJson(Credentials))(fs.readFileSync(path.join(home, "credentials.json"), "utf8"))
+    // Its databases are the shipped cluster's: initdb would have made template0 and template1 beside them.
+    const shipped = path.join(folder, "node_modules", "trellis", "dist", "pglite-cluster", "base")
+    expect(fs.readdirSync(path.join(home, "data", "base")).sort()).toEqual(fs.readdirSync(shipped).sort())
     const response = await fetch(endpoint, {
       method: "POST",
       headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },

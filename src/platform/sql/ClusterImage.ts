@@ -18,8 +18,33 @@ const defaultImage = isSource(import.meta.url) ? undefined : IMAGE_DIR
 
 const hasCluster = (dir: string): boolean => fs.existsSync(path.join(dir, "PG_VERSION"))
 
+/**
+ * The image's directories, listed in the image by the build. PostgreSQL will not start without
+ * its empty ones (pg_tblspc, pg_notify, …), and a package keeps no empty directory: `npm pack`
+ * leaves them out, so the copy makes each again.
+ */
+const DIRECTORY_LIST = "trellis-directories.json"
+
+/** Lists the image's directories in it (`cli/BuildClusterImage.ts`, once the cluster is made). */
+export const listDirectories = (image: string): void => {
+  const below = (relative: string): ReadonlyArray<string> =>
+    fs.readdirSync(path.join(image, relative), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .flatMap((entry) => [path.join(relative, entry.name), ...below(path.join(relative, entry.name))])
+  fs.writeFileSync(path.join(image, DIRECTORY_LIST), JSON.stringify([...below("")].sort()))
+}
+
+const listedDirectories = (image: string): ReadonlyArray<string> => {
+  const file = path.join(image, DIRECTORY_LIST)
+  if (!fs.existsSync(file)) return []
+  const listed: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
+  return Array.isArray(listed) ? listed.filter((entry): entry is string => typeof entry === "string") : []
+}
+
 /** Fills a data directory that has no cluster with the build's (`image`), if there is one. */
 export const copyTo = (dataDir: string, image: string | undefined = defaultImage): void => {
   if (image === undefined || hasCluster(dataDir) || !hasCluster(image)) return
-  fs.cpSync(image, dataDir, { recursive: true })
+  const list = path.join(image, DIRECTORY_LIST)
+  fs.cpSync(image, dataDir, { recursive: true, filter: (source) => source !== list })
+  for (const directory of listedDirectories(image)) fs.mkdirSync(path.join(dataDir, directory), { recursive: true })
 }

@@ -261,6 +261,30 @@ describe("PgliteClient", () => {
   )
 
   it.effect(
+    "a copy of the build's cluster that lost its empty directories, as a package does, gets them back and opens",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const root = yield* tmpDir
+        const image = path.join(root, "image")
+        yield* withClient({ dataDir: image }, (sql) => sql`CREATE TABLE built (note text); INSERT INTO built VALUES ('from the build')`)
+        ClusterImage.listDirectories(image)
+        const empty = fs.readdirSync(image, { recursive: true, encoding: "utf8" })
+          .filter((entry) => fs.statSync(path.join(image, entry)).isDirectory() && fs.readdirSync(path.join(image, entry)).length === 0)
+        expect(empty).toContain("pg_tblspc")
+        // What `npm pack` ships: every file, no empty directory.
+        const shipped = path.join(root, "shipped")
+        fs.cpSync(image, shipped, { recursive: true })
+        for (const directory of empty) fs.rmdirSync(path.join(shipped, directory))
+        const fresh = path.join(root, "fresh")
+        ClusterImage.copyTo(fresh, shipped)
+        for (const directory of empty) expect(fs.existsSync(path.join(fresh, directory)), directory).toBe(true)
+        expect(fs.readdirSync(fresh)).not.toContain("trellis-directories.json")
+        expect(yield* withClient({ dataDir: fresh }, (sql) => sql`SELECT note FROM built`)).toEqual([{ note: "from the build" }])
+      })),
+    120_000
+  )
+
+  it.effect(
     "the build's cluster leaves out initdb's template databases: a copy of it opens and runs the application's, in a third of the files",
     () =>
       Effect.scoped(Effect.gen(function*() {
