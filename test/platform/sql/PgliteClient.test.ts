@@ -4,7 +4,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Fiber, Layer, Option, Ref, Schedule, Stream, String as Str, TestServices } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -25,7 +25,18 @@ const tmpDir = Effect.acquireRelease(
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 )
 
+/** The tests that only copy a built cluster share one, listed as the build lists it: initdb is most of their time. */
+const imageRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pglite-image-"))
+const builtImage = Effect.runSync(Effect.cached(Effect.gen(function*() {
+  const image = path.join(imageRoot, "image")
+  yield* withClient({ dataDir: image }, (sql) => sql`CREATE TABLE built (note text); INSERT INTO built VALUES ('from the build')`)
+  ClusterImage.listDirectories(image)
+  return image
+})))
+
 describe("PgliteClient", () => {
+  afterAll(() => fs.rmSync(imageRoot, { recursive: true, force: true }))
+
   layer(PgliteClient.layer({}))((it) => {
     it.effect("round-trips rows with node-postgres types (int8/numeric as string, timestamptz as Date, jsonb, text[], bool)", () =>
       Effect.gen(function*() {
@@ -244,8 +255,7 @@ describe("PgliteClient", () => {
     () =>
       Effect.scoped(Effect.gen(function*() {
         const root = yield* tmpDir
-        const image = path.join(root, "image")
-        yield* withClient({ dataDir: image }, (sql) => sql`CREATE TABLE built (note text); INSERT INTO built VALUES ('from the build')`)
+        const image = yield* builtImage
         const fresh = path.join(root, "fresh")
         ClusterImage.copyTo(fresh, image)
         expect(yield* withClient({ dataDir: fresh }, (sql) => sql`SELECT note FROM built`)).toEqual([{ note: "from the build" }])
@@ -265,9 +275,7 @@ describe("PgliteClient", () => {
     () =>
       Effect.scoped(Effect.gen(function*() {
         const root = yield* tmpDir
-        const image = path.join(root, "image")
-        yield* withClient({ dataDir: image }, (sql) => sql`CREATE TABLE built (note text); INSERT INTO built VALUES ('from the build')`)
-        ClusterImage.listDirectories(image)
+        const image = yield* builtImage
         const empty = fs.readdirSync(image, { recursive: true, encoding: "utf8" })
           .filter((entry) => fs.statSync(path.join(image, entry)).isDirectory() && fs.readdirSync(path.join(image, entry)).length === 0)
         expect(empty).toContain("pg_tblspc")
@@ -291,7 +299,7 @@ describe("PgliteClient", () => {
         const root = yield* tmpDir
         const image = path.join(root, "image")
         const files = (dir: string) => fs.readdirSync(dir, { recursive: true }).length
-        yield* withClient({ dataDir: image }, (sql) => sql`CREATE TABLE built (note text); INSERT INTO built VALUES ('from the build')`)
+        fs.cpSync(yield* builtImage, image, { recursive: true })
         const withTemplates = files(image)
         yield* withClient({ dataDir: image }, (sql) => Effect.provideService(dropTemplateDatabases, SqlClient.SqlClient, sql))
         expect(files(image)).toBeLessThan(withTemplates / 2)
