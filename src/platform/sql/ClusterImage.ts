@@ -44,7 +44,10 @@ const listedDirectories = (image: string): ReadonlyArray<string> => {
 /** Fills a data directory that has no cluster with the build's (`image`), if there is one. */
 export const copyTo = (dataDir: string, image: string | undefined = defaultImage): void => {
   if (image === undefined || hasCluster(dataDir) || !hasCluster(image)) return
-  const list = path.join(image, DIRECTORY_LIST)
-  fs.cpSync(image, dataDir, { recursive: true, filter: (source) => source !== list })
+  // PG_VERSION, what says a cluster is there, goes last: a copy cut short is made again by the next start.
   for (const directory of listedDirectories(image)) fs.mkdirSync(path.join(dataDir, directory), { recursive: true })
+  const list = path.join(image, DIRECTORY_LIST)
+  const version = path.join(image, "PG_VERSION")
+  fs.cpSync(image, dataDir, { recursive: true, filter: (source) => source !== list && source !== version })
+  fs.copyFileSync(version, path.join(dataDir, "PG_VERSION"))
 }

@@ -293,6 +293,26 @@ describe("PgliteClient", () => {
   )
 
   it.effect(
+    "a data directory without PG_VERSION (a first copy cut short) is copied again whole by the next start",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const image = yield* builtImage
+        const fresh = path.join(yield* tmpDir, "fresh")
+        ClusterImage.copyTo(fresh, image)
+        // As if the process died mid-copy: a relation file half written, the cluster's marker not yet there.
+        fs.rmSync(path.join(fresh, "PG_VERSION"))
+        const relation = fs.readdirSync(path.join(fresh, "base", "5")).find((name) =>
+          /^\d+$/.test(name) && fs.statSync(path.join(fresh, "base", "5", name)).size > 0
+        )
+        if (relation === undefined) throw new Error("the image has no relation file")
+        fs.truncateSync(path.join(fresh, "base", "5", relation), 1)
+        ClusterImage.copyTo(fresh, image)
+        expect(yield* withClient({ dataDir: fresh }, (sql) => sql`SELECT note FROM built`)).toEqual([{ note: "from the build" }])
+      })),
+    120_000
+  )
+
+  it.effect(
     "the build's cluster leaves out initdb's template databases: a copy of it opens and runs the application's, in a third of the files",
     () =>
       Effect.scoped(Effect.gen(function*() {
